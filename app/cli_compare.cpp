@@ -1,0 +1,44 @@
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_commands.hpp"
+#include "mrwb/errors.hpp"
+#include "mrwb/file_io.hpp"
+#include "mrwb/metrics.hpp"
+
+namespace mrwb::cli {
+
+Action add_compare(CLI::App& app) {
+  auto* sub = app.add_subcommand("compare", "Metrics of an image against a reference: PSNR, % error, NRMSE, SSIM");
+  struct Opts {
+    std::string image, reference, error_map;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("--image", o->image, "Image (.h5)")->required();
+  sub->add_option("--reference", o->reference, "Reference image (.h5)")->required();
+  sub->add_option("--error-map", o->error_map, "Signed error map |image| - |reference| as PNG");
+  sub->add_flag("--json", o->json, "Print metrics as JSON");
+  return [o] {
+    const Image2D img = read_image(o->image);
+    const Image2D ref = read_image(o->reference);
+    if (img.nx != ref.nx || img.ny != ref.ny)
+      throw InputError(o->image + ": " + std::to_string(img.nx) + "x" + std::to_string(img.ny) + " differs from " +
+                       o->reference + ": " + std::to_string(ref.nx) + "x" + std::to_string(ref.ny));
+    const auto a = img.magnitude(), b = ref.magnitude();
+    const Metrics m = compare_images(a, b, img.nx, img.ny);
+    if (!o->error_map.empty()) write_png_error_map(o->error_map, error_map(a, b), img.nx, img.ny);
+    if (o->json) {
+      nlohmann::json j = {{"psnr_db", m.psnr_db}, {"percent_error", m.percent_error}, {"nrmse", m.nrmse},
+                          {"ssim", m.ssim}, {"image", o->image}, {"reference", o->reference}};
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::printf("psnr_db %.3f\npercent_error %.4f\nnrmse %.6f\nssim %.5f\n", m.psnr_db, m.percent_error, m.nrmse, m.ssim);
+    }
+    return 0;
+  };
+}
+
+}  // namespace mrwb::cli

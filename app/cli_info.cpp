@@ -1,0 +1,25 @@
+#include <iostream>
+
+#include "cli_commands.hpp"
+#include "mrwb/backend_registry.hpp"
+#include "mrwb/version.hpp"
+
+namespace mrwb::cli {
+
+Action add_info(CLI::App& app) {
+  app.add_subcommand("info", "Version, backends, GPU name and memory if any");
+  return [] {
+    std::cout << "mrwb " << version_string << "\n";
+#ifdef MRWB_HAVE_CUDA
+    std::cout << "build: CUDA backends compiled in\n";
+#else
+    std::cout << "build: CPU only (no CUDA)\n";
+#endif
+    for (const auto& b : list_backends())
+      std::cout << "backend " << b.name << ": " << (b.available ? "available" : "unavailable") << " (" << b.device << ")\n";
+    std::cout << "auto picks: " << make_simulation_engine("auto")->name() << "\n";
+    return 0;
+  };
+}
+
+}  // namespace mrwb::cli

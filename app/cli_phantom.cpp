@@ -1,0 +1,29 @@
+#include <iostream>
+
+#include "cli_commands.hpp"
+#include "mrwb/errors.hpp"
+#include "mrwb/scenario.hpp"
+
+namespace mrwb::cli {
+
+Action add_phantom(CLI::App& app) {
+  auto* sub = app.add_subcommand("phantom", "List phantom presets or write one as a scenario file");
+  auto list = std::make_shared<bool>(false);
+  auto preset = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  sub->add_flag("--list", *list, "List the presets");
+  sub->add_option("--preset", *preset, "Preset name");
+  sub->add_option("--out", *out, "Scenario JSON to write");
+  return [=] {
+    if (*list) {
+      for (const auto& n : scenario_preset_names()) std::cout << n << ": " << scenario_preset(n).description << "\n";
+      return 0;
+    }
+    if (preset->empty() || out->empty()) throw InputError("phantom: give --list, or --preset NAME with --out P.json");
+    save_scenario(scenario_preset(*preset), *out);
+    std::cout << "wrote " << *out << "\n";
+    return 0;
+  };
+}
+
+}  // namespace mrwb::cli

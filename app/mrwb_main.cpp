@@ -1,0 +1,76 @@
+// `mrwb`: the command-line face of MR Workbench. Exit codes: 0 ok, 1 runtime failure, 2 bad input.
+#include <csignal>
+#include <iostream>
+
+#include "cli_commands.hpp"
+#include "mrwb/errors.hpp"
+#include "mrwb/version.hpp"
+#ifdef MRWB_HAVE_CUDA
+#include "mrwb_gpu/register_backends.hpp"
+#endif
+
+namespace {
+extern "C" void on_sigint(int) { mrwb::cli::interrupt_token().cancel(); }
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef MRWB_HAVE_CUDA
+  mrwb::gpu::register_backends();
+#endif
+  std::signal(SIGINT, on_sigint);
+  CLI::App app{"MR Workbench: MRI simulation and reconstruction", "mrwb"};
+  app.set_version_flag("--version", mrwb::version_string);
+  app.require_subcommand(1);
+  struct Cmd {
+    CLI::App* sub;
+    mrwb::cli::Action run;
+  };
+  std::vector<std::pair<CLI::App*, mrwb::cli::Action>> actions;
+  auto add = [&](mrwb::cli::Action (*f)(CLI::App&)) {
+    auto before = app.get_subcommands({}).size();
+    auto act = f(app);
+    actions.emplace_back(app.get_subcommands({})[before], act);
+  };
+  add(mrwb::cli::add_info);
+  add(mrwb::cli::add_phantom);
+  add(mrwb::cli::add_simulate);
+  add(mrwb::cli::add_recon);
+  add(mrwb::cli::add_compare);
+  std::vector<std::pair<CLI::App*, std::string>> later;
+  mrwb::cli::add_not_yet_available(app, later);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << mrwb::version_string << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    std::cerr << "mrwb: " << what << " (see mrwb --help)\n";
+    return 2;
+  }
+
+  try {
+    for (auto& [sub, run] : actions)
+      if (sub->parsed()) return run();
+    for (auto& [sub, name] : later)
+      if (sub->parsed()) {
+        std::cerr << "mrwb " << name << ": not yet available in this version\n";
+        return 1;
+      }
+  } catch (const mrwb::InputError& e) {
+    std::cerr << "mrwb: " << e.what() << "\n";
+    return 2;
+  } catch (const mrwb::Cancelled&) {
+    std::cerr << "mrwb: cancelled; nothing written\n";
+    return 130;
+  } catch (const std::exception& e) {
+    std::cerr << "mrwb: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// A 2-D phantom discretised into square cells (the isochromats of seed 004), stored as SoA arrays.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mrwb/scenario.hpp"
+
+namespace mrwb {
+
+enum class CellType : std::uint8_t { Background = 0, Stationary = 1, Fluid = 2 };
+
+struct Phantom2D {
+  int nx = 0, ny = 0;        // cells along x (readout) and y (phase encode)
+  double cell_size_m = 0;    // edge of one square cell [m]
+  std::vector<float> PD;     // proton density (M0 of the cell)
+  std::vector<float> T1_s;   // [s]; 0 where PD = 0
+  std::vector<float> T2_s;   // [s]
+  std::vector<float> dB_T;   // off-resonance field [T]
+  std::vector<std::uint8_t> type;  // CellType
+  std::vector<float> ux, uy;       // lattice velocity [cells/step]; zero for the static skeleton
+
+  // Centre of cell (0, 0). The grid follows the FFT convention: image voxel i is centred at
+  // (i − matrix/2)·voxel, so the isocentre is the centre of voxel matrix/2, not a voxel corner.
+  double x0_m = 0, y0_m = 0;
+  int cells_per_voxel = 1;
+
+  std::size_t size() const { return static_cast<std::size_t>(nx) * ny; }
+  double x_m(int ix) const { return x0_m + ix * cell_size_m; }
+  double y_m(int iy) const { return y0_m + iy * cell_size_m; }
+};
+
+// Bytes the phantom and the simulator state need for `spec`; shown before building.
+std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix);
+// Builds the cell grid: matrix * cells_per_voxel cells along each axis over fov_m. Partial volume at
+// tissue boundaries is resolved by 4x4 supersampling of each cell.
+Phantom2D build_phantom(const PhantomSpec& spec, double fov_m, int matrix);
+
+}  // namespace mrwb

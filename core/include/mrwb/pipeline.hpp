@@ -1,0 +1,28 @@
+#pragma once
+// The end-to-end path used by the GUI and `scripts/run`: simulate, reconstruct, compare with the truth.
+#include <string>
+#include <vector>
+
+#include "mrwb/image.hpp"
+#include "mrwb/metrics.hpp"
+#include "mrwb/progress.hpp"
+#include "mrwb/raw_data.hpp"
+#include "mrwb/scenario.hpp"
+
+namespace mrwb {
+
+struct PipelineResult {
+  RawData raw;
+  Image2D truth;
+  Image2D recon;
+  std::vector<float> error_map;  // |recon| − |truth|
+  Metrics metrics;
+  std::string backend;           // simulation engine used
+  double simulate_seconds = 0;
+  double recon_seconds = 0;
+};
+
+// progress: simulation is 0..0.95, reconstruction and metrics the rest.
+PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel);
+
+}  // namespace mrwb

@@ -1,0 +1,33 @@
+#include "mrwb/pipeline.hpp"
+
+#include <chrono>
+
+#include "mrwb/backend_registry.hpp"
+#include "mrwb/recon_fft.hpp"
+#include "mrwb/simulation_engine.hpp"
+
+namespace mrwb {
+
+PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel) {
+  auto engine = make_simulation_engine(scenario.backend);
+  ProgressFn sim_progress;
+  if (progress) sim_progress = [&](double f, std::string_view stage) { progress(0.95 * f, stage); };
+  SimulationResult sim = simulate(scenario, *engine, sim_progress, cancel);
+
+  PipelineResult r;
+  r.backend = sim.backend;
+  r.simulate_seconds = sim.seconds;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.recon = reconstruct(sim.raw, "fft", {}, cancel);
+  r.recon_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto recon_mag = r.recon.magnitude();
+  const auto truth_mag = sim.truth.magnitude();
+  r.metrics = compare_images(recon_mag, truth_mag, r.recon.nx, r.recon.ny);
+  r.error_map = error_map(recon_mag, truth_mag);
+  r.raw = std::move(sim.raw);
+  r.truth = std::move(sim.truth);
+  if (progress) progress(1.0, "done");
+  return r;
+}
+
+}  // namespace mrwb

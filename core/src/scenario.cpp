@@ -1,0 +1,290 @@
+#include "mrwb/scenario.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "mrwb/errors.hpp"
+#include "mrwb/phantom.hpp"
+#include "mrwb/tissue.hpp"
+
+namespace mrwb {
+namespace {
+
+using nlohmann::json;
+
+constexpr int k_format_version = 1;
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Reads the fields of one JSON object, remembering which were used so unknown ones are reported.
+class ObjectReader {
+ public:
+  ObjectReader(const json& obj, std::string source, std::string prefix)
+      : obj_(obj), source_(std::move(source)), prefix_(std::move(prefix)) {
+    if (!obj_.is_object()) fail(prefix_.empty() ? "the document" : prefix_.substr(0, prefix_.size() - 1), "must be a JSON object");
+  }
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw InputError(source_ + ": " + field + " " + what);
+  }
+  std::string field(const std::string& key) const { return prefix_ + key; }
+
+  bool has(const std::string& key) {
+    used_.insert(key);
+    return obj_.contains(key);
+  }
+
+  double number(const std::string& key, double fallback) {
+    if (!has(key)) return fallback;
+    const json& v = obj_.at(key);
+    if (!v.is_number()) fail(field(key), "must be a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) fail(field(key), "must be finite");
+    return d;
+  }
+  int integer(const std::string& key, int fallback) {
+    if (!has(key)) return fallback;
+    const json& v = obj_.at(key);
+    if (!v.is_number_integer()) fail(field(key), "must be an integer");
+    return v.get<int>();
+  }
+  std::string text(const std::string& key, const std::string& fallback) {
+    if (!has(key)) return fallback;
+    const json& v = obj_.at(key);
+    if (!v.is_string()) fail(field(key), "must be a string");
+    return v.get<std::string>();
+  }
+  const json& object(const std::string& key) {
+    if (!has(key)) fail(field(key), "is missing");
+    return obj_.at(key);
+  }
+  void reject_unknown() const {
+    for (const auto& [k, v] : obj_.items())
+      if (!used_.count(k)) fail(field(k), "is not a known field");
+  }
+
+ private:
+  const json& obj_;
+  std::string source_, prefix_;
+  std::set<std::string> used_;
+};
+
+PhantomSpec read_phantom(const json& j, const std::string& source) {
+  ObjectReader r(j, source, "phantom.");
+  PhantomSpec p;
+  p.preset = r.text("preset", p.preset);
+  p.cells_per_voxel = r.integer("cells_per_voxel", p.cells_per_voxel);
+  p.disc_radius_m = r.number("disc_radius_m", p.disc_radius_m);
+  p.background_tissue = r.text("background_tissue", p.background_tissue);
+  p.vessel_tissue = r.text("vessel_tissue", p.vessel_tissue);
+  p.vessel_radius_m = r.number("vessel_radius_m", p.vessel_radius_m);
+  p.vessel_angle_deg = r.number("vessel_angle_deg", p.vessel_angle_deg);
+  p.vessel_offset_m = r.number("vessel_offset_m", p.vessel_offset_m);
+  r.reject_unknown();
+  return p;
+}
+
+SequenceSpec read_sequence(const json& j, const std::string& source) {
+  ObjectReader r(j, source, "sequence.");
+  SequenceSpec s;
+  s.type = r.text("type", s.type);
+  s.TR_s = r.number("TR_s", s.TR_s);
+  s.TE_s = r.number("TE_s", s.TE_s);
+  s.flip_angle_deg = r.number("flip_angle_deg", s.flip_angle_deg);
+  s.fov_m = r.number("fov_m", s.fov_m);
+  s.matrix = r.integer("matrix", s.matrix);
+  s.bandwidth_Hz_per_pixel = r.number("bandwidth_Hz_per_pixel", s.bandwidth_Hz_per_pixel);
+  s.dummy_scans = r.integer("dummy_scans", s.dummy_scans);
+  r.reject_unknown();
+  return s;
+}
+
+CoilSpec read_coils(const json& j, const std::string& source) {
+  ObjectReader r(j, source, "coils.");
+  CoilSpec c;
+  c.count = r.integer("count", c.count);
+  r.reject_unknown();
+  return c;
+}
+
+void check_range(const std::string& source, const std::string& field, double v, double lo, bool lo_open,
+                 double hi, bool hi_open, const std::string& unit) {
+  const bool ok = (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
+  if (!ok)
+    throw InputError(source + ": " + field + " = " + fmt(v) + " is out of range: allowed " +
+                     (lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]") +
+                     (unit.empty() ? "" : " " + unit));
+}
+
+void check_one_of(const std::string& source, const std::string& field, const std::string& v,
+                  const std::vector<std::string>& allowed) {
+  for (const auto& a : allowed)
+    if (a == v) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw InputError(source + ": " + field + " = '" + v + "' is not allowed (allowed: " + list + ")");
+}
+
+}  // namespace
+
+void validate_scenario(const Scenario& s, const std::string& source) {
+  const auto& q = s.sequence;
+  const auto& p = s.phantom;
+  check_one_of(source, "sequence.type", q.type, {"spoiled_gre"});
+  check_range(source, "sequence.TR_s", q.TR_s, 0, true, 10, false, "s");
+  check_range(source, "sequence.TE_s", q.TE_s, 0, true, q.TR_s, true, "s (0 < TE < TR)");
+  check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg, 0, true, 180, false, "deg");
+  check_range(source, "sequence.fov_m", q.fov_m, 0.001, false, 1.0, false, "m");
+  check_range(source, "sequence.matrix", q.matrix, 8, false, 1024, false, "");
+  if (q.matrix % 2 != 0) throw InputError(source + ": sequence.matrix = " + fmt(q.matrix) + " must be even");
+  check_range(source, "sequence.bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel, 10, false, 1e5, false, "Hz");
+  check_range(source, "sequence.dummy_scans", q.dummy_scans, 0, false, 100000, false, "");
+  // The readout is centred on TE: half of it before TE, half after, all of it inside the TR.
+  const double half_readout_s = 0.5 * q.matrix * s.dwell_s();
+  if (q.TE_s <= half_readout_s)
+    throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: must exceed half the readout, " +
+                     fmt(half_readout_s) + " s (matrix / (2 · bandwidth_Hz_per_pixel · matrix))");
+  if (q.TE_s + half_readout_s > q.TR_s)
+    throw InputError(source + ": sequence.TR_s = " + fmt(q.TR_s) + " is out of range: must be at least TE + half the readout = " +
+                     fmt(q.TE_s + half_readout_s) + " s");
+
+  check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc"});
+  check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel, 1, false, 16, false, "");
+  check_range(source, "phantom.disc_radius_m", p.disc_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
+  tissue_1p5T(p.background_tissue, source + ": phantom.background_tissue");
+  tissue_1p5T(p.vessel_tissue, source + ": phantom.vessel_tissue");
+  check_range(source, "phantom.vessel_radius_m", p.vessel_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
+  check_range(source, "phantom.vessel_angle_deg", p.vessel_angle_deg, -180, false, 180, false, "deg");
+  check_range(source, "phantom.vessel_offset_m", p.vessel_offset_m, -0.5 * q.fov_m, false, 0.5 * q.fov_m, false, "m");
+  check_range(source, "coils.count", s.coils.count, 1, false, 1, false, "(one uniform coil in this version)");
+  check_one_of(source, "backend", s.backend, {"auto", "cpu", "cuda"});
+
+  // Refuse sizes that cannot fit before anything is built: 4 GiB for the phantom and its state.
+  const double bytes = static_cast<double>(phantom_memory_bytes(p, q.matrix));
+  constexpr double k_limit = 4.0 * 1024 * 1024 * 1024;
+  if (bytes > k_limit)
+    throw InputError(source + ": phantom.cells_per_voxel = " + fmt(p.cells_per_voxel) + " with sequence.matrix = " +
+                     fmt(q.matrix) + " needs " + fmt(bytes / (1024.0 * 1024 * 1024)) + " GiB; at most 4 GiB allowed");
+}
+
+Scenario scenario_from_json_text(const std::string& text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(source + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  ObjectReader r(j, source, "");
+  const std::string format = r.text("format", "");
+  if (format != "mrwb-scenario") r.fail("format", "must be \"mrwb-scenario\"");
+  if (!r.has("version")) r.fail("version", "is missing");
+  const int version = r.integer("version", 0);
+  if (version != k_format_version)
+    r.fail("version", "= " + std::to_string(version) + " is not supported (allowed: " + std::to_string(k_format_version) + ")");
+  Scenario s;
+  s.name = r.text("name", s.name);
+  s.description = r.text("description", s.description);
+  if (r.has("phantom")) s.phantom = read_phantom(r.object("phantom"), source);
+  if (r.has("sequence")) s.sequence = read_sequence(r.object("sequence"), source);
+  if (r.has("coils")) s.coils = read_coils(r.object("coils"), source);
+  s.backend = r.text("backend", s.backend);
+  r.reject_unknown();
+  validate_scenario(s, source);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open scenario file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return scenario_from_json_text(ss.str(), path);
+}
+
+std::string scenario_to_json_text(const Scenario& s) {
+  const auto& p = s.phantom;
+  const auto& q = s.sequence;
+  json j = {
+      {"format", "mrwb-scenario"},
+      {"version", k_format_version},
+      {"name", s.name},
+      {"description", s.description},
+      {"phantom",
+       {{"preset", p.preset},
+        {"cells_per_voxel", p.cells_per_voxel},
+        {"disc_radius_m", p.disc_radius_m},
+        {"background_tissue", p.background_tissue},
+        {"vessel_tissue", p.vessel_tissue},
+        {"vessel_radius_m", p.vessel_radius_m},
+        {"vessel_angle_deg", p.vessel_angle_deg},
+        {"vessel_offset_m", p.vessel_offset_m}}},
+      {"sequence",
+       {{"type", q.type},
+        {"TR_s", q.TR_s},
+        {"TE_s", q.TE_s},
+        {"flip_angle_deg", q.flip_angle_deg},
+        {"fov_m", q.fov_m},
+        {"matrix", q.matrix},
+        {"bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel},
+        {"dummy_scans", q.dummy_scans}}},
+      {"coils", {{"count", s.coils.count}}},
+      {"backend", s.backend},
+  };
+  return j.dump(2) + "\n";
+}
+
+void save_scenario(const Scenario& s, const std::string& path) {
+  validate_scenario(s, path);
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temp_path(), std::ios::binary);
+    if (!f) throw InputError(path + ": cannot write scenario file");
+    f << scenario_to_json_text(s);
+    if (!f) throw std::runtime_error(path + ": write failed");
+  }
+  out.commit();
+}
+
+std::vector<std::string> scenario_preset_names() { return {"default", "straight_vessel", "uniform_disc"}; }
+
+Scenario scenario_preset(const std::string& name) {
+  Scenario s;
+  if (name == "default" || name == "straight_vessel") {
+    s.name = name;
+    s.description =
+        "One straight vessel of blood crossing a disc of skeletal muscle at 1.5 T, imaged with a Cartesian "
+        "spoiled gradient echo (static for now: no flow).";
+    s.sequence.matrix = 128;
+    s.sequence.fov_m = 0.128;
+    s.phantom.preset = "straight_vessel";
+    s.phantom.disc_radius_m = 0.05;
+    s.phantom.vessel_radius_m = 0.008;
+    s.phantom.vessel_angle_deg = 30;
+    return s;
+  }
+  if (name == "uniform_disc") {
+    s.name = name;
+    s.description =
+        "A uniform disc of skeletal muscle with one cell per voxel: the FFT reconstruction reproduces the truth "
+        "(raise cells_per_voxel to see Gibbs ringing against the voxel-averaged truth).";
+    s.phantom.preset = "uniform_disc";
+    s.phantom.cells_per_voxel = 1;
+    s.sequence.matrix = 64;
+    s.phantom.disc_radius_m = 0.04;
+    return s;
+  }
+  std::string list;
+  for (const auto& n : scenario_preset_names()) list += (list.empty() ? "" : ", ") + n;
+  throw InputError("--preset: unknown preset '" + name + "' (allowed: " + list + ")");
+}
+
+}  // namespace mrwb
