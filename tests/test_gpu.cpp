@@ -37,19 +37,19 @@ class TestGpu : public QObject {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-1.f, 1.f), p(0.f, 1.f);
     std::vector<bloch::Mag> m(n);
-    std::vector<float> pd(n), e1(n), e2(n), c(n), s(n);
+    std::vector<float> pd(n), omE1(n), e2(n), c(n), s(n);
     for (std::size_t i = 0; i < n; ++i) {
       m[i] = {u(rng), u(rng), u(rng)};
       pd[i] = p(rng);
-      e1[i] = p(rng);
+      omE1[i] = p(rng);  // 1 − E1
       e2[i] = p(rng);
       const float th = 10 * u(rng);
       c[i] = std::cos(th);
       s[i] = std::sin(th);
     }
     auto cpu = m;
-    for (std::size_t i = 0; i < n; ++i) bloch::precess_relax(cpu[i], pd[i], e1[i], e2[i], c[i], s[i]);
-    gpu::precess_relax_on_device(m, pd, e1, e2, c, s);
+    for (std::size_t i = 0; i < n; ++i) bloch::precess_relax(cpu[i], pd[i], omE1[i], e2[i], c[i], s[i]);
+    gpu::precess_relax_on_device(m, pd, omE1, e2, c, s);
     float worst = 0;
     for (std::size_t i = 0; i < n; ++i)
       worst = std::max({worst, std::abs(m[i].Mx - cpu[i].Mx), std::abs(m[i].My - cpu[i].My), std::abs(m[i].Mz - cpu[i].Mz)});

@@ -33,7 +33,7 @@ class TestUnit : public QObject {
     // Rz(theta) of Eq. 7: Mxy' = Mxy·exp(−i·theta); Mz' = E1·Mz + PD·(1 − E1) (corrected Eq. 6).
     bloch::Mag m{1, 0, 0.2f};
     const float th = 0.5f, E1 = 0.9f, E2 = 0.8f;
-    bloch::precess_relax(m, 1.0f, E1, E2, std::cos(th), std::sin(th));
+    bloch::precess_relax(m, 1.0f, 1.0f - E1, E2, std::cos(th), std::sin(th));
     QCOMPARE_LE(std::abs(m.Mx - E2 * std::cos(th)), 1e-6f);
     QCOMPARE_LE(std::abs(m.My + E2 * std::sin(th)), 1e-6f);
     QCOMPARE_LE(std::abs(m.Mz - (E1 * 0.2f + 0.1f)), 1e-6f);

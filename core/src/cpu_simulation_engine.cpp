@@ -17,13 +17,11 @@ namespace {
 
 using cplx = std::complex<double>;
 
-// Precession angle over an interval as a rotation (cos, sin), reduced in cycles first so large
-// gradient moments keep their precision in float.
-void rotation(double cycles, float& c, float& s) {
-  const double frac = cycles - std::nearbyint(cycles);
-  const double a = 2.0 * M_PI * frac;
-  c = static_cast<float>(std::cos(a));
-  s = static_cast<float>(std::sin(a));
+// Precession by `cycles` turns as (cos, sin) of 2 pi cycles, reduced to a fraction of a turn first so
+// large gradient moments keep their precision.
+void rotation(double cycles, std::complex<double>& r) {
+  const double a = 2.0 * M_PI * (cycles - std::nearbyint(cycles));
+  r = {std::cos(a), std::sin(a)};
 }
 
 struct ChunkRun {
@@ -38,17 +36,42 @@ struct ChunkRun {
     const std::size_t n = end - begin;
     std::vector<bloch::Mag> m(n);
     for (std::size_t k = 0; k < n; ++k) m[k] = {0.f, 0.f, ph.PD[begin + k]};
-    std::vector<float> E1(n), E2(n), c(n), s(n);
+    std::vector<float> omE1(n), E2(n), c(n), s(n);  // omE1 = 1 − E1
     const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
 
+    // Per-event operator factors. Relaxation depends only on (dt, T1, T2), shared by all cells of a
+    // tissue, so it is recomputed only where the tissue changes. The gradient phase is separable,
+    // exp(-i 2 pi (dkx x + dky y)) = column factor · row factor, so it costs nx + ny sin/cos per
+    // event instead of one per cell; off-resonance adds a per-cell factor only where dB != 0.
+    std::vector<std::complex<double>> col(ph.nx), row(ph.ny);
     auto prepare = [&](const SeqEvent& e) {
+      const bool gradient = e.dk_x != 0 || e.dk_y != 0;
+      if (gradient) {
+        for (int ix = 0; ix < ph.nx; ++ix) rotation(e.dk_x * ph.x_m(ix), col[ix]);
+        for (int iy = 0; iy < ph.ny; ++iy) rotation(e.dk_y * ph.y_m(iy), row[iy]);
+      }
+      float last_T1 = -1, last_T2 = -1, last_omE1 = 0, last_E2 = 1;
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = begin + k;
-        const int ix = static_cast<int>(i % ph.nx), iy = static_cast<int>(i / ph.nx);
-        const double cycles = e.dk_x * ph.x_m(ix) + e.dk_y * ph.y_m(iy) + gamma_cycles * ph.dB_T[i] * e.dt_s;
-        rotation(cycles, c[k], s[k]);
-        E1[k] = ph.T1_s[i] > 0 ? static_cast<float>(std::exp(-e.dt_s / ph.T1_s[i])) : 1.f;
-        E2[k] = ph.T2_s[i] > 0 ? static_cast<float>(std::exp(-e.dt_s / ph.T2_s[i])) : 1.f;
+        std::complex<double> r(1.0, 0.0);
+        if (gradient) r = col[i % ph.nx] * row[i / ph.nx];
+        if (ph.dB_T[i] != 0.f) {
+          std::complex<double> b;
+          rotation(gamma_cycles * ph.dB_T[i] * e.dt_s, b);
+          r *= b;
+        }
+        c[k] = static_cast<float>(r.real());
+        s[k] = static_cast<float>(r.imag());
+        if (ph.T1_s[i] != last_T1) {
+          last_T1 = ph.T1_s[i];
+          last_omE1 = last_T1 > 0 ? static_cast<float>(-std::expm1(-e.dt_s / last_T1)) : 0.f;
+        }
+        if (ph.T2_s[i] != last_T2) {
+          last_T2 = ph.T2_s[i];
+          last_E2 = last_T2 > 0 ? static_cast<float>(std::exp(-e.dt_s / last_T2)) : 1.f;
+        }
+        omE1[k] = last_omE1;
+        E2[k] = last_E2;
       }
     };
 
@@ -63,7 +86,7 @@ struct ChunkRun {
         }
         case EventKind::Free:
           prepare(e);
-          for (std::size_t k = 0; k < n; ++k) bloch::precess_relax(m[k], ph.PD[begin + k], E1[k], E2[k], c[k], s[k]);
+          for (std::size_t k = 0; k < n; ++k) bloch::precess_relax(m[k], ph.PD[begin + k], omE1[k], E2[k], c[k], s[k]);
           break;
         case EventKind::Spoil:
           for (auto& mk : m) bloch::spoil(mk);
@@ -81,7 +104,7 @@ struct ChunkRun {
             row[j] += cplx(sx, sy);
             if (j == e.truth_sample)
               for (std::size_t k = 0; k < n; ++k) cell_truth[begin + k] = {m[k].Mx, m[k].My};
-            for (std::size_t k = 0; k < n; ++k) bloch::precess_relax(m[k], ph.PD[begin + k], E1[k], E2[k], c[k], s[k]);
+            for (std::size_t k = 0; k < n; ++k) bloch::precess_relax(m[k], ph.PD[begin + k], omE1[k], E2[k], c[k], s[k]);
           }
           ++readout_index;
           break;

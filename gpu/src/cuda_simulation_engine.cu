@@ -85,15 +85,15 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
     } else {
       float c, s;
       rotation_of(E.dk_x * x + E.dk_y * y + gamma_cycles * db * E.dt_s, c, s);
-      const float E1 = t1 > 0.f ? expf(static_cast<float>(-E.dt_s) / t1) : 1.f;
+      const float omE1 = t1 > 0.f ? -expm1f(static_cast<float>(-E.dt_s) / t1) : 0.f;  // 1 − E1
       const float E2 = t2 > 0.f ? expf(static_cast<float>(-E.dt_s) / t2) : 1.f;
       if (E.kind == static_cast<int>(EventKind::Free)) {
-        bloch::precess_relax(m, pd, E1, E2, c, s);
+        bloch::precess_relax(m, pd, omE1, E2, c, s);
       } else {  // Readout: sample, then step one dwell
         for (int j = 0; j < E.n_samples; ++j) {
           block_sum_to(sums, E.sample_offset + j, active ? m.Mx : 0.f, active ? m.My : 0.f, shared);
           if (active && j == E.truth_sample) truth[i] = make_float2(m.Mx, m.My);
-          bloch::precess_relax(m, pd, E1, E2, c, s);
+          bloch::precess_relax(m, pd, omE1, E2, c, s);
         }
       }
     }
@@ -105,10 +105,10 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
   }
 }
 
-__global__ void precess_relax_kernel(std::size_t n, bloch::Mag* m, const float* PD, const float* E1, const float* E2,
+__global__ void precess_relax_kernel(std::size_t n, bloch::Mag* m, const float* PD, const float* omE1, const float* E2,
                                      const float* c, const float* s) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) bloch::precess_relax(m[i], PD[i], E1[i], E2[i], c[i], s[i]);
+  if (i < n) bloch::precess_relax(m[i], PD[i], omE1[i], E2[i], c[i], s[i]);
 }
 
 class CudaSimulationEngine final : public SimulationEngine {
@@ -205,7 +205,7 @@ class CudaSimulationEngine final : public SimulationEngine {
 
 std::unique_ptr<SimulationEngine> make_cuda_simulation_engine() { return std::make_unique<CudaSimulationEngine>(); }
 
-void precess_relax_on_device(std::vector<bloch::Mag>& m, const std::vector<float>& PD, const std::vector<float>& E1,
+void precess_relax_on_device(std::vector<bloch::Mag>& m, const std::vector<float>& PD, const std::vector<float>& one_minus_E1,
                              const std::vector<float>& E2, const std::vector<float>& cos_theta,
                              const std::vector<float>& sin_theta) {
   const std::size_t n = m.size();
@@ -213,7 +213,7 @@ void precess_relax_on_device(std::vector<bloch::Mag>& m, const std::vector<float
   DeviceBuffer<float> d_pd(n), d_e1(n), d_e2(n), d_c(n), d_s(n);
   d_m.upload(m.data());
   d_pd.upload(PD.data());
-  d_e1.upload(E1.data());
+  d_e1.upload(one_minus_E1.data());
   d_e2.upload(E2.data());
   d_c.upload(cos_theta.data());
   d_s.upload(sin_theta.data());

@@ -1,0 +1,292 @@
+#include "mrwb_ui/image_view.hpp"
+
+#include <QFileInfo>
+#include <QMouseEvent>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include <vtkCamera.h>
+#include <vtkColorTransferFunction.h>
+#include <vtkCommand.h>
+#include <vtkCoordinate.h>
+#include <vtkImageActor.h>
+#include <vtkImageData.h>
+#include <vtkImageProperty.h>
+#include <vtkInteractorStyleImage.h>
+#include <vtkLookupTable.h>
+#include <vtkScalarBarActor.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+
+namespace mrwb::ui {
+
+namespace {
+
+constexpr double kTitleColor[3] = {0.93, 0.94, 0.96};
+constexpr double kInfoColor[3] = {0.68, 0.71, 0.76};
+
+// Moreland's cool-warm diverging map: perceptually even, white at 0, so the sign of an error reads
+// at a glance and equal |error| looks equally strong on both sides.
+void fillDiverging(vtkLookupTable* lut) {
+  vtkNew<vtkColorTransferFunction> ctf;
+  ctf->SetColorSpaceToDiverging();
+  ctf->AddRGBPoint(0.0, 0.230, 0.299, 0.754);
+  ctf->AddRGBPoint(0.5, 0.865, 0.865, 0.865);
+  ctf->AddRGBPoint(1.0, 0.706, 0.016, 0.150);
+  const int n = 256;
+  lut->SetNumberOfTableValues(n);
+  for (int i = 0; i < n; ++i) {
+    double rgb[3];
+    ctf->GetColor(static_cast<double>(i) / (n - 1), rgb);
+    lut->SetTableValue(i, rgb[0], rgb[1], rgb[2], 1.0);
+  }
+  lut->Build();
+}
+
+// VTK's embedded Arial differs from the Qt UI font and spaces glyphs like '|' oddly; use the
+// system's DejaVu Sans (Qt's default on Debian) when present.
+void applyFont(vtkTextProperty* p, bool bold) {
+  const QString file = bold ? QStringLiteral("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+                            : QStringLiteral("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+  if (QFileInfo::exists(file)) {
+    p->SetFontFamily(VTK_FONT_FILE);
+    p->SetFontFile(file.toLocal8Bit().constData());
+  } else {
+    p->SetFontFamilyToArial();
+  }
+}
+
+void styleText(vtkTextActor* t, int size, const double color[3], bool bold) {
+  vtkTextProperty* p = t->GetTextProperty();
+  applyFont(p, bold);
+  p->SetFontSize(size);
+  p->SetColor(color[0], color[1], color[2]);
+  p->SetBold(bold);
+  p->SetShadow(false);
+}
+
+}  // namespace
+
+ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(parent) {
+  vtkRenderer* ren = renderer();
+  ren->GradientBackgroundOn();
+  ren->SetBackground(0.07, 0.08, 0.09);
+  ren->SetBackground2(0.16, 0.17, 0.20);
+
+  actor_->SetInputData(image_);
+  actor_->GetProperty()->SetInterpolationTypeToNearest();  // show voxels as they are, no smoothing
+  actor_->VisibilityOff();
+  ren->AddViewProp(actor_);
+
+  fillDiverging(divergingLut_);
+  colorbar_->SetLookupTable(divergingLut_);
+  colorbar_->SetOrientationToVertical();
+  colorbar_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  colorbar_->GetPositionCoordinate()->SetValue(0.77, 0.10);
+  colorbar_->SetWidth(0.20);
+  colorbar_->SetHeight(0.76);
+  colorbar_->SetNumberOfLabels(5);
+  colorbar_->SetLabelFormat("%+.2g");
+  colorbar_->SetBarRatio(0.22);
+  colorbar_->UnconstrainedFontSizeOn();
+  {
+    vtkTextProperty* lp = colorbar_->GetLabelTextProperty();
+    applyFont(lp, false);
+    lp->SetFontSize(12);
+    lp->SetColor(kInfoColor[0], kInfoColor[1], kInfoColor[2]);
+    lp->SetBold(false);
+    lp->SetItalic(false);
+    lp->SetShadow(false);
+  }
+  colorbar_->VisibilityOff();
+  ren->AddViewProp(colorbar_);
+
+  styleText(titleText_, 16, kTitleColor, true);
+  titleText_->GetTextProperty()->SetJustificationToCentered();
+  titleText_->GetTextProperty()->SetVerticalJustificationToTop();
+  titleText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  titleText_->GetPositionCoordinate()->SetValue(0.5, 0.975);
+  ren->AddViewProp(titleText_);
+
+  styleText(infoText_, 12, kInfoColor, false);
+  infoText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  infoText_->GetPositionCoordinate()->SetValue(0.015, 0.015);
+  ren->AddViewProp(infoText_);
+
+  styleText(hintText_, 14, kInfoColor, false);
+  hintText_->GetTextProperty()->SetJustificationToCentered();
+  hintText_->GetTextProperty()->SetVerticalJustificationToCentered();
+  hintText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  hintText_->GetPositionCoordinate()->SetValue(0.5, 0.5);
+  ren->AddViewProp(hintText_);
+
+  style_->SetInteractionModeToImage2D();
+  interactor()->SetInteractorStyle(style_);
+  // Keep the W/L readout live while the user drags. (Observing WindowLevelEvent instead would
+  // replace the style's own window/level handling.)
+  style_->AddObserver(vtkCommand::InteractionEvent, this, &ImageView::onWindowLevel);
+
+  setToolTip(tr("Left drag: window/level · Wheel or right drag: zoom · "
+                "Middle or Shift+left drag: pan · Double-click: reset view"));
+  setTitle(title);
+  clearImage();
+}
+
+ImageView::~ImageView() { style_->RemoveAllObservers(); }
+
+void ImageView::setTitle(const QString& title) {
+  title_ = title;
+  titleText_->SetInput(title.toUtf8().constData());
+  update();
+}
+
+void ImageView::clearImage(const QString& hint) {
+  hasImage_ = false;
+  actor_->VisibilityOff();
+  colorbar_->VisibilityOff();
+  infoText_->SetInput("");
+  hintText_->SetInput((hint.isEmpty() ? tr("No image yet. Press Run.") : hint).toUtf8().constData());
+  hintText_->VisibilityOn();
+  update();
+}
+
+void ImageView::setImage(const std::vector<float>& values, int nx, int ny, bool signedColormap,
+                         const QString& title, std::optional<std::pair<double, double>> range) {
+  if (nx <= 0 || ny <= 0 || values.size() != static_cast<std::size_t>(nx) * ny) {
+    clearImage(tr("Image size mismatch (%1 values for %2 x %3)").arg(values.size()).arg(nx).arg(ny));
+    return;
+  }
+  nx_ = nx;
+  ny_ = ny;
+  signed_ = signedColormap;
+
+  // Row 0 is y = -FOV/2; VTK's layout is bottom-up too, so +y points up on screen, as in the PNG
+  // files core writes.
+  image_->SetDimensions(nx, ny, 1);
+  image_->SetOrigin(0, 0, 0);
+  image_->SetSpacing(1, 1, 1);
+  image_->AllocateScalars(VTK_FLOAT, 1);
+  std::copy(values.begin(), values.end(), static_cast<float*>(image_->GetScalarPointer()));
+  image_->Modified();
+
+  double lo = 0, hi = 1;
+  if (range) {
+    std::tie(lo, hi) = *range;
+  } else {
+    double vmin = std::numeric_limits<double>::max(), vmax = std::numeric_limits<double>::lowest();
+    double amax = 0;
+    for (float v : values) {
+      if (!std::isfinite(v)) continue;
+      vmin = std::min<double>(vmin, v);
+      vmax = std::max<double>(vmax, v);
+      amax = std::max<double>(amax, std::abs(v));
+    }
+    if (vmin > vmax) vmin = vmax = 0;
+    if (signedColormap) {
+      lo = -amax;
+      hi = amax;
+    } else {
+      lo = std::min(0.0, vmin);  // magnitudes: anchor black at 0 so intensities compare across views
+      hi = vmax;
+    }
+  }
+  if (!(hi > lo)) {  // flat image: any non-empty window
+    const double c = signedColormap ? 0.0 : lo;
+    const double halfWidth = std::max(1e-12, std::abs(c) * 1e-3);
+    lo = c - halfWidth;
+    hi = c + halfWidth;
+  }
+  initialWindow_ = hi - lo;
+  initialLevel_ = 0.5 * (hi + lo);
+
+  vtkImageProperty* prop = actor_->GetProperty();
+  if (signedColormap) {
+    // W/L still applies: the mapper maps [level - window/2, level + window/2] onto the table, and
+    // the colorbar follows the table.
+    divergingLut_->SetRange(lo, hi);
+    prop->SetLookupTable(divergingLut_);
+    prop->UseLookupTableScalarRangeOff();
+  } else {
+    prop->SetLookupTable(nullptr);
+  }
+  prop->SetColorWindow(initialWindow_);
+  prop->SetColorLevel(initialLevel_);
+
+  actor_->VisibilityOn();
+  colorbar_->SetVisibility(signedColormap);
+  hintText_->VisibilityOff();
+  hasImage_ = true;
+  ++updateCount_;
+  setTitle(title);
+  updateInfoText();
+  fitCamera();
+  update();
+}
+
+void ImageView::resetView() {
+  if (!hasImage_) return;
+  actor_->GetProperty()->SetColorWindow(initialWindow_);
+  actor_->GetProperty()->SetColorLevel(initialLevel_);
+  if (signed_) divergingLut_->SetRange(initialLevel_ - 0.5 * initialWindow_, initialLevel_ + 0.5 * initialWindow_);
+  updateInfoText();
+  fitCamera();
+  update();
+}
+
+double ImageView::colorWindow() const { return actor_->GetProperty()->GetColorWindow(); }
+double ImageView::colorLevel() const { return actor_->GetProperty()->GetColorLevel(); }
+double ImageView::parallelScale() const { return renderer()->GetActiveCamera()->GetParallelScale(); }
+
+void ImageView::viewportResized(int, int) { fitCamera(); }
+
+void ImageView::mouseDoubleClickEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton) {
+    resetView();
+    e->accept();
+    return;
+  }
+  VtkOpenGLWidget::mouseDoubleClickEvent(e);
+}
+
+void ImageView::onWindowLevel() {
+  updateInfoText();
+}
+
+void ImageView::updateInfoText() {
+  if (!hasImage_) return;
+  const double w = actor_->GetProperty()->GetColorWindow();
+  const double l = actor_->GetProperty()->GetColorLevel();
+  const QString text = signed_ ? tr("%1 x %2   range %3 .. %4")
+                                     .arg(nx_)
+                                     .arg(ny_)
+                                     .arg(l - 0.5 * w, 0, 'g', 3)
+                                     .arg(l + 0.5 * w, 0, 'g', 3)
+                               : tr("%1 x %2   W %3  L %4").arg(nx_).arg(ny_).arg(w, 0, 'g', 3).arg(l, 0, 'g', 3);
+  infoText_->SetInput(text.toUtf8().constData());
+}
+
+void ImageView::fitCamera() {
+  if (!hasImage_) return;
+  const int* size = renderWindow()->GetSize();
+  const double aspect = (size[0] > 0 && size[1] > 0) ? static_cast<double>(size[0]) / size[1] : 1.0;
+  // Fractions of the viewport left for the image: the colorbar takes the right side, the title the
+  // top and the info line the bottom.
+  const double fx = signed_ ? 0.74 : 0.96;
+  const double fy = 0.84;
+  const double w = nx_, h = ny_;  // voxel edges span [-0.5, n - 0.5]
+  const double scale = std::max(h / (2 * fy), w / (2 * fx * aspect));
+  const double cx = 0.5 * (nx_ - 1) + (0.5 - 0.5 * fx) * 2 * scale * aspect * (signed_ ? 1 : 0);
+  const double cy = 0.5 * (ny_ - 1) + 0.03 * scale;
+
+  vtkCamera* cam = renderer()->GetActiveCamera();
+  cam->ParallelProjectionOn();
+  cam->SetFocalPoint(cx, cy, 0);
+  cam->SetPosition(cx, cy, 1000);
+  cam->SetViewUp(0, 1, 0);
+  cam->SetParallelScale(scale);
+  renderer()->ResetCameraClippingRange();
+}
+
+}  // namespace mrwb::ui
