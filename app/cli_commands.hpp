@@ -21,7 +21,8 @@ Action add_phantom(CLI::App& app);
 Action add_simulate(CLI::App& app);
 Action add_recon(CLI::App& app);
 Action add_compare(CLI::App& app);
-// flow, sequence, bench: parsed, answered "not yet available" (exit 1).
+Action add_bench(CLI::App& app);
+// flow, sequence: parsed, answered "not yet available" (exit 1).
 void add_not_yet_available(CLI::App& app, std::vector<std::pair<CLI::App*, std::string>>& out);
 
 }  // namespace mrwb::cli

@@ -4,6 +4,7 @@
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
 #include "mrwb/recon_fft.hpp"
+#include "mrwb/reconstructor.hpp"
 
 namespace mrwb::cli {
 
@@ -21,10 +22,12 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   return [o] {
-    if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
-      throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
+    ReconOptions opts;
+    opts.method = o->method;
+    opts.backend = o->backend;
     const RawData raw = read_raw_ismrmrd(o->in);
-    const Image2D img = reconstruct(raw, o->method, terminal_progress(o->quiet), interrupt_token());
+    auto recon = make_reconstructor(opts.method, opts.backend);
+    const Image2D img = recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token());
     for (const auto& p : o->out) write_image(p, img);
     if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << o->method << ")\n";
     return 0;

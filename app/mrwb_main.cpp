@@ -21,10 +21,6 @@ int main(int argc, char** argv) {
   CLI::App app{"MR Workbench: MRI simulation and reconstruction", "mrwb"};
   app.set_version_flag("--version", mrwb::version_string);
   app.require_subcommand(1);
-  struct Cmd {
-    CLI::App* sub;
-    mrwb::cli::Action run;
-  };
   std::vector<std::pair<CLI::App*, mrwb::cli::Action>> actions;
   auto add = [&](mrwb::cli::Action (*f)(CLI::App&)) {
     auto before = app.get_subcommands({}).size();
@@ -36,6 +32,7 @@ int main(int argc, char** argv) {
   add(mrwb::cli::add_simulate);
   add(mrwb::cli::add_recon);
   add(mrwb::cli::add_compare);
+  add(mrwb::cli::add_bench);
   std::vector<std::pair<CLI::App*, std::string>> later;
   mrwb::cli::add_not_yet_available(app, later);
 

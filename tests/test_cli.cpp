@@ -90,7 +90,7 @@ class TestCli : public QObject {
     QVERIFY(!QFileInfo::exists(path("x.png")));
   }
   void laterVerbsSayNotYetAvailable() {
-    const Run r = mrwb({"bench", "--suite", "sim"});
+    const Run r = mrwb({"flow", "--scenario", "x.json"});
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains("not yet available"));
   }

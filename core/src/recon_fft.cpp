@@ -17,6 +17,8 @@ std::mutex& planner_mutex() {
   return m;
 }
 
+}  // namespace
+
 // Centred inverse DFT of one coil: k index s <-> k = (s − n/2)/FOV, image index i <-> x = (i − n/2)·dx.
 // The centring is an index roll on both sides (ifftshift before, fftshift after).
 std::vector<std::complex<float>> centred_ifft2(const std::complex<float>* k, int nx, int ny) {
@@ -50,8 +52,6 @@ std::vector<std::complex<float>> centred_ifft2(const std::complex<float>* k, int
   return img;
 }
 
-}  // namespace
-
 Image2D reconstruct_fft(const RawData& raw) {
   if (raw.nx <= 0 || raw.ny <= 0 || raw.ncoils <= 0 ||
       raw.kspace.size() != static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils)
@@ -75,17 +75,10 @@ Image2D reconstruct_fft(const RawData& raw) {
   return img;
 }
 
-Image2D reconstruct(const RawData& raw, const std::string& method, const ProgressFn& progress,
+Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                     const CancelToken& cancel) {
   cancel.throw_if_cancelled();
-  if (method == "fft") {
-    Image2D img = reconstruct_fft(raw);
-    if (progress) progress(1.0, "recon");
-    return img;
-  }
-  if (method == "grappa" || method == "gridding" || method == "cg")
-    throw std::runtime_error("recon --method " + method + ": not yet available in this version");
-  throw InputError("--method " + method + ": unknown method (allowed: fft, grappa, gridding, cg)");
+  return make_reconstructor(options.method, options.backend)->reconstruct(raw, options, progress, cancel);
 }
 
 }  // namespace mrwb

@@ -1,0 +1,20 @@
+#pragma once
+// `mrwb bench` suites. Each fills `report` (JSON, written by --json) and prints a table on stdout.
+// Timing lives here, never in tests.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace mrwb::cli {
+
+struct BenchOptions {
+  std::string backend = "auto";  // auto | cpu | cuda (suites compare both when "auto" and a GPU exists)
+  bool quick = false;            // smaller sizes, for a smoke run on the CPU machine
+};
+
+// One function per suite, each in its own file (bench_<suite>.cpp). Return 0 on success.
+int bench_sim(const BenchOptions& options, nlohmann::json& report);
+int bench_grappa(const BenchOptions& options, nlohmann::json& report);
+int bench_noncart(const BenchOptions& options, nlohmann::json& report);
+
+}  // namespace mrwb::cli

@@ -1,0 +1,63 @@
+#include <fstream>
+#include <iostream>
+
+#include "bench_suites.hpp"
+#include "cli_commands.hpp"
+#include "mrwb/errors.hpp"
+
+namespace mrwb::cli {
+namespace {
+
+using SuiteFn = int (*)(const BenchOptions&, nlohmann::json&);
+
+// One line per suite; `all` runs them in this order.
+const std::vector<std::pair<std::string, SuiteFn>> k_suites = {
+    {"sim", bench_sim},
+};
+
+}  // namespace
+
+Action add_bench(CLI::App& app) {
+  auto* sub = app.add_subcommand("bench", "Benchmarks: timing tables (run on the GPU machine for GPU figures)");
+  struct Opts {
+    std::string suite = "all", backend = "auto", json;
+    bool quick = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("--suite", o->suite, "sim | grappa | noncart | all");
+  sub->add_option("--backend", o->backend, "auto | cpu | cuda");
+  sub->add_option("--json", o->json, "Write the results as JSON");
+  sub->add_flag("--quick", o->quick, "Small sizes (smoke run)");
+  return [o] {
+    const std::vector<std::string> contract = {"sim", "grappa", "noncart", "all"};
+    if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
+      throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, noncart, all)");
+    if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
+      throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
+    BenchOptions opts{o->backend, o->quick};
+    nlohmann::json report = nlohmann::json::object();
+    bool ran = false;
+    int rc = 0;
+    for (const auto& [name, fn] : k_suites) {
+      if (o->suite != "all" && o->suite != name) continue;
+      ran = true;
+      nlohmann::json part = nlohmann::json::object();
+      rc |= fn(opts, part);
+      report[name] = part;
+    }
+    if (!ran) {
+      std::cerr << "mrwb bench --suite " << o->suite << ": not yet available in this version\n";
+      return 1;
+    }
+    if (!o->json.empty()) {
+      std::ofstream f(o->json + ".tmp");
+      f << report.dump(2) << "\n";
+      f.close();
+      if (!f || std::rename((o->json + ".tmp").c_str(), o->json.c_str()) != 0)
+        throw std::runtime_error(o->json + ": cannot write");
+    }
+    return rc;
+  };
+}
+
+}  // namespace mrwb::cli
