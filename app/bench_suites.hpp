@@ -16,5 +16,6 @@ struct BenchOptions {
 int bench_sim(const BenchOptions& options, nlohmann::json& report);
 int bench_grappa(const BenchOptions& options, nlohmann::json& report);
 int bench_noncart(const BenchOptions& options, nlohmann::json& report);
+int bench_flow(const BenchOptions& options, nlohmann::json& report);
 
 }  // namespace mrwb::cli

@@ -13,6 +13,9 @@ using SuiteFn = int (*)(const BenchOptions&, nlohmann::json&);
 // One line per suite; `all` runs them in this order.
 const std::vector<std::pair<std::string, SuiteFn>> k_suites = {
     {"sim", bench_sim},
+    {"grappa", bench_grappa},
+    {"noncart", bench_noncart},
+    {"flow", bench_flow},
 };
 
 }  // namespace
@@ -24,14 +27,14 @@ Action add_bench(CLI::App& app) {
     bool quick = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("--suite", o->suite, "sim | grappa | noncart | all");
+  sub->add_option("--suite", o->suite, "sim | grappa | noncart | flow | all");
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_option("--json", o->json, "Write the results as JSON");
   sub->add_flag("--quick", o->quick, "Small sizes (smoke run)");
   return [o] {
-    const std::vector<std::string> contract = {"sim", "grappa", "noncart", "all"};
+    const std::vector<std::string> contract = {"sim", "grappa", "noncart", "flow", "all"};
     if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
-      throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, noncart, all)");
+      throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, noncart, flow, all)");
     if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
       throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
     BenchOptions opts{o->backend, o->quick};

@@ -17,8 +17,8 @@ Action add_compare(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("--image", o->image, "Image (.h5)")->required();
-  sub->add_option("--reference", o->reference, "Reference image (.h5)")->required();
+  sub->add_option("--image", o->image, "Image (.h5, .cfl or .nii)")->required();
+  sub->add_option("--reference", o->reference, "Reference image (.h5, .cfl or .nii)")->required();
   sub->add_option("--error-map", o->error_map, "Signed error map |image| - |reference| as PNG");
   sub->add_flag("--json", o->json, "Print metrics as JSON");
   return [o] {

@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <iostream>
 
 #include "cli_commands.hpp"
@@ -14,18 +15,55 @@ Action add_recon(CLI::App& app) {
     std::string in, method = "fft", backend = "auto";
     std::vector<std::string> out;
     bool quiet = false;
+    std::string traj;
+    RawSelection select;
+    GrappaParams grappa;
+    std::string kernel = "4x5";
+    NoncartParams noncart;  // gridding / cg
+    bool exact = false, gridded = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("--in", o->in, "Raw data (ISMRMRD .h5)")->required();
+  sub->add_option("--in", o->in, "Raw data: ISMRMRD .h5 or BART k-space .cfl")->required();
+  sub->add_option("--traj", o->traj, "Trajectory of a non-Cartesian .cfl k-space (BART [3, samples, lines], cycles/FOV)");
+  sub->add_option("--slice", o->select.slice, "Slice to reconstruct (default 0)");
+  sub->add_option("--repetition", o->select.repetition, "Repetition to reconstruct (default 0)");
+  sub->add_option("--contrast", o->select.contrast, "Contrast (echo) to reconstruct (default 0)");
   sub->add_option("--method", o->method, "fft | grappa | gridding | cg");
-  sub->add_option("--out", o->out, "Image(s): .h5 and/or .png (repeatable)")->required();
+  sub->add_option("--out", o->out, "Image(s): .h5, .cfl, .nii and/or .png (repeatable)")->required();
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_flag("--quiet", o->quiet, "No progress output");
-  return [o] {
+  // GRAPPA (R and the ACS lines come from the ISMRMRD flags and header).
+  sub->add_option("--kernel", o->kernel, "GRAPPA kernel K_PE x K_RO (improved; basic uses K_PE as N_b), default 4x5");
+  sub->add_option("--segment", o->grappa.segment_cols, "GRAPPA basic: readout segment delta_s [columns], default 128");
+  sub->add_option("--lambda", o->grappa.lambda, "GRAPPA Tikhonov chi: lambda = chi*trace(AA^H)/rows, default 1e-4");
+  sub->add_option("--eta", o->grappa.eta, "GRAPPA normalisation Psi = p^(-eta/2), default 1");
+  sub->add_option("--clip", o->grappa.clip, "GRAPPA power clipping fraction kappa (improved), default 0");
+  sub->add_option("--approach", o->grappa.approach, "GRAPPA calibration: improved | basic");
+  sub->add_option("--combine", o->grappa.combine, "GRAPPA coil combination: sos | sensitivity");
+  // Non-Cartesian gridding / cg (--lambda, shared with GRAPPA's chi, is the CG's Tikhonov weight there).
+  sub->add_option("--matrix", o->noncart.matrix, "gridding/cg: image matrix N (default: from the trajectory's extent)");
+  sub->add_option("--iterations", o->noncart.iterations, "cg: iterations, default 20");
+  sub->add_option("--tolerance", o->noncart.tolerance, "cg: stop at this relative residual (default 0: all iterations)");
+  sub->add_option("--regularizer", o->noncart.regularizer, "cg: W = identity | finite-difference");
+  sub->add_option("--preconditioner", o->noncart.preconditioner, "cg: none | diagonal | circulant");
+  sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default)");
+  sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
+  sub->add_option("--kb-width", o->noncart.kb_width, "gridding: Kaiser-Bessel width [cells], default 4");
+  sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
+  return [o, sub] {
+    if (o->exact && o->gridded) throw InputError("--exact and --gridded: choose one");
+    if (o->gridded) o->noncart.exact = false;
+    if (sub->get_option("--lambda")->count() > 0) o->noncart.lambda = o->grappa.lambda;
+    if (std::sscanf(o->kernel.c_str(), "%dx%d", &o->grappa.kernel_pe, &o->grappa.kernel_ro) != 2)
+      throw InputError("--kernel " + o->kernel + ": expected K_PExK_RO, e.g. 4x5");
     ReconOptions opts;
     opts.method = o->method;
     opts.backend = o->backend;
-    const RawData raw = read_raw_ismrmrd(o->in);
+    opts.grappa = o->grappa;
+    opts.noncart = o->noncart;
+    std::string what;
+    const RawData raw = read_raw(o->in, o->traj, o->select, &what);
+    if (!o->quiet) std::cerr << what << "\n";
     auto recon = make_reconstructor(opts.method, opts.backend);
     const Image2D img = recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token());
     for (const auto& p : o->out) write_image(p, img);

@@ -23,9 +23,7 @@ ProgressFn terminal_progress(bool quiet) {
 }
 
 void add_not_yet_available(CLI::App& app, std::vector<std::pair<CLI::App*, std::string>>& out) {
-  for (const auto& [name, what] : std::vector<std::pair<std::string, std::string>>{
-           {"flow", "flow field: --scenario S.json --solver poiseuille|lbm --out F.vti"},
-           {"sequence", "pulse sequences and Pulseq files: --in X.seq | --scenario S.json"}}) {
+  for (const auto& [name, what] : std::vector<std::pair<std::string, std::string>>{}) {
     auto* sub = app.add_subcommand(name, what + " (not yet available)");
     sub->allow_extras();
     out.emplace_back(sub, name);

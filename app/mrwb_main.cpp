@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   add(mrwb::cli::add_recon);
   add(mrwb::cli::add_compare);
   add(mrwb::cli::add_bench);
+  add(mrwb::cli::add_flow);
+  add(mrwb::cli::add_sequence);
   std::vector<std::pair<CLI::App*, std::string>> later;
   mrwb::cli::add_not_yet_available(app, later);
 

@@ -89,10 +89,11 @@ class TestCli : public QObject {
     QCOMPARE(r.code, 2);  // the missing input is reported before the method
     QVERIFY(!QFileInfo::exists(path("x.png")));
   }
-  void laterVerbsSayNotYetAvailable() {
-    const Run r = mrwb({"flow", "--scenario", "x.json"});
-    QCOMPARE(r.code, 1);
-    QVERIFY(r.err.contains("not yet available"));
+  void sequenceMissingScenarioExitsTwo() {
+    const Run r = mrwb({"sequence", "--scenario", path("missing.json"), "--out", path("missing.seq")});
+    QCOMPARE(r.code, 2);
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    QVERIFY(!QFileInfo::exists(path("missing.seq")));
   }
   void phantomPresets() {
     Run r = mrwb({"phantom", "--list"});

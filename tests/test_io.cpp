@@ -1,11 +1,17 @@
 // File round trips and malformed input: ISMRMRD raw data and images, scenario JSON, PNG.
 #include <QtTest>
 
+#include <ismrmrd/dataset.h>
+#include <ismrmrd/xml.h>
+
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/noise_prewhitening.hpp"
+#include "mrwb/recon_fft.hpp"
 #include "mrwb/scenario.hpp"
 
 using namespace mrwb;
@@ -27,6 +33,25 @@ RawData sample_raw() {
   r.kspace.resize(static_cast<std::size_t>(r.nx) * r.ny * r.ncoils);
   for (std::size_t i = 0; i < r.kspace.size(); ++i) r.kspace[i] = {std::sin(0.1f * i), std::cos(0.37f * i) * 1e-3f};
   return r;
+}
+
+// k-space of a unit point source dx, dy pixels from the image centre on an nx x ny grid (k = 0 at n/2).
+RawData point_kspace(int nx, int ny, double dx, double dy) {
+  RawData r;
+  r.nx = nx;
+  r.ny = ny;
+  r.fov_x_m = r.fov_y_m = 0.2;
+  r.kspace.resize(static_cast<std::size_t>(nx) * ny);
+  for (int l = 0; l < ny; ++l)
+    for (int s = 0; s < nx; ++s)
+      r.at(0, l, s) = std::polar(1.0, -2 * M_PI * ((s - nx / 2) * dx / nx + (l - ny / 2) * dy / ny));  // s(k) = m e^{-i2pi k x}
+  return r;
+}
+
+std::pair<int, int> argmax(const Image2D& img) {
+  const auto m = img.magnitude();
+  const auto i = static_cast<int>(std::max_element(m.begin(), m.end()) - m.begin());
+  return {i % img.nx, i / img.nx};
 }
 
 std::string read_all(const std::string& p) {
@@ -71,6 +96,185 @@ class TestIo : public QObject {
     QCOMPARE(back.nx, 10);
     QCOMPARE(back.ny, 7);
     QVERIFY(back.data == img.data);
+  }
+  void writerHeaderFlagsCountersAndNoise() {
+    RawData a = sample_raw();
+    a.accel_R = 2;
+    a.recon_nx = 12;
+    a.recon_fov_x_m = 0.1;
+    a.field_T = 3.0;
+    a.line_flags.assign(16, 0);
+    for (int l = 0; l < 16; l += 2) a.line_flags[l] = kLineAcquired | kLineImaging;
+    for (int l = 6; l < 10; ++l) a.line_flags[l] |= kLineAcquired | kLineCalibration;  // ACS 6..9
+    for (int l = 0; l < 16; ++l)
+      if (!(a.line_flags[l] & kLineAcquired))
+        for (int c = 0; c < 2; ++c)
+          for (int x = 0; x < a.nx; ++x) a.at(c, l, x) = {};
+    a.noise_samples = 70000;  // more than one acquisition can hold (65535)
+    a.noise.resize(static_cast<std::size_t>(a.noise_samples) * 2);
+    for (std::size_t i = 0; i < a.noise.size(); ++i) a.noise[i] = {std::cos(1.3f * i), std::sin(0.7f * i)};
+    write_raw_ismrmrd(path("acc.h5"), a);
+
+    ISMRMRD::Dataset d(path("acc.h5").c_str(), "dataset", false);
+    std::string xml;
+    d.readHeader(xml);
+    ISMRMRD::IsmrmrdHeader h;
+    ISMRMRD::deserialize(xml.c_str(), h);
+    const auto& e = h.encoding.at(0);
+    QCOMPARE(e.encodedSpace.matrixSize.x, 24);
+    QCOMPARE(e.reconSpace.matrixSize.x, 12);
+    QCOMPARE(e.reconSpace.fieldOfView_mm.x, 100.f);
+    QVERIFY(e.trajectory == ISMRMRD::TrajectoryType::CARTESIAN);
+    QCOMPARE(e.encodingLimits.kspace_encoding_step_1->maximum, 15);
+    QCOMPARE(e.encodingLimits.kspace_encoding_step_1->center, 8);
+    QVERIFY(e.parallelImaging);
+    QCOMPARE(e.parallelImaging->accelerationFactor.kspace_encoding_step_1, 2);
+    QCOMPARE(*e.parallelImaging->calibrationMode, std::string("embedded"));
+    QCOMPARE(*h.acquisitionSystemInformation->receiverChannels, 2);
+    QCOMPARE(h.experimentalConditions.H1resonanceFrequency_Hz, 127732437L);  // 3 T x 42.577 MHz/T
+    // 2 noise acquisitions, then 8 imaging + 2 calibration-only lines (7, 9).
+    QCOMPARE(d.getNumberOfAcquisitions(), 12u);
+    int noise = 0, calib = 0, calib_imaging = 0, plain = 0;
+    for (uint32_t i = 0; i < 12; ++i) {
+      ISMRMRD::Acquisition acq;
+      d.readAcquisition(i, acq);
+      if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_NOISE_MEASUREMENT)) {
+        ++noise;
+        continue;
+      }
+      QCOMPARE(acq.center_sample(), 12);
+      QCOMPARE(acq.active_channels(), 2);
+      const int line = acq.idx().kspace_encode_step_1;
+      if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING)) {
+        ++calib_imaging;
+        QVERIFY(line == 6 || line == 8);
+      } else if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION)) {
+        ++calib;
+        QVERIFY(line == 7 || line == 9);
+      } else {
+        ++plain;
+        QCOMPARE(line % 2, 0);
+      }
+      if (i == 2) QVERIFY(acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_FIRST_IN_SLICE));
+      if (i == 11) QVERIFY(acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_LAST_IN_MEASUREMENT));
+    }
+    QCOMPARE(noise, 2);
+    QCOMPARE(calib, 2);
+    QCOMPARE(calib_imaging, 2);
+    QCOMPARE(plain, 6);
+    // And back.
+    RawFileSummary sum;
+    const RawData b = read_raw_ismrmrd(path("acc.h5"), RawSelection{}, &sum);
+    QVERIFY(b.line_flags == a.line_flags);
+    QCOMPARE(b.accel_R, 2);
+    QVERIFY(b.kspace == a.kspace);
+    QCOMPARE(b.noise_samples, 70000);
+    QVERIFY(b.noise == a.noise);
+    QCOMPARE(sum.noise_acquisitions, 2);
+    QCOMPARE(sum.calibration_lines, 4);
+    QCOMPARE(b.recon_nx, 12);
+    QVERIFY(std::abs(b.field_T - 3.0) < 1e-6);
+  }
+  void nonCartesianWriterKeepsTrajectory() {
+    RawData a = sample_raw();
+    a.trajectory_type = "radial";
+    a.traj_dims = 2;
+    a.recon_nx = a.recon_ny = 24;
+    for (int l = 0; l < a.ny; ++l)
+      for (int s = 0; s < a.nx; ++s) {
+        const float k = static_cast<float>(s - a.nx / 2), phi = static_cast<float>(M_PI) * l / a.ny;
+        a.traj.push_back(k * std::cos(phi));
+        a.traj.push_back(k * std::sin(phi));
+      }
+    write_raw_ismrmrd(path("rad.h5"), a);
+    ISMRMRD::Dataset d(path("rad.h5").c_str(), "dataset", false);
+    std::string xml;
+    d.readHeader(xml);
+    ISMRMRD::IsmrmrdHeader h;
+    ISMRMRD::deserialize(xml.c_str(), h);
+    QVERIFY(h.encoding.at(0).trajectory == ISMRMRD::TrajectoryType::RADIAL);
+    ISMRMRD::Acquisition acq;
+    d.readAcquisition(0, acq);  // the spoke along +x
+    QCOMPARE(acq.trajectory_dimensions(), 2);
+    QCOMPARE(acq.traj(0, 0), -0.5f);  // stored normalised to the 24-pixel matrix: -12 / 24
+    const RawData b = read_raw_ismrmrd(path("rad.h5"));
+    QCOMPARE(b.trajectory_type, std::string("radial"));
+    QVERIFY(b.kspace == a.kspace);
+    for (std::size_t i = 0; i < a.traj.size(); ++i) QVERIFY(std::abs(b.traj[i] - a.traj[i]) < 1e-5f);
+  }
+  void reconCropsReadoutOversampling() {
+    // 64 samples over 400 mm, recon 200 mm: the point 10 pixels right of centre stays 10 pixels right.
+    RawData r = point_kspace(64, 32, 10, -4);
+    r.fov_x_m = 0.4;
+    r.recon_fov_x_m = 0.2;
+    r.recon_fov_y_m = 0.2;
+    const Image2D img = reconstruct_fft(r);
+    QCOMPARE(img.nx, 32);
+    QCOMPARE(img.ny, 32);
+    QVERIFY(std::abs(img.fov_x_m - 0.2) < 1e-9);
+    QCOMPARE(argmax(img), std::make_pair(16 + 10, 16 - 4));
+    QVERIFY(std::abs(std::abs(img.data[(16 - 4) * 32 + 26]) - 1.0) < 1e-4);
+  }
+  void reconPlacesAsymmetricEchoByCentreSample() {
+    // Drop the first 20 of 64 samples (asymmetric echo) and the first 8 of 32 lines (partial Fourier).
+    const RawData full = point_kspace(64, 32, -7, 5);
+    RawData part;
+    part.nx = 44;
+    part.ny = 24;
+    part.fov_x_m = part.fov_y_m = 0.2;
+    part.center_sample = 32 - 20;
+    part.center_line = 16 - 8;
+    part.kspace.resize(44 * 24);
+    for (int l = 0; l < 24; ++l)
+      for (int s = 0; s < 44; ++s) part.at(0, l, s) = full.at(0, l + 8, s + 20);
+    const Image2D img = reconstruct_fft(part);
+    QCOMPARE(img.nx, 64);
+    QCOMPARE(img.ny, 32);
+    QCOMPARE(argmax(img), std::make_pair(32 - 7, 16 + 5));
+    // Through ISMRMRD: the encoded space is the full 64 x 32, the data sit inside it.
+    write_raw_ismrmrd(path("asym.h5"), part);
+    const RawData back = read_raw_ismrmrd(path("asym.h5"));
+    QCOMPARE(back.nx, 64);
+    QCOMPARE(back.ny, 32);
+    QCOMPARE(back.k0_sample(), 32);
+    QCOMPARE(back.k0_line(), 16);
+    const Image2D img2 = reconstruct_fft(back);
+    QCOMPARE(img2.nx, 64);
+    for (std::size_t i = 0; i < img.data.size(); ++i) QVERIFY(std::abs(img2.data[i] - img.data[i]) < 1e-5f);
+  }
+  void prewhiteningDecorrelatesAndKeepsScale() {
+    // Three coils, noise mixed by a known matrix: after prewhitening the noise covariance is s²·I.
+    RawData r = sample_raw();
+    r.ncoils = 3;
+    r.kspace.assign(static_cast<std::size_t>(r.nx) * r.ny * 3, {1.f, 0.f});
+    r.noise_samples = 4000;
+    r.noise.resize(3 * 4000);
+    std::mt19937 rng(7);
+    std::normal_distribution<float> g(0.f, 1.f);
+    for (int s = 0; s < 4000; ++s) {
+      const std::complex<float> w0(g(rng), g(rng)), w1(g(rng), g(rng)), w2(g(rng), g(rng));
+      r.noise[s] = w0;
+      r.noise[4000 + s] = 0.8f * w0 + 0.6f * w1;
+      r.noise[8000 + s] = 2.f * w2;
+    }
+    const auto psi = noise_covariance(r);
+    QVERIFY(std::abs(psi[1] - std::complex<double>(0.8 * 2, 0)) < 0.15);  // <n0 n1*> = 0.8 · E|w|² = 1.6
+    const RawData w = prewhitened(r);
+    const auto pw = noise_covariance(w);
+    double mean_power = 0;
+    for (int i = 0; i < 3; ++i) mean_power += psi[static_cast<std::size_t>(i) * 4].real() / 3;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        QVERIFY(std::abs(pw[static_cast<std::size_t>(i) * 3 + j] - (i == j ? mean_power : 0.0)) < 1e-3 * mean_power);
+    // A noise scan of zeros (noise-free simulation): nothing to whiten, data unchanged.
+    RawData quiet = r;
+    std::fill(quiet.noise.begin(), quiet.noise.end(), std::complex<float>{});
+    QVERIFY(prewhitened(quiet).kspace == r.kspace);
+    // Fewer noise samples than coils: an input error, not a guess.
+    RawData white = r;
+    white.noise_samples = 2;
+    white.noise.resize(6);
+    QVERIFY_THROWS_EXCEPTION(InputError, prewhitened(white));
   }
   void missingAndMalformedFilesAreInputErrors() {
     QVERIFY_THROWS_EXCEPTION(InputError, read_raw_ismrmrd(path("nope.h5")));

@@ -102,8 +102,15 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(phantomBox);
 
   // --- sequence (shown in ms / mm; the scenario stays in SI) ------------------------------------
-  auto* seqBox = new QGroupBox(tr("Sequence: spoiled gradient echo"), this);
+  auto* seqBox = new QGroupBox(tr("Sequence and coils"), this);
   auto* qform = makeForm(seqBox);
+  sequenceType_ = new QComboBox(seqBox);
+  sequenceType_->addItem(tr("Spoiled gradient echo"), QStringLiteral("spoiled_gre"));
+  sequenceType_->addItem(tr("Spin echo (90°–180°)"), QStringLiteral("spin_echo"));
+  connect(sequenceType_, &QComboBox::activated, this, [this](int) {
+    edit([this](Scenario& s) { s.sequence.type = sequenceType_->currentData().toString().toStdString(); });
+  });
+  qform->addRow(tr("Sequence"), sequenceType_);
   tr_ = addDouble(qform, tr("TR"), 0.001, 100000, 3, 0.5, tr(" ms"), tr("Repetition time"));
   connect(tr_, &QDoubleSpinBox::valueChanged, this,
           [this](double v) { edit([v](Scenario& s) { s.sequence.TR_s = v * 1e-3; }); });
@@ -125,6 +132,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   dummyScans_ = addInt(qform, tr("Dummy scans"), 0, 1000000, 50, tr("TRs played before the first line (steady state)"));
   connect(dummyScans_, &QSpinBox::valueChanged, this,
           [this](int v) { edit([v](Scenario& s) { s.sequence.dummy_scans = v; }); });
+  coils_ = addInt(qform, tr("Receive coils"), 1, 128, 1, tr("Loop coils around the FOV (1: one uniform coil)"));
+  connect(coils_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.coils.count = v; }); });
   layout->addWidget(seqBox);
 
   // --- backend ---------------------------------------------------------------------------------
@@ -221,6 +230,8 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   vesselRadius_->setValue(s.phantom.vessel_radius_m * 1e3);
   vesselAngle_->setValue(s.phantom.vessel_angle_deg);
   vesselOffset_->setValue(s.phantom.vessel_offset_m * 1e3);
+  selectData(sequenceType_, q(s.sequence.type));
+  coils_->setValue(s.coils.count);
   tr_->setValue(s.sequence.TR_s * 1e3);
   te_->setValue(s.sequence.TE_s * 1e3);
   flip_->setValue(s.sequence.flip_angle_deg);

@@ -1,7 +1,8 @@
-// CPU reference of the simulator. The static skeleton has no transport, so every cell evolves
-// independently: cells are split into fixed chunks, each chunk plays the whole program, and the
-// per-chunk signal sums (double) are added in chunk order, which makes the result independent of the
-// thread count. The per-cell operators are the ones the CUDA kernels use (mrwb/bloch_cell_ops.hpp).
+// CPU reference of the simulator, static path: with no transport every cell evolves independently, so
+// cells are split into fixed chunks, each chunk plays the whole program, and the per-chunk signal sums
+// (double) are added in chunk order: the result does not depend on the thread count. The per-cell
+// operators are the ones the CUDA kernels use (mrwb/bloch_cell_ops.hpp). Moving phantoms go to the
+// time-stepped path (cpu_time_stepper.cpp).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "event_factors.hpp"
 #include "mrwb/bloch_cell_ops.hpp"
 #include "mrwb/simulation_engine.hpp"
 
@@ -17,64 +19,21 @@ namespace {
 
 using cplx = std::complex<double>;
 
-// Precession by `cycles` turns as (cos, sin) of 2 pi cycles, reduced to a fraction of a turn first so
-// large gradient moments keep their precision.
-void rotation(double cycles, std::complex<double>& r) {
-  const double a = 2.0 * M_PI * (cycles - std::nearbyint(cycles));
-  r = {std::cos(a), std::sin(a)};
-}
-
 struct ChunkRun {
   const Phantom2D& ph;
   const SequenceProgram& prog;
+  const CoilMaps& coils;
   std::size_t begin, end;
-  cplx* sums;  // readouts × nx, this chunk's partial signal
+  cplx* sums;  // ncoils × readouts × nx, this chunk's partial signal
   std::complex<float>* cell_truth;
   const CancelToken& cancel;
 
   void operator()() const {
     const std::size_t n = end - begin;
+    const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
     std::vector<bloch::Mag> m(n);
     for (std::size_t k = 0; k < n; ++k) m[k] = {0.f, 0.f, ph.PD[begin + k]};
-    std::vector<float> omE1(n), E2(n), c(n), s(n);  // omE1 = 1 − E1
-    const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
-
-    // Per-event operator factors. Relaxation depends only on (dt, T1, T2), shared by all cells of a
-    // tissue, so it is recomputed only where the tissue changes. The gradient phase is separable,
-    // exp(-i 2 pi (dkx x + dky y)) = column factor · row factor, so it costs nx + ny sin/cos per
-    // event instead of one per cell; off-resonance adds a per-cell factor only where dB != 0.
-    std::vector<std::complex<double>> col(ph.nx), row(ph.ny);
-    auto prepare = [&](const SeqEvent& e) {
-      const bool gradient = e.dk_x != 0 || e.dk_y != 0;
-      if (gradient) {
-        for (int ix = 0; ix < ph.nx; ++ix) rotation(e.dk_x * ph.x_m(ix), col[ix]);
-        for (int iy = 0; iy < ph.ny; ++iy) rotation(e.dk_y * ph.y_m(iy), row[iy]);
-      }
-      float last_T1 = -1, last_T2 = -1, last_omE1 = 0, last_E2 = 1;
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = begin + k;
-        std::complex<double> r(1.0, 0.0);
-        if (gradient) r = col[i % ph.nx] * row[i / ph.nx];
-        if (ph.dB_T[i] != 0.f) {
-          std::complex<double> b;
-          rotation(gamma_cycles * ph.dB_T[i] * e.dt_s, b);
-          r *= b;
-        }
-        c[k] = static_cast<float>(r.real());
-        s[k] = static_cast<float>(r.imag());
-        if (ph.T1_s[i] != last_T1) {
-          last_T1 = ph.T1_s[i];
-          last_omE1 = last_T1 > 0 ? static_cast<float>(-std::expm1(-e.dt_s / last_T1)) : 0.f;
-        }
-        if (ph.T2_s[i] != last_T2) {
-          last_T2 = ph.T2_s[i];
-          last_E2 = last_T2 > 0 ? static_cast<float>(std::exp(-e.dt_s / last_T2)) : 1.f;
-        }
-        omE1[k] = last_omE1;
-        E2[k] = last_E2;
-      }
-    };
-
+    EventFactors f;
     int readout_index = 0;
     for (const SeqEvent& e : prog.events) {
       switch (e.kind) {
@@ -85,26 +44,40 @@ struct ChunkRun {
           break;
         }
         case EventKind::Free:
-          prepare(e);
-          for (std::size_t k = 0; k < n; ++k) bloch::precess_relax(m[k], ph.PD[begin + k], omE1[k], E2[k], c[k], s[k]);
+          compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, begin, end, f);
+          for (std::size_t k = 0; k < n; ++k)
+            bloch::precess_relax(m[k], ph.PD[begin + k], f.omE1[k], f.E2[k], f.c[k], f.s[k]);
           break;
         case EventKind::Spoil:
           for (auto& mk : m) bloch::spoil(mk);
           break;
         case EventKind::Readout: {
           if (cancel.cancelled()) return;
-          prepare(e);
-          cplx* row = sums + static_cast<std::size_t>(readout_index) * prog.nx;
+          compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, begin, end, f);
           for (int j = 0; j < e.n_samples; ++j) {
-            double sx = 0, sy = 0;
-            for (std::size_t k = 0; k < n; ++k) {
-              sx += m[k].Mx;
-              sy += m[k].My;
+            const std::size_t sample = static_cast<std::size_t>(readout_index) * prog.nx + j;
+            if (coils.uniform()) {
+              double sx = 0, sy = 0;
+              for (std::size_t k = 0; k < n; ++k) {
+                sx += m[k].Mx;
+                sy += m[k].My;
+              }
+              sums[sample] += cplx(sx, sy);
+            } else {
+              for (int c = 0; c < coils.ncoils; ++c) {
+                const std::complex<float>* C = coils.sens.data() + static_cast<std::size_t>(c) * ph.size() + begin;
+                double sx = 0, sy = 0;
+                for (std::size_t k = 0; k < n; ++k) {
+                  sx += C[k].real() * m[k].Mx - C[k].imag() * m[k].My;
+                  sy += C[k].real() * m[k].My + C[k].imag() * m[k].Mx;
+                }
+                sums[c * per_coil + sample] += cplx(sx, sy);
+              }
             }
-            row[j] += cplx(sx, sy);
             if (j == e.truth_sample)
               for (std::size_t k = 0; k < n; ++k) cell_truth[begin + k] = {m[k].Mx, m[k].My};
-            for (std::size_t k = 0; k < n; ++k) bloch::precess_relax(m[k], ph.PD[begin + k], omE1[k], E2[k], c[k], s[k]);
+            for (std::size_t k = 0; k < n; ++k)
+              bloch::precess_relax(m[k], ph.PD[begin + k], f.omE1[k], f.E2[k], f.c[k], f.s[k]);
           }
           ++readout_index;
           break;
@@ -116,15 +89,41 @@ struct ChunkRun {
 
 }  // namespace
 
+bool phantom_moves(const Phantom2D& ph) {
+  if (ph.flow_dt_s <= 0) return false;
+  for (std::size_t i = 0; i < ph.ux.size(); ++i)
+    if (ph.ux[i] != 0.f || ph.uy[i] != 0.f) return true;
+  return false;
+}
+
+double max_courant_speed(const Phantom2D& ph) {
+  double u = 0;
+  for (std::size_t i = 0; i < ph.size(); ++i)
+    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
+      u = std::max(u, static_cast<double>(std::abs(ph.ux[i]) + std::abs(ph.uy[i])));
+  return u;
+}
+
 CpuSimulationEngine::CpuSimulationEngine(int threads)
     : threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
-void CpuSimulationEngine::run(const Phantom2D& ph, const SequenceProgram& prog, std::span<std::complex<float>> samples,
-                              std::span<std::complex<float>> cell_truth, const ProgressFn& progress,
-                              const CancelToken& cancel) {
-  const std::size_t cells = ph.size();
-  const std::size_t n_samples = static_cast<std::size_t>(prog.readouts) * prog.nx;
+void CpuSimulationEngine::run(const Phantom2D& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                              std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                              const ProgressFn& progress, const CancelToken& cancel) {
+  if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
+    throw std::invalid_argument("coil maps do not match the phantom");
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
+  if (force_time_stepping_ || phantom_moves(ph))
+    run_time_stepped(ph, prog, coils, samples, cell_truth, progress, cancel);
+  else
+    run_static(ph, prog, coils, samples, cell_truth, progress, cancel);
+}
+
+void CpuSimulationEngine::run_static(const Phantom2D& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                                     std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                                     const ProgressFn& progress, const CancelToken& cancel) {
+  const std::size_t cells = ph.size();
+  const std::size_t n_samples = static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx;
   // Chunk size fixed by the problem, not by the thread count (determinism); at most 64 chunks.
   const std::size_t chunk = std::max<std::size_t>(4096, (cells + 63) / 64);
   const std::size_t n_chunks = (cells + chunk - 1) / chunk;
@@ -136,7 +135,7 @@ void CpuSimulationEngine::run(const Phantom2D& ph, const SequenceProgram& prog, 
     for (;;) {
       const std::size_t ci = next++;
       if (ci >= n_chunks || cancel.cancelled()) return;
-      ChunkRun run{ph, prog, ci * chunk, std::min(cells, (ci + 1) * chunk), partial.data() + ci * n_samples,
+      ChunkRun run{ph, prog, coils, ci * chunk, std::min(cells, (ci + 1) * chunk), partial.data() + ci * n_samples,
                    cell_truth.data(), cancel};
       run();
       const std::size_t d = ++done;

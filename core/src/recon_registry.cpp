@@ -2,6 +2,8 @@
 #include <mutex>
 
 #include "mrwb/errors.hpp"
+#include "mrwb/grappa.hpp"
+#include "mrwb/noncart.hpp"
 #include "mrwb/recon_fft.hpp"
 #include "mrwb/reconstructor.hpp"
 
@@ -34,6 +36,9 @@ struct Registry {
   Registry() {
     // CPU references of core. One line per method.
     backends[{"fft", "cpu"}] = cpu_backend<FftReconstructor>();
+    backends[{"grappa", "cpu"}] = {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }};
+    backends[{"gridding", "cpu"}] = {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }};
+    backends[{"cg", "cpu"}] = {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }};
   }
 };
 

@@ -63,6 +63,27 @@ class ObjectReader {
     if (!v.is_string()) fail(field(key), "must be a string");
     return v.get<std::string>();
   }
+  std::uint64_t unsigned_integer(const std::string& key, std::uint64_t fallback) {
+    if (!has(key)) return fallback;
+    const json& v = obj_.at(key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0)) fail(field(key), "must be a non-negative integer");
+    return v.get<std::uint64_t>();
+  }
+  bool boolean(const std::string& key, bool fallback) {
+    if (!has(key)) return fallback;
+    const json& v = obj_.at(key);
+    if (!v.is_boolean()) fail(field(key), "must be true or false");
+    return v.get<bool>();
+  }
+  void numbers3(const std::string& key, double (&out)[3]) {
+    if (!has(key)) return;
+    const json& v = obj_.at(key);
+    if (!v.is_array() || v.size() != 3) fail(field(key), "must be an array of 3 numbers");
+    for (int i = 0; i < 3; ++i) {
+      if (!v[i].is_number()) fail(field(key), "must be an array of 3 numbers");
+      out[i] = v[i].get<double>();
+    }
+  }
   const json& object(const std::string& key) {
     if (!has(key)) fail(field(key), "is missing");
     return obj_.at(key);
@@ -78,6 +99,49 @@ class ObjectReader {
   std::set<std::string> used_;
 };
 
+VesselTreeSpec read_tree(const json& j, const std::string& source) {
+  ObjectReader r(j, source, "phantom.tree.");
+  VesselTreeSpec t;
+  t.generator = r.text("generator", t.generator);
+  t.dims = r.integer("dims", t.dims);
+  t.seed = r.unsigned_integer("seed", t.seed);
+  t.radius_m = r.number("radius_m", t.radius_m);
+  t.length_m = r.number("length_m", t.length_m);
+  t.angle_deg = r.number("angle_deg", t.angle_deg);
+  t.stenosis_degree_percent = r.number("stenosis_degree_percent", t.stenosis_degree_percent);
+  t.lesion_length_m = r.number("lesion_length_m", t.lesion_length_m);
+  t.aneurysm_radius_m = r.number("aneurysm_radius_m", t.aneurysm_radius_m);
+  t.branch_angle1_deg = r.number("branch_angle1_deg", t.branch_angle1_deg);
+  t.branch_angle2_deg = r.number("branch_angle2_deg", t.branch_angle2_deg);
+  t.radius_ratio = r.number("radius_ratio", t.radius_ratio);
+  t.generations = r.integer("generations", t.generations);
+  t.angle_jitter_deg = r.number("angle_jitter_deg", t.angle_jitter_deg);
+  t.terminals = r.integer("terminals", t.terminals);
+  r.numbers3("organ_semi_axes_m", t.organ_semi_axes_m);
+  r.reject_unknown();
+  return t;
+}
+
+FlowSpec read_flow(const json& j, const std::string& source) {
+  ObjectReader r(j, source, "flow.");
+  FlowSpec f;
+  f.enabled = true;
+  f.solver = r.text("solver", f.solver);
+  f.inlet_flow_m3_per_s = r.number("inlet_flow_m3_per_s", f.inlet_flow_m3_per_s);
+  f.waveform = r.text("waveform", f.waveform);
+  f.period_s = r.number("period_s", f.period_s);
+  f.pulsatility = r.number("pulsatility", f.pulsatility);
+  f.time_s = r.number("time_s", f.time_s);
+  f.viscosity_Pa_s = r.number("viscosity_Pa_s", f.viscosity_Pa_s);
+  f.density_kg_per_m3 = r.number("density_kg_per_m3", f.density_kg_per_m3);
+  f.time_step_s = r.number("time_step_s", f.time_step_s);
+  f.lbm_max_steps = r.integer("lbm_max_steps", f.lbm_max_steps);
+  f.lbm_tolerance = r.number("lbm_tolerance", f.lbm_tolerance);
+  f.lbm_u_max = r.number("lbm_u_max", f.lbm_u_max);
+  r.reject_unknown();
+  return f;
+}
+
 PhantomSpec read_phantom(const json& j, const std::string& source) {
   ObjectReader r(j, source, "phantom.");
   PhantomSpec p;
@@ -89,6 +153,10 @@ PhantomSpec read_phantom(const json& j, const std::string& source) {
   p.vessel_radius_m = r.number("vessel_radius_m", p.vessel_radius_m);
   p.vessel_angle_deg = r.number("vessel_angle_deg", p.vessel_angle_deg);
   p.vessel_offset_m = r.number("vessel_offset_m", p.vessel_offset_m);
+  if (r.has("tree")) {
+    if (p.preset != "vessel_tree") r.fail("phantom.tree", "is only allowed with phantom.preset \"vessel_tree\"");
+    p.tree = read_tree(r.object("tree"), source);
+  }
   r.reject_unknown();
   return p;
 }
@@ -112,6 +180,7 @@ CoilSpec read_coils(const json& j, const std::string& source) {
   ObjectReader r(j, source, "coils.");
   CoilSpec c;
   c.count = r.integer("count", c.count);
+  c.arrangement = r.text("arrangement", c.arrangement);
   r.reject_unknown();
   return c;
 }
@@ -139,7 +208,7 @@ void check_one_of(const std::string& source, const std::string& field, const std
 void validate_scenario(const Scenario& s, const std::string& source) {
   const auto& q = s.sequence;
   const auto& p = s.phantom;
-  check_one_of(source, "sequence.type", q.type, {"spoiled_gre"});
+  check_one_of(source, "sequence.type", q.type, {"spoiled_gre", "spin_echo"});
   check_range(source, "sequence.TR_s", q.TR_s, 0, true, 10, false, "s");
   check_range(source, "sequence.TE_s", q.TE_s, 0, true, q.TR_s, true, "s (0 < TE < TR)");
   check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg, 0, true, 180, false, "deg");
@@ -153,11 +222,15 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   if (q.TE_s <= half_readout_s)
     throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: must exceed half the readout, " +
                      fmt(half_readout_s) + " s (matrix / (2 · bandwidth_Hz_per_pixel · matrix))");
+  // Spin echo: the refocusing pulse sits at TE/2, so the readout's first half must fit after it.
+  if (q.type == "spin_echo" && 0.5 * q.TE_s < half_readout_s)
+    throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: a spin echo needs TE/2 >= half the readout, " +
+                     fmt(half_readout_s) + " s");
   if (q.TE_s + half_readout_s > q.TR_s)
     throw InputError(source + ": sequence.TR_s = " + fmt(q.TR_s) + " is out of range: must be at least TE + half the readout = " +
                      fmt(q.TE_s + half_readout_s) + " s");
 
-  check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc"});
+  check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc", "vessel_tree"});
   check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel, 1, false, 16, false, "");
   check_range(source, "phantom.disc_radius_m", p.disc_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
   tissue_1p5T(p.background_tissue, source + ": phantom.background_tissue");
@@ -165,7 +238,33 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "phantom.vessel_radius_m", p.vessel_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
   check_range(source, "phantom.vessel_angle_deg", p.vessel_angle_deg, -180, false, 180, false, "deg");
   check_range(source, "phantom.vessel_offset_m", p.vessel_offset_m, -0.5 * q.fov_m, false, 0.5 * q.fov_m, false, "m");
-  check_range(source, "coils.count", s.coils.count, 1, false, 1, false, "(one uniform coil in this version)");
+  if (p.preset == "vessel_tree") {
+    validate_vessel_tree_spec(p.tree, source + ": phantom.tree");
+    if (p.tree.generator == "organ_tree")
+      for (int a = 0; a < 2; ++a)
+        check_range(source, std::string("phantom.tree.organ_semi_axes_m[") + char('0' + a) + "]", p.tree.organ_semi_axes_m[a], 0, true,
+                    0.5 * q.fov_m, false, "m (up to fov_m / 2)");
+  }
+  if (s.flow.enabled) {
+    const auto& f = s.flow;
+    if (p.preset == "uniform_disc")
+      throw InputError(source + ": flow needs a vessel: phantom.preset = 'uniform_disc' has none (allowed with flow: "
+                       "straight_vessel, vessel_tree)");
+    check_one_of(source, "flow.solver", f.solver, {"poiseuille", "lbm"});
+    check_one_of(source, "flow.waveform", f.waveform, {"constant", "sinusoid", "cardiac"});
+    check_range(source, "flow.inlet_flow_m3_per_s", f.inlet_flow_m3_per_s, 0, false, 1e-3, false, "m^3/s");
+    check_range(source, "flow.period_s", f.period_s, 0.1, false, 10, false, "s");
+    check_range(source, "flow.pulsatility", f.pulsatility, 0, false, 2, false, "");
+    check_range(source, "flow.time_s", f.time_s, 0, false, 1e3, false, "s");
+    check_range(source, "flow.viscosity_Pa_s", f.viscosity_Pa_s, 1e-4, false, 1, false, "Pa s");
+    check_range(source, "flow.density_kg_per_m3", f.density_kg_per_m3, 500, false, 2000, false, "kg/m^3");
+    check_range(source, "flow.time_step_s", f.time_step_s, 0, false, 1e-2, false, "s (0: the readout dwell)");
+    check_range(source, "flow.lbm_max_steps", f.lbm_max_steps, 200, false, 10000000, false, "");
+    check_range(source, "flow.lbm_tolerance", f.lbm_tolerance, 0, true, 1e-2, false, "");
+    check_range(source, "flow.lbm_u_max", f.lbm_u_max, 0, true, 0.2, false, "cells/step (low-Mach limit)");
+  }
+  check_range(source, "coils.count", s.coils.count, 1, false, 128, false, "");
+  check_one_of(source, "coils.arrangement", s.coils.arrangement, {"loops", "uniform"});
   check_one_of(source, "backend", s.backend, {"auto", "cpu", "cuda"});
 
   // Refuse sizes that cannot fit before anything is built: 4 GiB for the phantom and its state.
@@ -194,6 +293,7 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
   s.name = r.text("name", s.name);
   s.description = r.text("description", s.description);
   if (r.has("phantom")) s.phantom = read_phantom(r.object("phantom"), source);
+  if (r.has("flow")) s.flow = read_flow(r.object("flow"), source);
   if (r.has("sequence")) s.sequence = read_sequence(r.object("sequence"), source);
   if (r.has("coils")) s.coils = read_coils(r.object("coils"), source);
   s.backend = r.text("backend", s.backend);
@@ -236,9 +336,43 @@ std::string scenario_to_json_text(const Scenario& s) {
         {"matrix", q.matrix},
         {"bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel},
         {"dummy_scans", q.dummy_scans}}},
-      {"coils", {{"count", s.coils.count}}},
+      {"coils", {{"count", s.coils.count}, {"arrangement", s.coils.arrangement}}},
       {"backend", s.backend},
   };
+  if (p.preset == "vessel_tree") {
+    const auto& t = p.tree;
+    j["phantom"]["tree"] = {{"generator", t.generator},
+                            {"dims", t.dims},
+                            {"seed", t.seed},
+                            {"radius_m", t.radius_m},
+                            {"length_m", t.length_m},
+                            {"angle_deg", t.angle_deg},
+                            {"stenosis_degree_percent", t.stenosis_degree_percent},
+                            {"lesion_length_m", t.lesion_length_m},
+                            {"aneurysm_radius_m", t.aneurysm_radius_m},
+                            {"branch_angle1_deg", t.branch_angle1_deg},
+                            {"branch_angle2_deg", t.branch_angle2_deg},
+                            {"radius_ratio", t.radius_ratio},
+                            {"generations", t.generations},
+                            {"angle_jitter_deg", t.angle_jitter_deg},
+                            {"terminals", t.terminals},
+                            {"organ_semi_axes_m", {t.organ_semi_axes_m[0], t.organ_semi_axes_m[1], t.organ_semi_axes_m[2]}}};
+  }
+  if (s.flow.enabled) {
+    const auto& f = s.flow;
+    j["flow"] = {{"solver", f.solver},
+                 {"inlet_flow_m3_per_s", f.inlet_flow_m3_per_s},
+                 {"waveform", f.waveform},
+                 {"period_s", f.period_s},
+                 {"pulsatility", f.pulsatility},
+                 {"time_s", f.time_s},
+                 {"viscosity_Pa_s", f.viscosity_Pa_s},
+                 {"density_kg_per_m3", f.density_kg_per_m3},
+                 {"time_step_s", f.time_step_s},
+                 {"lbm_max_steps", f.lbm_max_steps},
+                 {"lbm_tolerance", f.lbm_tolerance},
+                 {"lbm_u_max", f.lbm_u_max}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -254,7 +388,26 @@ void save_scenario(const Scenario& s, const std::string& path) {
   out.commit();
 }
 
-std::vector<std::string> scenario_preset_names() { return {"default", "straight_vessel", "uniform_disc"}; }
+std::vector<std::string> scenario_preset_names() {
+  return {"default", "straight_vessel", "uniform_disc", "straight_tube", "stenosis_50", "stenosis_75", "bifurcation",
+          "multi_bifurcation", "aneurysm_saccular", "aneurysm_fusiform", "liver_tree"};
+}
+
+namespace {
+// Vessel-tree presets (issue 4): blood in muscle at 1.5 T with a steady Poiseuille flow of 2 mL/s.
+Scenario tree_preset(const std::string& name, const std::string& description, VesselTreeSpec tree) {
+  Scenario s;
+  s.name = name;
+  s.description = description;
+  s.sequence.matrix = 128;
+  s.sequence.fov_m = 0.128;
+  s.phantom.preset = "vessel_tree";
+  s.phantom.disc_radius_m = 0.06;
+  s.phantom.tree = tree;
+  s.flow.enabled = true;
+  return s;
+}
+}  // namespace
 
 Scenario scenario_preset(const std::string& name) {
   Scenario s;
@@ -280,6 +433,57 @@ Scenario scenario_preset(const std::string& name) {
     s.phantom.cells_per_voxel = 1;
     s.sequence.matrix = 64;
     s.phantom.disc_radius_m = 0.04;
+    return s;
+  }
+  VesselTreeSpec t;
+  t.radius_m = 0.004;
+  // Longer than the 128 mm FOV: the tube's ends lie outside the cell grid, whose edges are the open
+  // inflow/outflow boundaries of the transport (vessel ends inside the grid are closed caps).
+  t.length_m = 0.14;
+  if (name == "straight_tube")
+    return tree_preset(name, "A straight tube of blood (r = 4 mm) in muscle with steady Poiseuille flow (2 mL/s).", t);
+  if (name == "stenosis_50" || name == "stenosis_75") {
+    t.generator = "stenosis";
+    t.stenosis_degree_percent = name == "stenosis_50" ? 50 : 75;
+    t.lesion_length_m = 0.02;
+    return tree_preset(name, "A tube (r = 4 mm) with a " + std::string(name == "stenosis_50" ? "50" : "75") +
+                                 " % (diameter) cosine-shaped stenosis 20 mm long; Poiseuille flow 2 mL/s.", t);
+  }
+  if (name == "bifurcation") {
+    t.generator = "bifurcation";
+    t.length_m = 0.04;
+    return tree_preset(name, "One bifurcation, Murray's-law children (r0^3 = r1^3 + r2^3) at +-35 deg; flow split by "
+                             "Poiseuille resistance.", t);
+  }
+  if (name == "multi_bifurcation") {
+    t.generator = "multi_bifurcation";
+    t.length_m = 0.03;
+    t.generations = 3;
+    t.branch_angle1_deg = t.branch_angle2_deg = 30;
+    t.angle_jitter_deg = 5;
+    t.seed = 4;
+    return tree_preset(name, "Three generations of Murray's-law bifurcations (seeded angle jitter 5 deg).", t);
+  }
+  if (name == "aneurysm_saccular" || name == "aneurysm_fusiform") {
+    const bool sac = name == "aneurysm_saccular";
+    t.generator = name;
+    t.aneurysm_radius_m = sac ? 0.008 : 0.009;
+    t.lesion_length_m = 0.03;
+    return tree_preset(name, sac ? "A tube (r = 4 mm) with a saccular aneurysm (sac r = 8 mm) on its side; the analytic "
+                                   "flow leaves the sac still (use --solver lbm for its vortex)."
+                                 : "A tube (r = 4 mm) with a fusiform aneurysm (widest r = 9 mm, 30 mm long).",
+                       t);
+  }
+  if (name == "liver_tree") {
+    t.generator = "organ_tree";
+    t.radius_m = 0.003;
+    t.terminals = 48;
+    t.seed = 2016;
+    t.organ_semi_axes_m[0] = 0.055;
+    t.organ_semi_axes_m[1] = 0.04;
+    Scenario s = tree_preset(name, "A liver-like object (seed 004): a 48-terminal tree grown by constrained constructive "
+                                   "optimisation with Murray's law in an ellipse of liver parenchyma.", t);
+    s.phantom.background_tissue = "liver";
     return s;
   }
   std::string list;

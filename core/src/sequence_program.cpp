@@ -6,70 +6,108 @@
 
 namespace mrwb {
 
-SequenceProgram build_spoiled_gre(const SequenceSpec& seq) {
-  SequenceProgram p;
-  p.nx = p.ny = seq.matrix;
-  p.fov_m = seq.fov_m;
-  p.TR_s = seq.TR_s;
-  p.TE_s = seq.TE_s;
-  p.flip_angle_deg = seq.flip_angle_deg;
-  p.dwell_s = 1.0 / (seq.bandwidth_Hz_per_pixel * seq.matrix);
+namespace {
 
-  const double dk = 1.0 / seq.fov_m;  // k-space step [cycles/m]
-  const double flip = seq.flip_angle_deg * M_PI / 180.0;
-  const double half_readout = 0.5 * p.nx * p.dwell_s;
-  const double prephase_s = seq.TE_s - half_readout;  // RF to first sample
-  const double after_s = seq.TR_s - seq.TE_s - half_readout;  // last sample to next RF
-
-  auto rf = [&] {
+// Appends events to a program; one place for the event shapes both builders use.
+struct ProgramWriter {
+  SequenceProgram& p;
+  void rf(double flip_rad, double phase_rad = 0) {
     SeqEvent e;
     e.kind = EventKind::Rf;
-    e.flip_rad = flip;
+    e.flip_rad = flip_rad;
+    e.phase_rad = phase_rad;
     p.events.push_back(e);
-  };
-  auto free = [&](double dt, double dkx, double dky) {
+  }
+  void free(double dt_s, double dk_x = 0, double dk_y = 0) {
     SeqEvent e;
     e.kind = EventKind::Free;
-    e.dt_s = dt;
-    e.dk_x = dkx;
-    e.dk_y = dky;
+    e.dt_s = dt_s;
+    e.dk_x = dk_x;
+    e.dk_y = dk_y;
     p.events.push_back(e);
-  };
-  auto spoil = [&] {
+  }
+  void spoil() {
     SeqEvent e;
     e.kind = EventKind::Spoil;
     p.events.push_back(e);
-  };
-
-  for (int d = 0; d < seq.dummy_scans; ++d) {
-    rf();
-    free(seq.TR_s, 0, 0);
-    spoil();
   }
-  for (int line = 0; line < p.ny; ++line) {
-    const double ky = (line - p.ny / 2) * dk;
-    rf();
-    // Prephaser and phase encoding together: k moves to (−nx/2, ky)/FOV by the first sample.
-    free(prephase_s, -0.5 * p.nx * dk, ky);
+  // nx samples from k = −nx/2 along x, k = 0 (sample nx/2) recorded as truth on the centre line.
+  void readout(int line, double dk) {
     SeqEvent ro;
     ro.kind = EventKind::Readout;
     ro.dt_s = p.dwell_s;
     ro.dk_x = dk;
     ro.n_samples = p.nx;
     ro.line = line;
-    ro.truth_sample = (line == p.ny / 2) ? p.nx / 2 : -1;  // k = 0 exactly at TE
+    ro.truth_sample = (line == p.ny / 2) ? p.nx / 2 : -1;
     p.events.push_back(ro);
-    spoil();
-    free(after_s, 0, 0);
     ++p.readouts;
   }
-  p.duration_s = (seq.dummy_scans + p.ny) * seq.TR_s;
+};
+
+SequenceProgram program_header(const SequenceSpec& seq, double flip_deg) {
+  SequenceProgram p;
+  p.nx = p.ny = seq.matrix;
+  p.fov_m = seq.fov_m;
+  p.TR_s = seq.TR_s;
+  p.TE_s = seq.TE_s;
+  p.flip_angle_deg = flip_deg;
+  p.dwell_s = 1.0 / (seq.bandwidth_Hz_per_pixel * seq.matrix);
+  p.duration_s = (seq.dummy_scans + seq.matrix) * seq.TR_s;
+  return p;
+}
+
+}  // namespace
+
+SequenceProgram build_spoiled_gre(const SequenceSpec& seq) {
+  SequenceProgram p = program_header(seq, seq.flip_angle_deg);
+  ProgramWriter w{p};
+  const double dk = 1.0 / seq.fov_m;  // k-space step [cycles/m]
+  const double flip = seq.flip_angle_deg * M_PI / 180.0;
+  const double half_readout = 0.5 * p.nx * p.dwell_s;
+  for (int d = 0; d < seq.dummy_scans; ++d) {
+    w.rf(flip);
+    w.free(seq.TR_s);
+    w.spoil();
+  }
+  for (int line = 0; line < p.ny; ++line) {
+    w.rf(flip);
+    // Prephaser and phase encoding together: k moves to (−nx/2, ky)/FOV by the first sample.
+    w.free(seq.TE_s - half_readout, -0.5 * p.nx * dk, (line - p.ny / 2) * dk);
+    w.readout(line, dk);
+    w.spoil();
+    w.free(seq.TR_s - seq.TE_s - half_readout);
+  }
+  return p;
+}
+
+SequenceProgram build_spin_echo(const SequenceSpec& seq) {
+  SequenceProgram p = program_header(seq, 90);
+  ProgramWriter w{p};
+  const double dk = 1.0 / seq.fov_m;
+  const double half_readout = 0.5 * p.nx * p.dwell_s;
+  auto tr = [&](int line, bool acquire) {
+    w.rf(M_PI / 2);
+    // Before the 180°, which negates the accumulated phase: the prephaser carries the opposite sign.
+    w.free(0.5 * seq.TE_s, acquire ? 0.5 * p.nx * dk : 0, acquire ? -(line - p.ny / 2) * dk : 0);
+    w.rf(M_PI, M_PI / 2);
+    w.free(0.5 * seq.TE_s - half_readout);
+    if (acquire)
+      w.readout(line, dk);
+    else
+      w.free(2 * half_readout);
+    w.spoil();
+    w.free(seq.TR_s - seq.TE_s - half_readout);
+  };
+  for (int d = 0; d < seq.dummy_scans; ++d) tr(0, false);
+  for (int line = 0; line < p.ny; ++line) tr(line, true);
   return p;
 }
 
 SequenceProgram build_sequence_program(const SequenceSpec& seq) {
   if (seq.type == "spoiled_gre") return build_spoiled_gre(seq);
-  throw InputError("sequence.type: '" + seq.type + "' is not available (allowed: spoiled_gre)");
+  if (seq.type == "spin_echo") return build_spin_echo(seq);
+  throw InputError("sequence.type: '" + seq.type + "' is not available (allowed: spoiled_gre, spin_echo)");
 }
 
 }  // namespace mrwb

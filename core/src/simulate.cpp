@@ -1,5 +1,6 @@
 #include <chrono>
 
+#include "mrwb/coil_sensitivity.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/simulation_engine.hpp"
 
@@ -10,19 +11,28 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   validate_scenario(scenario, "scenario");
   const auto t0 = std::chrono::steady_clock::now();
   const auto& seq = scenario.sequence;
-  const Phantom2D ph = build_phantom(scenario.phantom, seq.fov_m, seq.matrix);
+  const Phantom2D ph = build_phantom(scenario);  // with its flow field when the scenario has one
   const SequenceProgram prog = build_sequence_program(seq);
 
-  std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx);
+  // Receive coils on the cell grid (sensitivities are smooth: evaluating them at cell centres rather
+  // than on the image grid's points shifts them by less than a voxel).
+  CoilMaps coils;
+  if (scenario.coils.count > 1) {
+    coils.ncoils = scenario.coils.count;
+    coils.sens = scenario.coils.arrangement == "uniform"
+                     ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
+                     : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, seq.fov_m);
+  }
+  std::vector<std::complex<float>> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<std::complex<float>> cell_truth(ph.size());
-  engine.run(ph, prog, samples, cell_truth, progress, cancel);
+  engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
 
   SimulationResult r;
   r.backend = engine.name();
   RawData& raw = r.raw;
   raw.nx = prog.nx;
   raw.ny = prog.ny;
-  raw.ncoils = scenario.coils.count;
+  raw.ncoils = coils.ncoils;
   raw.fov_x_m = raw.fov_y_m = seq.fov_m;
   raw.TR_s = seq.TR_s;
   raw.TE_s = seq.TE_s;
@@ -33,8 +43,10 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   // Signal in voxel units: each cell carries (cell area / voxel area) of a voxel's magnetization.
   const int cpv = ph.cells_per_voxel;
   const float scale = 1.0f / static_cast<float>(cpv * cpv);
-  for (int line = 0; line < raw.ny; ++line)
-    for (int s = 0; s < raw.nx; ++s) raw.at(0, line, s) = samples[static_cast<std::size_t>(line) * raw.nx + s] * scale;
+  for (int c = 0; c < raw.ncoils; ++c)
+    for (int line = 0; line < raw.ny; ++line)
+      for (int s = 0; s < raw.nx; ++s)
+        raw.at(c, line, s) = samples[(static_cast<std::size_t>(c) * raw.ny + line) * raw.nx + s] * scale;
 
   // Ground truth: Mxy at TE averaged over the cells of each image voxel.
   Image2D& truth = r.truth;

@@ -3,6 +3,8 @@
 #include "cuda_check.hpp"
 #include "mrwb/backend_registry.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
+#include "mrwb_gpu/grappa_cuda.hpp"
+#include "mrwb_gpu/noncart_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"
 
 namespace mrwb::gpu {
@@ -27,6 +29,9 @@ std::string device_description() {
 }
 
 void register_backends() {
+  register_reconstructor("grappa", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_grappa_cuda_reconstructor(); }});
+  register_reconstructor("gridding", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
+  register_reconstructor("cg", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
   register_simulation_backend(
       "cuda", SimulationBackend{[] { return BackendInfo{"cuda", device_description(), device_available()}; },
                                 [] { return make_cuda_simulation_engine(); }});

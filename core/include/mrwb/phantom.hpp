@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mrwb/lbm.hpp"
 #include "mrwb/scenario.hpp"
 
 namespace mrwb {
@@ -18,7 +19,8 @@ struct Phantom2D {
   std::vector<float> T2_s;   // [s]
   std::vector<float> dB_T;   // off-resonance field [T]
   std::vector<std::uint8_t> type;  // CellType
-  std::vector<float> ux, uy;       // lattice velocity [cells/step]; zero for the static skeleton
+  std::vector<float> ux, uy;       // lattice velocity [cells per flow_dt_s]; |u| <= 1
+  double flow_dt_s = 0;            // time step the lattice velocity refers to (0: static phantom)
 
   // Centre of cell (0, 0). The grid follows the FFT convention: image voxel i is centred at
   // (i − matrix/2)·voxel, so the isocentre is the centre of voxel matrix/2, not a voxel corner.
@@ -35,5 +37,9 @@ std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix);
 // Builds the cell grid: matrix * cells_per_voxel cells along each axis over fov_m. Partial volume at
 // tissue boundaries is resolved by 4x4 supersampling of each cell.
 Phantom2D build_phantom(const PhantomSpec& spec, double fov_m, int matrix);
+// The scenario's phantom with its flow: when the scenario has a "flow" section, ux/uy hold the field of
+// flow.solver in cells per Scenario::flow_time_step_s() (|u| <= 1 checked; InputError otherwise) on the
+// fluid cells. `lbm_runner` runs the LBM (empty: the CPU reference).
+Phantom2D build_phantom(const Scenario& scenario, const LbmRunner& lbm_runner = {});
 
 }  // namespace mrwb

@@ -37,6 +37,8 @@ struct RawData {
   // [line][sample][traj_dims]; empty for Cartesian.
   int traj_dims = 0;
   std::vector<float> traj;
+  // ISMRMRD trajectory type of non-Cartesian data ("radial", "spiral", "goldenangle", "epi"; empty: "other").
+  std::string trajectory_type;
 
   std::size_t index(int coil, int line, int sample) const {
     return (static_cast<std::size_t>(coil) * ny + line) * nx + sample;

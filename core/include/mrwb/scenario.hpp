@@ -5,11 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "mrwb/vessel_generators.hpp"
+
 namespace mrwb {
 
 struct PhantomSpec {
   // "straight_vessel": one straight vessel of `vessel_tissue` crossing a disc of `background_tissue`.
   // "uniform_disc": a disc of `background_tissue` only (used by tests and teaching).
+  // "vessel_tree": the generated tree of `tree` (its 2-D slice z = 0) filled with `vessel_tissue`,
+  //   inside the disc of `background_tissue` (organ_tree: inside its organ ellipse instead).
   std::string preset = "straight_vessel";
   int cells_per_voxel = 2;          // cells per image voxel along each axis (isochromats per voxel);
                                     // the cell grid spans the sequence FOV
@@ -19,10 +23,31 @@ struct PhantomSpec {
   double vessel_radius_m = 0.008;   // [m]
   double vessel_angle_deg = 0;      // angle of the vessel axis to x [deg]
   double vessel_offset_m = 0;       // signed distance of the vessel axis from the centre [m]
+  VesselTreeSpec tree;              // read and written only for preset "vessel_tree" (JSON "tree")
+};
+
+// Optional "flow" section: the velocity field given to the simulator (Phantom2D.ux/uy) and written by
+// `mrwb flow`. Absent: no flow (a static phantom), as before.
+struct FlowSpec {
+  bool enabled = false;                 // true when the scenario has a "flow" section
+  std::string solver = "poiseuille";    // poiseuille | lbm
+  double inlet_flow_m3_per_s = 2e-6;    // mean volumetric inflow at the root (2 mL/s)
+  std::string waveform = "constant";    // constant | sinusoid | cardiac (quasi-steady: Q(t) scales the field)
+  double period_s = 1.0;                // waveform period (cardiac cycle)
+  double pulsatility = 0.5;             // (peak - mean) / mean of the waveform
+  double time_s = 0;                    // instant of the waveform at which the field is taken
+  double viscosity_Pa_s = 3.5e-3;       // dynamic viscosity of blood
+  double density_kg_per_m3 = 1060;      // blood
+  double time_step_s = 0;               // step of the simulator's flow transport: Phantom2D.ux/uy are in
+                                        // cells per time_step_s; 0 means the readout dwell (Scenario::dwell_s)
+  int lbm_max_steps = 20000;
+  double lbm_tolerance = 1e-5;          // on the relative velocity change per 200 steps (float32
+                                        // round-off floor ~1e-6)
+  double lbm_u_max = 0.05;              // peak inlet speed in lattice units (low-Mach limit)
 };
 
 struct SequenceSpec {
-  std::string type = "spoiled_gre";  // Cartesian spoiled gradient echo (ideal spoiling)
+  std::string type = "spoiled_gre";  // "spoiled_gre" (ideal spoiling) | "spin_echo" (90°-180°), Cartesian
   double TR_s = 0.01;
   double TE_s = 0.004;
   double flip_angle_deg = 20;
@@ -33,19 +58,24 @@ struct SequenceSpec {
 };
 
 struct CoilSpec {
-  int count = 1;  // receive channels; this version models one uniform coil
+  int count = 1;                   // receive channels, 1 .. 128
+  std::string arrangement = "loops";  // "loops": loop coils around the FOV (Biot–Savart); "uniform"
+                                      // (count = 1 is always one uniform coil)
 };
 
 struct Scenario {
   std::string name = "untitled";
   std::string description;
   PhantomSpec phantom;
+  FlowSpec flow;
   SequenceSpec sequence;
   CoilSpec coils;
   std::string backend = "auto";  // auto | cpu | cuda
 
   // Readout timing derived from the sequence.
   double dwell_s() const { return 1.0 / (sequence.bandwidth_Hz_per_pixel * sequence.matrix); }
+  // Time step of Phantom2D.ux/uy (cells per step): flow.time_step_s, or the readout dwell when 0.
+  double flow_time_step_s() const { return flow.time_step_s > 0 ? flow.time_step_s : dwell_s(); }
 };
 
 // Parse and validate. `source` names the file in error messages. Throws InputError with one line

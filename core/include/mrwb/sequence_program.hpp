@@ -35,6 +35,10 @@ struct SequenceProgram {
 // Dummy TRs come first with no readout. Lines are acquired in linear order; the ky = 0 line records the
 // ground truth (cell Mxy at TE).
 SequenceProgram build_spoiled_gre(const SequenceSpec& seq);
+// Cartesian spin echo: 90° about x, 180° about y at TE/2 (it negates the accumulated phase, so the
+// prephaser before it carries the opposite sign and off-resonance refocuses at TE), readout centred on
+// TE, ideal spoiling after the readout, recovery to TR.
+SequenceProgram build_spin_echo(const SequenceSpec& seq);
 SequenceProgram build_sequence_program(const SequenceSpec& seq);
 
 }  // namespace mrwb

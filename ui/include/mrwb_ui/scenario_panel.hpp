@@ -62,6 +62,8 @@ class ScenarioPanel : public QWidget {
   QSpinBox* matrix_ = nullptr;
   QDoubleSpinBox* bandwidth_ = nullptr;
   QSpinBox* dummyScans_ = nullptr;
+  QComboBox* sequenceType_ = nullptr;
+  QSpinBox* coils_ = nullptr;
   QComboBox* backend_ = nullptr;
   QLabel* validation_ = nullptr;
   QLabel* memory_ = nullptr;

@@ -1,0 +1,67 @@
+// `mrwb flow --scenario S.json --solver poiseuille|lbm --out F.vti`: the scenario's velocity field as VTK
+// XML image data (ParaView opens it).
+#include <iostream>
+
+#include "cli_commands.hpp"
+#include "mrwb/errors.hpp"
+#include "mrwb/flow.hpp"
+#include "mrwb/scenario.hpp"
+#include "mrwb/vti_writer.hpp"
+#ifdef MRWB_HAVE_CUDA
+#include "mrwb_gpu/lbm_cuda.hpp"
+#include "mrwb_gpu/register_backends.hpp"
+#endif
+
+namespace mrwb::cli {
+
+Action add_flow(CLI::App& app) {
+  auto* sub = app.add_subcommand("flow", "Flow field of a scenario (Poiseuille or lattice Boltzmann) as VTK XML .vti");
+  struct Opts {
+    std::string scenario, solver, out, backend = "auto";
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("--scenario", o->scenario, "Scenario JSON")->required();
+  sub->add_option("--solver", o->solver, "poiseuille | lbm (default: the scenario's flow.solver)");
+  sub->add_option("--out", o->out, "Velocity field (.vti)")->required();
+  sub->add_option("--backend", o->backend, "auto | cpu | cuda (for lbm)");
+  sub->add_flag("--quiet", o->quiet, "No progress output");
+  return [o] {
+    if (o->out.size() < 4 || o->out.substr(o->out.size() - 4) != ".vti")
+      throw InputError(o->out + ": --out must be a VTK XML image file (.vti)");
+    if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
+      throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
+    Scenario s = load_scenario(o->scenario);
+    if (!s.flow.enabled) s.flow.enabled = true;  // defaults of the "flow" section
+    const std::string solver = o->solver.empty() ? s.flow.solver : o->solver;
+    LbmRunner runner = [](const LbmDomain& d, const LbmParams& p, const ProgressFn& pr, const CancelToken& c) {
+      return lbm_run_cpu(d, p, pr, c);
+    };
+#ifdef MRWB_HAVE_CUDA
+    const bool device = gpu::device_available();
+    if (o->backend == "cuda" && !device)
+      throw InputError("--backend cuda: no CUDA device (" + gpu::device_description() + "); use auto or cpu");
+    if (o->backend == "cuda" || (o->backend == "auto" && device)) runner = gpu::lbm_run_cuda;
+#else
+    if (o->backend == "cuda") throw InputError("--backend cuda: this build has no CUDA backend; use auto or cpu");
+#endif
+    auto say = [o](const std::string& line) {
+      if (!o->quiet) std::cerr << line << "\n";
+    };
+    const FlowField f = scenario_flow_field(s, solver, runner, say, terminal_progress(o->quiet), interrupt_token());
+    write_flow_vti(o->out, f);
+    if (!o->quiet) {
+      std::cerr << "wrote " << o->out << " (" << f.solver << " on " << f.backend << ", " << f.grid.nx << " x " << f.grid.ny
+                << " x " << f.grid.nz << " cells, max speed " << f.max_speed_m_per_s() << " m/s = "
+                << f.max_speed_m_per_s() * s.flow_time_step_s() / f.grid.cell_m << " cells per step of "
+                << s.flow_time_step_s() << " s)\n";
+      if (solver == "lbm")
+        std::cerr << "lbm: " << f.steps << " steps, residual " << f.residual << (f.converged ? " (converged)" : " (NOT converged: raise flow.lbm_max_steps)")
+                  << ", tau " << f.tau << ", Re physical " << f.reynolds_physical << ", Re lattice " << f.reynolds_lattice
+                  << ", lattice step " << f.lattice_dt_s << " s\n";
+    }
+    return 0;
+  };
+}
+
+}  // namespace mrwb::cli

@@ -1,0 +1,80 @@
+#pragma once
+// Flow fields on the phantom's cells: (a) analytic Poiseuille per segment with the inflow split at each
+// bifurcation by Poiseuille resistance, (b) lattice Boltzmann (lbm.hpp) on the discretised lumen.
+// Velocities are in m/s here; the simulator gets them in cells per step through Phantom2D.ux/uy
+// (u_cells = u_m_per_s * Scenario::flow_time_step_s() / cell_m, |u| <= 1 enforced).
+// Pulsatile flow is quasi-steady: the field at time t is the steady field of Q(t) = Q_mean * w(t)
+// (Womersley effects neglected; valid for small Womersley numbers).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mrwb/lbm.hpp"
+#include "mrwb/phantom_discretise.hpp"
+#include "mrwb/scenario.hpp"
+#include "mrwb/vessel_tree.hpp"
+
+namespace mrwb {
+
+struct SegmentFlow {
+  double flow_m3_per_s = 0;            // volumetric flow through the segment
+  double resistance_Pa_s_per_m3 = 0;   // R = integral 8 mu / (pi r^4) dl along the segment
+  double pressure_drop_Pa = 0;         // R * Q
+};
+
+// Poiseuille resistance of segment s (radius varying linearly between centreline points).
+double segment_resistance_Pa_s_per_m3(const VesselTree& tree, int s, double viscosity_Pa_s);
+// Flow in every segment for `inlet_flow_m3_per_s` entering the root, all outlets at one pressure: at each
+// bifurcation the flow divides in inverse proportion to the children's subtree resistances.
+std::vector<SegmentFlow> poiseuille_split(const VesselTree& tree, double inlet_flow_m3_per_s, double viscosity_Pa_s);
+
+// Q(t) / Q_mean: constant 1; sinusoid 1 + p sin(2 pi t / T); cardiac: a synthetic systolic peak and
+// dicrotic notch (4 harmonics, mean 1, peak 1 + p). p = pulsatility, T = period_s.
+double waveform_factor(const FlowSpec& spec, double t_s);
+
+struct FlowField {
+  CellGrid grid;
+  std::vector<float> ux_m_per_s, uy_m_per_s, uz_m_per_s;
+  std::vector<float> fluid_fraction;
+  std::vector<std::uint8_t> type;  // CellType
+  std::string solver;              // "poiseuille" or "lbm d2q9" / "lbm d3q19"
+  std::string backend = "cpu";
+  // LBM only:
+  int steps = 0;
+  double residual = 0;
+  bool converged = true;
+  double tau = 0;
+  double reynolds_physical = 0, reynolds_lattice = 0;
+  double lattice_dt_s = 0;  // physical time of one lattice step
+  double max_speed_m_per_s() const;
+};
+
+// Analytic field: u = 2 Q / (pi r^2) (1 - d^2 / r^2) along the local axis (the mid-plane profile of a
+// pipe for 2-D slices), Q from poiseuille_split at spec.time_s. Sacs hold no through flow (u = 0).
+FlowField poiseuille_flow_field(const VesselTree& tree, const VesselCells& cells, const FlowSpec& spec);
+
+// The LBM domain of the discretised lumen: fluid where fraction >= 0.5, inlet nodes in the first 1.5 cells
+// of the root with a parabolic profile of peak `u_peak_lattice` along its axis, outlet nodes in the last
+// 1.5 cells of every leaf.
+LbmDomain lbm_domain_from_cells(const VesselTree& tree, const VesselCells& cells, double u_peak_lattice);
+// Runs `runner` (lbm_run_cpu, or the CUDA twin) on the lumen, matching the physical Reynolds number of
+// the inlet where tau allows ([0.55, 1.5]; otherwise the nearest, reported), and scales the lattice
+// velocity to m/s by the inlet's peak speed.
+FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const FlowSpec& spec,
+                         const LbmRunner& runner, const ProgressFn& progress = {}, const CancelToken& cancel = {});
+
+// The tree the scenario's vessels come from: preset "vessel_tree" -> generated from phantom.tree;
+// "straight_vessel" -> a straight tube across the field of view. InputError for "uniform_disc".
+VesselTree scenario_vessel_tree(const Scenario& s, const std::string& source = "scenario");
+// The simulator's cell grid of the scenario (matrix * cells_per_voxel cells across the FOV, nz = 1).
+CellGrid scenario_cell_grid(const Scenario& s);
+// Flow field of the scenario with `solver` (poiseuille | lbm) on cells of the scenario's size: the
+// simulator grid for a 2-D tree, a grid around the tree for a 3-D one. `info` receives the memory estimate
+// (before building) and warnings.
+FlowField scenario_flow_field(const Scenario& s, const std::string& solver, const LbmRunner& runner,
+                              const std::function<void(const std::string&)>& info = {},
+                              const ProgressFn& progress = {}, const CancelToken& cancel = {},
+                              std::size_t memory_limit_bytes = k_flow_memory_limit_bytes);
+
+}  // namespace mrwb

@@ -1,0 +1,64 @@
+#pragma once
+// Lattice-Boltzmann flow solver (seed 004 takes its velocity field from an LBM, Jurczuk et al. 2013):
+// D2Q9 and D3Q19, BGK collision, pull streaming, halfway bounce-back at solid nodes (no-slip walls
+// half a cell outside the last fluid node), equilibrium velocity inlets and pressure (density) outlets,
+// run until the relative change of the velocity over `check_every` steps falls below `tolerance`.
+// Everything is in lattice units: cell = 1, step = 1, c_s^2 = 1/3, nu = (tau - 1/2) / 3.
+// The CPU reference is here; gpu/ holds the CUDA twin, built from the same per-node code
+// (lbm_node_ops.hpp).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mrwb/progress.hpp"
+
+namespace mrwb {
+
+enum class LbmNode : std::uint8_t { Solid = 0, Fluid = 1, Inlet = 2, Outlet = 3 };
+
+struct LbmDomain {
+  int nx = 1, ny = 1, nz = 1;           // nz = 1: D2Q9; nz > 1: D3Q19
+  bool periodic[3] = {false, false, false};  // otherwise the domain's edge is a wall
+  std::vector<std::uint8_t> node;       // LbmNode per node, index x + nx (y + ny z)
+  std::vector<float> inlet_u;           // 3 per node (ux, uy, uz) [cells/step], read on Inlet nodes
+  std::size_t size() const { return static_cast<std::size_t>(nx) * ny * nz; }
+  int q() const { return nz > 1 ? 19 : 9; }
+};
+
+struct LbmParams {
+  double tau = 0.8;           // BGK relaxation time; stable for tau > 1/2 (kept in [0.51, 2])
+  int max_steps = 20000;
+  double tolerance = 1e-5;    // on the relative velocity change per check interval (float32 floor ~1e-6)
+  int check_every = 200;      // steps between residual checks (also the progress/cancel interval)
+  double rho_outlet = 1.0;    // outlet density (pressure p = rho / 3)
+};
+
+struct LbmResult {
+  std::vector<float> rho, ux, uy, uz;  // per node; zero on solid nodes
+  int steps = 0;
+  double residual = 0;       // last relative velocity change (sqrt(sum |du|^2) / sqrt(sum |u|^2))
+  bool converged = false;
+  std::string backend;       // "cpu" or "cuda"
+};
+
+using LbmRunner = std::function<LbmResult(const LbmDomain&, const LbmParams&, const ProgressFn&, const CancelToken&)>;
+
+// Bytes the solver holds for `domain` (two distribution buffers plus fields).
+std::size_t lbm_memory_bytes(const LbmDomain& domain);
+// Throws InputError (naming `where`) for a malformed domain or parameters out of range.
+void validate_lbm(const LbmDomain& domain, const LbmParams& params, const std::string& where);
+
+LbmResult lbm_d2q9_cpu(const LbmDomain& domain, const LbmParams& params, const ProgressFn& progress = {},
+                       const CancelToken& cancel = {});
+LbmResult lbm_d3q19_cpu(const LbmDomain& domain, const LbmParams& params, const ProgressFn& progress = {},
+                        const CancelToken& cancel = {});
+// D2Q9 when nz == 1, else D3Q19.
+LbmResult lbm_run_cpu(const LbmDomain& domain, const LbmParams& params, const ProgressFn& progress = {},
+                      const CancelToken& cancel = {});
+
+// Relative change between two velocity snapshots over the non-solid nodes (shared by both backends).
+double lbm_relative_change(const LbmDomain& domain, const std::vector<float>* prev, const std::vector<float>* cur);
+
+}  // namespace mrwb

@@ -1,0 +1,144 @@
+#pragma once
+// Iterative non-Cartesian reconstruction (Stone et al. 2008, seed 002): exact F^H d and Q (Eqs. 3-4),
+// F^H F by Toeplitz embedding on the 2x grid, and (P)CG on (F^H F + lambda W^H W) rho = F^H d.
+//
+// Conventions (one place, used by CPU and CUDA alike):
+//  - Image: cube of n^D voxels (D = 2 or 3), x-fastest; voxel index i <-> x = (i - n/2)/n in FOV units.
+//  - k-space: cycles per FOV (BART), band |k_j| <= n/2.
+//  - Forward model: d_m = sum_n phi(k_m) rho_n e^{-i 2 pi k_m . x_n}; adjoint with e^{+i ...}.
+//  - Voxel basis phi: Dirac voxels weighted by the voxel volume, phi(k) = 1/n^D (FOV units). Then rho_n
+//    approximates the object's value at x_n when d is its continuous Fourier transform in FOV units
+//    (d(k) = int f(x) e^{-i 2 pi k.x} dx). The paper leaves phi open (SEEDS-DIGEST errata); a box basis
+//    would add a sinc roll-off that the CG would have to undo.
+//  - Q lives on the 2n grid: index j <-> offset (j - n)/n per dimension.
+#include <complex>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mrwb/image.hpp"
+#include "mrwb/progress.hpp"
+#include "mrwb/raw_data.hpp"
+#include "mrwb/reconstructor.hpp"
+
+namespace mrwb::noncart {
+
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+
+struct Grid {
+  int dims = 2;  // 2 or 3
+  int n = 0;     // voxels per dimension
+  std::size_t voxels() const;
+  Grid doubled() const { return {dims, 2 * n}; }
+  double phi() const;  // voxel basis phi = 1/n^D
+};
+
+// A 3-D (or 2-D, nz = 1) complex volume, x fastest.
+struct Volume {
+  int n = 0, dims = 3;
+  std::vector<cfloat> data;
+};
+
+// Samples in BART convention: k [M][dims] cycles/FOV, values d [coil][M].
+struct Samples {
+  int dims = 2;
+  std::vector<float> k;
+  std::vector<cfloat> d;
+  int coils = 1;
+  std::size_t count() const { return dims ? k.size() / dims : 0; }
+};
+
+enum class Precision { Double, Single };
+
+// Throws InputError (one line) for: dims not 2/3, n < 2, sample count mismatch, NaN/Inf k or d,
+// a point outside the band |k_j| <= n/2. `where` names the input in the message.
+void validate_samples(const Grid& g, const Samples& s, const std::string& where);
+
+// Exact [F^H d]_n (Eq. 4) for one coil (d has s.count() values). Single: float trig and accumulation,
+// multithreaded (CPU.SP); Double: double everywhere (CPU.DP). Threads: 0 = hardware concurrency.
+std::vector<cdouble> exact_fhd(const Grid& g, const float* k, const cfloat* d, std::size_t M, Precision p,
+                               int threads = 0, const CancelToken& cancel = {});
+// Exact Q (Eq. 3) on the 2n grid, (2n)^D values; Hermitian symmetry Q(-x) = conj Q(x) halves the work.
+std::vector<cdouble> exact_q(const Grid& g, const float* k, std::size_t M, Precision p, int threads = 0,
+                             const CancelToken& cancel = {});
+
+// F^H F applied through Q: pad to 2n, FFT, multiply by FFT(Q), inverse FFT, crop (FFTW, double).
+class ToeplitzNormal {
+ public:
+  ToeplitzNormal(const Grid& g, const std::vector<cdouble>& q);
+  ~ToeplitzNormal();
+  ToeplitzNormal(const ToeplitzNormal&) = delete;
+  ToeplitzNormal& operator=(const ToeplitzNormal&) = delete;
+  void apply(const cdouble* in, cdouble* out) const;  // n^D -> n^D
+  // Eigenvalues of T. Chan's optimal circulant approximation on the n grid (for the PCG preconditioner).
+  std::vector<double> circulant_eigenvalues() const;
+  const Grid& grid() const { return g_; }
+
+ private:
+  struct Impl;
+  Grid g_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<cdouble> q_;
+};
+
+// W^H W of first-order finite differences (non-periodic: differences across the edge are absent).
+void apply_fd_normal(const Grid& g, const cdouble* in, cdouble* out);
+// Eigenvalues of the periodic W^H W on the n grid (for the circulant preconditioner).
+std::vector<double> fd_circulant_eigenvalues(const Grid& g);
+
+struct CgOptions {
+  int iterations = 20;
+  double lambda = 0.0;
+  std::string regularizer = "identity";    // identity | finite-difference
+  std::string preconditioner = "none";     // none | diagonal | circulant
+  double tolerance = 0.0;                  // stop when ||r|| / ||b|| < tolerance
+};
+struct CgReport {
+  int iterations = 0;
+  double relative_residual = 0;
+  std::vector<double> residuals;  // per iteration, ||r|| / ||b||
+};
+
+// Multi-coil SENSE normal equations sum_c S_c^H F^H F S_c + lambda W^H W, rhs sum_c S_c^H F^H d_c.
+// sens empty: single coil, S = 1. sens: [coil][n^D].
+std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
+                              const std::vector<cfloat>& sens, int coils, CgReport* report = nullptr,
+                              const ProgressFn& progress = {}, const CancelToken& cancel = {});
+
+// Coil sensitivities estimated from low-resolution coil images (central k-space |k| < n/8, Hann window):
+// S_c = I_c / sqrt(sum |I_c|^2 + eps). coil_images: [coil][n^D].
+std::vector<cfloat> estimate_sensitivities(const Grid& g, const std::vector<std::vector<cdouble>>& lowres);
+
+struct GriddingParams;
+// Sensitivities from low-resolution coil images of multi-coil samples (centre |k| < n/8, Hann taper,
+// Pipe-Menon weights, Kaiser-Bessel gridding), then estimate_sensitivities.
+std::vector<cfloat> estimate_sensitivities(const Grid& g, const Samples& s, const GriddingParams& p);
+
+// RawData (non-Cartesian, traj set) -> Samples, validated; dims 2 (kz all zero or traj_dims 2) or 3.
+Samples samples_from_raw(const RawData& raw);
+// Default matrix: smallest even n with max |k_j| <= n/2.
+int default_matrix(const Samples& s);
+
+// Factories the registry uses (recon_registry.cpp).
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu();
+std::unique_ptr<Reconstructor> make_gridding_reconstructor_cpu();
+
+// Whole CPU pipeline on Samples (also used by tests and the bench): exact or gridded F^H d and Q, then CG.
+struct CgResult {
+  std::vector<cdouble> image;
+  CgReport report;
+  double seconds_fhd = 0, seconds_q = 0, seconds_solver = 0;
+};
+CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams& p, Precision prec,
+                            const std::vector<cfloat>& sens = {}, const ProgressFn& progress = {},
+                            const CancelToken& cancel = {});
+
+// Image helpers.
+Image2D to_image2d(const Grid& g, const std::vector<cdouble>& v, double fov_m);
+// Magnitude least-squares scale a minimising || a|img| - |ref| || (the paper rescales gridded images).
+double magnitude_scale(const std::vector<float>& img, const std::vector<float>& ref);
+
+}  // namespace mrwb::noncart

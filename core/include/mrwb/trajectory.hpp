@@ -1,0 +1,34 @@
+#pragma once
+// Non-Cartesian trajectories in BART's convention: k [readout][sample][dims] in cycles per FOV.
+#include <vector>
+
+namespace mrwb::noncart {
+
+struct Trajectory {
+  int dims = 2;
+  int readouts = 0, samples = 0;  // per readout
+  std::vector<float> k;           // [readouts][samples][dims]
+  std::size_t count() const { return static_cast<std::size_t>(readouts) * samples; }
+};
+
+// 2-D radial spokes through the centre, `samples` points from -n/2 to n/2 (exclusive end), angles uniform
+// over [0, pi) or golden-angle (111.246...°) increments.
+Trajectory radial_2d(int n, int spokes, int samples, bool golden_angle);
+
+struct SpiralLimits {
+  double fov_m = 0.24;
+  double gmax_T_per_m = 0.040;      // gradient amplitude limit
+  double smax_T_per_m_s = 150.0;    // slew-rate limit
+  double dt_s = 4e-6;               // gradient raster = ADC dwell
+};
+// Variable-density spiral: k(theta) = kmax (theta/theta_max)^alpha e^{i theta} per interleave (alpha = 1:
+// Archimedean, uniform density; alpha > 1 denser centre), time-optimal within gmax and smax (numerical
+// design on the raster). Stops at |k| = n/2.
+Trajectory spiral_2d(int n, int interleaves, double alpha, const SpiralLimits& lim);
+// Gradient waveform [T/m] of interleave 0 (finite differences of k) for limit checks.
+std::vector<double> spiral_gradient(const Trajectory& t, const SpiralLimits& lim, std::vector<double>* slew);
+
+// Stack of spirals: the 2-D spiral repeated at partitions kz = -nz/2 .. nz/2 - 1 (cycles/FOV).
+Trajectory stack_of_spirals(int n, int nz, int interleaves, double alpha, const SpiralLimits& lim);
+
+}  // namespace mrwb::noncart

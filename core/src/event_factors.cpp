@@ -1,0 +1,53 @@
+#include "event_factors.hpp"
+
+#include <cmath>
+
+#include "mrwb/bloch_cell_ops.hpp"
+
+namespace mrwb {
+namespace {
+
+std::complex<double> turn(double cycles) {
+  const double a = 2.0 * M_PI * (cycles - std::nearbyint(cycles));
+  return {std::cos(a), std::sin(a)};
+}
+
+}  // namespace
+
+void compute_event_factors(const Phantom2D& ph, double dt_s, double dk_x, double dk_y, std::size_t begin,
+                           std::size_t end, EventFactors& f) {
+  const std::size_t n = end - begin;
+  f.c.resize(n);
+  f.s.resize(n);
+  f.omE1.resize(n);
+  f.E2.resize(n);
+  const bool gradient = dk_x != 0 || dk_y != 0;
+  if (gradient) {
+    f.col.resize(ph.nx);
+    f.row.resize(ph.ny);
+    for (int ix = 0; ix < ph.nx; ++ix) f.col[ix] = turn(dk_x * ph.x_m(ix));
+    for (int iy = 0; iy < ph.ny; ++iy) f.row[iy] = turn(dk_y * ph.y_m(iy));
+  }
+  const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
+  float last_T1 = -1, last_T2 = -1, last_omE1 = 0, last_E2 = 1;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = begin + k;
+    std::complex<double> r(1.0, 0.0);
+    if (gradient) r = f.col[i % ph.nx] * f.row[i / ph.nx];
+    if (ph.dB_T[i] != 0.f) r *= turn(gamma_cycles * ph.dB_T[i] * dt_s);
+    f.c[k] = static_cast<float>(r.real());
+    f.s[k] = static_cast<float>(r.imag());
+    if (ph.T1_s[i] != last_T1) {
+      last_T1 = ph.T1_s[i];
+      last_omE1 = last_T1 > 0 ? static_cast<float>(-std::expm1(-dt_s / last_T1)) : 0.f;
+    }
+    if (ph.T2_s[i] != last_T2) {
+      last_T2 = ph.T2_s[i];
+      last_E2 = last_T2 > 0 ? static_cast<float>(std::exp(-dt_s / last_T2)) : 1.f;
+    }
+    f.omE1[k] = last_omE1;
+    f.E2[k] = last_E2;
+  }
+}
+
+}  // namespace mrwb

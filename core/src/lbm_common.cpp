@@ -1,0 +1,61 @@
+// Pieces of the LBM shared by D2Q9, D3Q19 and the CUDA twin: validation, memory, residual, and the
+// CPU time loop.
+#include <cmath>
+#include <sstream>
+
+#include "lbm_loop.hpp"
+#include "mrwb/errors.hpp"
+
+namespace mrwb {
+
+std::size_t lbm_memory_bytes(const LbmDomain& d) {
+  // two f buffers + node flags + inlet velocity + rho, u (4) + previous u snapshot (3)
+  return d.size() * (2 * d.q() * sizeof(float) + 1 + 3 * sizeof(float) + 7 * sizeof(float));
+}
+
+void validate_lbm(const LbmDomain& d, const LbmParams& p, const std::string& where) {
+  auto fail = [&](const std::string& what) { throw InputError(where + ": " + what); };
+  if (d.nx < 1 || d.ny < 1 || d.nz < 1) fail("LBM grid must have at least 1 node per axis");
+  if (d.node.size() != d.size()) fail("LBM node flags: " + std::to_string(d.node.size()) + " values for " + std::to_string(d.size()) + " nodes");
+  if (d.inlet_u.size() != 3 * d.size()) fail("LBM inlet velocity: 3 values per node required");
+  bool inlet = false, outlet = false;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d.node[i] > 3) fail("LBM node flag " + std::to_string(d.node[i]) + " out of range [0, 3]");
+    inlet |= d.node[i] == 2;
+    outlet |= d.node[i] == 3;
+    if (d.node[i] == 2) {
+      const double u = std::hypot(d.inlet_u[3 * i], d.inlet_u[3 * i + 1], d.inlet_u[3 * i + 2]);
+      if (!(u <= 0.3)) {
+        std::ostringstream os;
+        os << "LBM inlet speed " << u << " cells/step breaks the low-Mach limit (allowed <= 0.3)";
+        fail(os.str());
+      }
+    }
+  }
+  (void)inlet;
+  (void)outlet;
+  if (!(p.tau >= 0.51 && p.tau <= 2.0)) fail("LBM tau = " + std::to_string(p.tau) + " is out of range [0.51, 2]");
+  if (p.max_steps < 1 || p.max_steps > 10000000) fail("LBM max_steps = " + std::to_string(p.max_steps) + " is out of range [1, 1e7]");
+  if (!(p.tolerance > 0)) fail("LBM tolerance must be > 0");
+  if (p.check_every < 1) fail("LBM check_every must be >= 1");
+  if (!(p.rho_outlet > 0.5 && p.rho_outlet < 1.5)) fail("LBM rho_outlet out of range (0.5, 1.5)");
+}
+
+double lbm_relative_change(const LbmDomain& d, const std::vector<float>* prev, const std::vector<float>* cur) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d.node[i] == 0) continue;
+    for (int k = 0; k < 3; ++k) {
+      const double a = cur[k][i], b = prev[k][i];
+      num += (a - b) * (a - b);
+      den += a * a;
+    }
+  }
+  return den > 0 ? std::sqrt(num / den) : (num > 0 ? 1.0 : 0.0);
+}
+
+LbmResult lbm_run_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {
+  return d.nz > 1 ? lbm_d3q19_cpu(d, p, progress, cancel) : lbm_d2q9_cpu(d, p, progress, cancel);
+}
+
+}  // namespace mrwb

@@ -1,0 +1,186 @@
+// (P)CG on the SENSE normal equations (sum_c S_c^H F^H F S_c + lambda W^H W) rho = sum_c S_c^H F^H d_c.
+#include <fftw3.h>
+
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+#include "mrwb/errors.hpp"
+#include "mrwb/noncart.hpp"
+
+namespace mrwb::noncart {
+namespace {
+
+double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+  return s;
+}
+
+std::mutex& planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// M^{-1} r = IFFT(FFT(r) / eig) on the n grid.
+struct CirculantInverse {
+  Grid g;
+  std::vector<double> inv_eig;
+  fftw_complex* buf;
+  fftw_plan fwd, bwd;
+  CirculantInverse(const Grid& grid, const std::vector<double>& eig) : g(grid), inv_eig(eig.size()) {
+    double emax = 0;
+    for (double e : eig) emax = std::max(emax, e);
+    for (std::size_t i = 0; i < eig.size(); ++i) inv_eig[i] = 1.0 / std::max(eig[i], 1e-6 * emax);
+    buf = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * g.voxels()));
+    std::lock_guard lock(planner_mutex());
+    const int n = g.n;
+    fwd = g.dims == 3 ? fftw_plan_dft_3d(n, n, n, buf, buf, FFTW_FORWARD, FFTW_ESTIMATE)
+                      : fftw_plan_dft_2d(n, n, buf, buf, FFTW_FORWARD, FFTW_ESTIMATE);
+    bwd = g.dims == 3 ? fftw_plan_dft_3d(n, n, n, buf, buf, FFTW_BACKWARD, FFTW_ESTIMATE)
+                      : fftw_plan_dft_2d(n, n, buf, buf, FFTW_BACKWARD, FFTW_ESTIMATE);
+  }
+  ~CirculantInverse() {
+    std::lock_guard lock(planner_mutex());
+    fftw_destroy_plan(fwd);
+    fftw_destroy_plan(bwd);
+    fftw_free(buf);
+  }
+  void apply(const std::vector<cdouble>& r, std::vector<cdouble>& z) const {
+    auto* b = reinterpret_cast<cdouble*>(buf);
+    std::copy(r.begin(), r.end(), b);
+    fftw_execute(fwd);
+    const double norm = 1.0 / static_cast<double>(g.voxels());
+    for (std::size_t i = 0; i < r.size(); ++i) b[i] *= inv_eig[i] * norm;
+    fftw_execute(bwd);
+    std::copy(b, b + r.size(), z.begin());
+  }
+};
+
+}  // namespace
+
+std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
+                              const std::vector<cfloat>& sens, int coils, CgReport* report,
+                              const ProgressFn& progress, const CancelToken& cancel) {
+  const Grid& g = T.grid();
+  const std::size_t nv = g.voxels();
+  if (rhs.size() != nv) throw std::invalid_argument("cg: rhs size");
+  if (o.regularizer != "identity" && o.regularizer != "finite-difference")
+    throw InputError("--regularizer " + o.regularizer + ": unknown (allowed: identity, finite-difference)");
+  if (o.preconditioner != "none" && o.preconditioner != "diagonal" && o.preconditioner != "circulant")
+    throw InputError("--preconditioner " + o.preconditioner + ": unknown (allowed: none, diagonal, circulant)");
+  if (o.lambda < 0 || !std::isfinite(o.lambda)) throw InputError("--lambda: must be a finite number >= 0");
+  const bool sense = !sens.empty();
+  if (sense && sens.size() != nv * static_cast<std::size_t>(coils))
+    throw InputError("sensitivities: need coils x n^D values");
+  const bool fd = o.regularizer == "finite-difference";
+
+  std::vector<cdouble> tmp(nv), tmp2(nv), reg(nv);
+  auto apply_A = [&](const std::vector<cdouble>& x, std::vector<cdouble>& y) {
+    if (!sense) {
+      T.apply(x.data(), y.data());
+    } else {
+      std::fill(y.begin(), y.end(), cdouble{});
+      for (int c = 0; c < coils; ++c) {
+        const cfloat* s = sens.data() + static_cast<std::size_t>(c) * nv;
+        for (std::size_t i = 0; i < nv; ++i) tmp[i] = cdouble(s[i]) * x[i];
+        T.apply(tmp.data(), tmp2.data());
+        for (std::size_t i = 0; i < nv; ++i) y[i] += std::conj(cdouble(s[i])) * tmp2[i];
+      }
+    }
+    if (o.lambda > 0) {
+      if (fd) {
+        apply_fd_normal(g, x.data(), reg.data());
+        for (std::size_t i = 0; i < nv; ++i) y[i] += o.lambda * reg[i];
+      } else {
+        for (std::size_t i = 0; i < nv; ++i) y[i] += o.lambda * x[i];
+      }
+    }
+  };
+
+  // Preconditioners. Diagonal: diag(A) = sum_c |S_c|^2 Q(0) + lambda diag(W^H W). Circulant: T. Chan's
+  // circulant of Q (scaled by the mean coil power) + lambda times the periodic W^H W.
+  std::vector<double> coil_power(nv, 1.0);
+  if (sense) {
+    std::fill(coil_power.begin(), coil_power.end(), 0.0);
+    for (int c = 0; c < coils; ++c)
+      for (std::size_t i = 0; i < nv; ++i) coil_power[i] += std::norm(sens[static_cast<std::size_t>(c) * nv + i]);
+  }
+  std::vector<double> diag_inv;
+  std::unique_ptr<CirculantInverse> circ;
+  if (o.preconditioner == "diagonal") {
+    std::vector<cdouble> e(nv), Te(nv);
+    // Q(0): T applied to a unit impulse at any voxel; the centre of T's kernel.
+    e[0] = 1;
+    T.apply(e.data(), Te.data());
+    const double q0 = Te[0].real();
+    diag_inv.resize(nv);
+    for (std::size_t i = 0; i < nv; ++i) {
+      double deg = 1.0;
+      if (fd) {
+        // number of neighbours along all axes = diagonal of W^H W
+        const int n = g.n;
+        const int c[3] = {static_cast<int>(i % n), static_cast<int>((i / n) % n),
+                          g.dims == 3 ? static_cast<int>(i / (static_cast<std::size_t>(n) * n)) : 0};
+        deg = 0;
+        for (int d = 0; d < g.dims; ++d) deg += (c[d] > 0) + (c[d] + 1 < n);
+      }
+      const double dval = coil_power[i] * q0 + o.lambda * deg;
+      diag_inv[i] = dval > 0 ? 1.0 / dval : 1.0;
+    }
+  } else if (o.preconditioner == "circulant") {
+    std::vector<double> eig = T.circulant_eigenvalues();
+    double mean_power = 0;
+    for (double p : coil_power) mean_power += p;
+    mean_power /= static_cast<double>(nv);
+    const std::vector<double> reg_eig = fd ? fd_circulant_eigenvalues(g) : std::vector<double>(nv, 1.0);
+    for (std::size_t i = 0; i < nv; ++i) eig[i] = eig[i] * mean_power + o.lambda * reg_eig[i];
+    circ = std::make_unique<CirculantInverse>(g, eig);
+  }
+  auto precond = [&](const std::vector<cdouble>& r, std::vector<cdouble>& z) {
+    if (circ) {
+      circ->apply(r, z);
+    } else if (!diag_inv.empty()) {
+      for (std::size_t i = 0; i < nv; ++i) z[i] = r[i] * diag_inv[i];
+    } else {
+      z = r;
+    }
+  };
+
+  std::vector<cdouble> x(nv), r = rhs, z(nv), p(nv), Ap(nv);
+  const double bnorm = std::sqrt(dot_re(rhs, rhs));
+  CgReport rep;
+  if (bnorm == 0) {
+    if (report) *report = rep;
+    return x;
+  }
+  precond(r, z);
+  p = z;
+  double rz = dot_re(r, z);
+  for (int it = 0; it < o.iterations; ++it) {
+    cancel.throw_if_cancelled();
+    apply_A(p, Ap);
+    const double pAp = dot_re(p, Ap);
+    if (!(pAp > 0)) break;  // converged to round-off or A singular along p
+    const double alpha = rz / pAp;
+    for (std::size_t i = 0; i < nv; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * Ap[i];
+    }
+    const double rel = std::sqrt(dot_re(r, r)) / bnorm;
+    rep.residuals.push_back(rel);
+    rep.iterations = it + 1;
+    rep.relative_residual = rel;
+    if (progress) progress(static_cast<double>(it + 1) / o.iterations, "cg");
+    if (o.tolerance > 0 && rel < o.tolerance) break;
+    precond(r, z);
+    const double rz_new = dot_re(r, z);
+    const double beta = rz_new / rz;
+    rz = rz_new;
+    for (std::size_t i = 0; i < nv; ++i) p[i] = z[i] + beta * p[i];
+  }
+  if (report) *report = rep;
+  return x;
+}
+
+}  // namespace mrwb::noncart

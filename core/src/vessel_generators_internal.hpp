@@ -1,0 +1,23 @@
+#pragma once
+// Shared by the generator files: a portable seeded uniform deviate and the organ-tree grower.
+#include <cstdint>
+#include <random>
+
+#include "mrwb/vessel_generators.hpp"
+
+namespace mrwb::detail {
+
+// Uniform in [0, 1) from the top 53 bits of mt19937_64, whose output sequence the C++ standard fixes:
+// the same seed gives the same numbers with every standard library.
+class Uniform01 {
+ public:
+  explicit Uniform01(std::uint64_t seed) : rng_(seed) {}
+  double operator()() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+VesselTree grow_organ_tree(const VesselTreeSpec& spec);
+
+}  // namespace mrwb::detail

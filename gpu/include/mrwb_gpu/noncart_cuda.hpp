@@ -1,0 +1,70 @@
+#pragma once
+// CUDA twins of core's non-Cartesian reconstruction (noncart.hpp, gridding.hpp): exact F^H d and Q
+// (Stone et al. 2008), Kaiser-Bessel gridding, and CG with cuFFT / cuBLAS entirely on the device.
+#include <complex>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mrwb/gridding.hpp"
+#include "mrwb/noncart.hpp"
+#include "mrwb/reconstructor.hpp"
+
+namespace mrwb::gpu {
+
+// Exact F^H d / Q kernel choice.
+//  "sfu": the paper's kernel: one thread per voxel, k-space tiles of {kx, ky, kz, rMu, iMu} structs in
+//         __constant__ memory, voxel data in registers, __sincosf on the special-function units.
+//  "rotate": one thread per `kRotateRun` consecutive voxels along x; one __sincosf per sample and thread,
+//         the neighbours by complex rotation with e^{i 2 pi kx dx} held in the tile (separable phase
+//         factor), so the SFU is no longer the bound (FP32 FMA is).
+struct FhdConfig {
+  std::string variant = "sfu";  // sfu | rotate
+  // Defaults: the best of the H100 sweep (docs/benchmarks.md, "Non-Cartesian").
+  int threads_per_block = 512;
+  int tile = 2048;              // samples per constant-memory tile (<= max_tile(variant))
+  int unroll = 16;              // 1, 2, 4, 8, 16
+};
+int max_tile(const std::string& variant);
+constexpr int kRotateRun = 4;
+
+struct Timing {
+  double fhd_s = 0, q_s = 0, solver_s = 0, total_s = 0;
+  int iterations = 0;
+  double relative_residual = 0;
+};
+
+// One-coil exact F^H d and Q (Q on the 2n grid, same layout and Hermitian mirroring as core's exact_q).
+// seconds: device time of the kernels (events), if not null.
+std::vector<noncart::cdouble> fhd_on_device(const noncart::Grid& g, const float* k, const noncart::cfloat* d,
+                                            std::size_t M, const FhdConfig& c, double* seconds = nullptr);
+std::vector<noncart::cdouble> q_on_device(const noncart::Grid& g, const float* k, std::size_t M, const FhdConfig& c,
+                                          double* seconds = nullptr);
+// Gridding twins: adjoint (w may be empty), gridded F^H d and Q.
+std::vector<noncart::cdouble> gridding_adjoint_on_device(const noncart::Grid& g, const float* k,
+                                                         const noncart::cfloat* d, const std::vector<float>& w,
+                                                         std::size_t M, const noncart::GriddingParams& p);
+std::vector<noncart::cdouble> gridded_q_on_device(const noncart::Grid& g, const float* k, std::size_t M,
+                                                  const noncart::GriddingParams& p);
+
+// The whole CG reconstruction on the device: F^H d (exact or gridded), Q, then (P)CG with the Toeplitz
+// normal operator; no host round trip per iteration (tolerance checks read the residual every 10).
+// sens: [coil][n^D] or empty for one coil. Throws InputError when the device lacks the memory (bytes).
+std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart::Samples& s,
+                                           const NoncartParams& p, const FhdConfig& c,
+                                           const std::vector<noncart::cfloat>& sens, Timing* timing = nullptr,
+                                           const ProgressFn& progress = {}, const CancelToken& cancel = {});
+// Bytes of device memory cg_on_device needs.
+std::size_t cg_device_bytes(const noncart::Grid& g, std::size_t M, int coils, const NoncartParams& p);
+
+// SMs and SM clock of device 0, for the SFU bound (16 sin/cos per SM per clock, 2 per voxel-sample pair).
+struct DeviceFacts {
+  int sms = 0;
+  double clock_hz = 0;
+};
+DeviceFacts device_facts();
+
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda();
+std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda();
+
+}  // namespace mrwb::gpu
