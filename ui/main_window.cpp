@@ -404,7 +404,10 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   const std::vector<float> truth = r.truth.magnitude();
   // One grey scale for both magnitudes, so equal brightness means equal signal.
   const double hi = std::max({maxFinite(recon), maxFinite(truth), 1e-20f});
-  reconView_->setImage(recon, r.recon.nx, r.recon.ny, false, tr("Reconstruction (FFT)"), std::make_pair(0.0, hi));
+  const QString method = scenario_.recon.method == "grappa" ? tr("GRAPPA, R = %1").arg(scenario_.sequence.acceleration)
+                         : scenario_.sequence.acceleration > 1 ? tr("FFT, zero-filled, R = %1").arg(scenario_.sequence.acceleration)
+                                                               : tr("FFT");
+  reconView_->setImage(recon, r.recon.nx, r.recon.ny, false, tr("Reconstruction (%1)").arg(method), std::make_pair(0.0, hi));
   truthView_->setImage(truth, r.truth.nx, r.truth.ny, false, tr("Ground truth (Mxy at TE)"), std::make_pair(0.0, hi));
   errorView_->setImage(r.error_map, r.recon.nx, r.recon.ny, true, QStringLiteral("Error map |recon|−|truth|"));
 

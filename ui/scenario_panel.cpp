@@ -134,7 +134,30 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
           [this](int v) { edit([v](Scenario& s) { s.sequence.dummy_scans = v; }); });
   coils_ = addInt(qform, tr("Receive coils"), 1, 128, 1, tr("Loop coils around the FOV (1: one uniform coil)"));
   connect(coils_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.coils.count = v; }); });
+  acceleration_ = addInt(qform, tr("Acceleration R"), 1, 8, 1, tr("Acquire every R-th phase-encode line"));
+  connect(acceleration_, &QSpinBox::valueChanged, this,
+          [this](int v) { edit([v](Scenario& s) { s.sequence.acceleration = v; }); });
+  acsLines_ = addInt(qform, tr("ACS lines"), 0, 4096, 2, tr("Fully sampled calibration lines at the k-space centre"));
+  connect(acsLines_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.sequence.acs_lines = v; }); });
   layout->addWidget(seqBox);
+
+  // --- reconstruction ----------------------------------------------------------------------------
+  auto* reconBox = new QGroupBox(tr("Reconstruction"), this);
+  auto* rform = makeForm(reconBox);
+  reconMethod_ = new QComboBox(reconBox);
+  reconMethod_->addItem(tr("FFT (zero-filled when undersampled)"), QStringLiteral("fft"));
+  reconMethod_->addItem(tr("GRAPPA"), QStringLiteral("grappa"));
+  connect(reconMethod_, &QComboBox::activated, this, [this](int) {
+    edit([this](Scenario& s) { s.recon.method = reconMethod_->currentData().toString().toStdString(); });
+  });
+  rform->addRow(tr("Method"), reconMethod_);
+  kernelPe_ = addInt(rform, tr("GRAPPA kernel PE"), 2, 16, 1, tr("K_PE: source lines of the 2-D kernel"));
+  connect(kernelPe_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.recon.grappa_kernel_pe = v; }); });
+  kernelRo_ = addInt(rform, tr("GRAPPA kernel RO"), 1, 31, 2, tr("K_RO: readout columns of the 2-D kernel"));
+  connect(kernelRo_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.recon.grappa_kernel_ro = v; }); });
+  lambda_ = addDouble(rform, tr("GRAPPA λ (chi)"), 0, 1, 6, 1e-4, {}, tr("Tikhonov: lambda = chi · trace(A A^H) / rows"));
+  connect(lambda_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_lambda = v; }); });
+  layout->addWidget(reconBox);
 
   // --- backend ---------------------------------------------------------------------------------
   auto* backendBox = new QGroupBox(tr("Compute"), this);
@@ -232,6 +255,12 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   vesselOffset_->setValue(s.phantom.vessel_offset_m * 1e3);
   selectData(sequenceType_, q(s.sequence.type));
   coils_->setValue(s.coils.count);
+  acceleration_->setValue(s.sequence.acceleration);
+  acsLines_->setValue(s.sequence.acs_lines);
+  selectData(reconMethod_, q(s.recon.method));
+  kernelPe_->setValue(s.recon.grappa_kernel_pe);
+  kernelRo_->setValue(s.recon.grappa_kernel_ro);
+  lambda_->setValue(s.recon.grappa_lambda);
   tr_->setValue(s.sequence.TR_s * 1e3);
   te_->setValue(s.sequence.TE_s * 1e3);
   flip_->setValue(s.sequence.flip_angle_deg);

@@ -18,7 +18,13 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   r.backend = sim.backend;
   r.simulate_seconds = sim.seconds;
   const auto t0 = std::chrono::steady_clock::now();
-  r.recon = reconstruct(sim.raw, "fft", {}, cancel);
+  ReconOptions options;
+  options.method = scenario.recon.method;
+  options.backend = scenario.recon.method == "fft" ? "auto" : scenario.backend;  // FFT is CPU only
+  options.grappa.kernel_pe = scenario.recon.grappa_kernel_pe;
+  options.grappa.kernel_ro = scenario.recon.grappa_kernel_ro;
+  options.grappa.lambda = scenario.recon.grappa_lambda;
+  r.recon = reconstruct(sim.raw, options, {}, cancel);
   r.recon_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto recon_mag = r.recon.magnitude();
   const auto truth_mag = sim.truth.magnitude();

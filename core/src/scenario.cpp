@@ -172,6 +172,8 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.matrix = r.integer("matrix", s.matrix);
   s.bandwidth_Hz_per_pixel = r.number("bandwidth_Hz_per_pixel", s.bandwidth_Hz_per_pixel);
   s.dummy_scans = r.integer("dummy_scans", s.dummy_scans);
+  s.acceleration = r.integer("acceleration", s.acceleration);
+  s.acs_lines = r.integer("acs_lines", s.acs_lines);
   r.reject_unknown();
   return s;
 }
@@ -217,6 +219,22 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   if (q.matrix % 2 != 0) throw InputError(source + ": sequence.matrix = " + fmt(q.matrix) + " must be even");
   check_range(source, "sequence.bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel, 10, false, 1e5, false, "Hz");
   check_range(source, "sequence.dummy_scans", q.dummy_scans, 0, false, 100000, false, "");
+  check_range(source, "sequence.acceleration", q.acceleration, 1, false, 8, false, "");
+  check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
+  check_one_of(source, "recon.method", s.recon.method, {"fft", "grappa"});
+  check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe, 2, false, 16, false, "");
+  check_range(source, "recon.grappa_kernel_ro", s.recon.grappa_kernel_ro, 1, false, 31, false, "");
+  check_range(source, "recon.grappa_lambda", s.recon.grappa_lambda, 0, false, 1, false, "");
+  if (s.recon.method == "grappa") {
+    if (q.acceleration < 2)
+      throw InputError(source + ": recon.method = grappa needs sequence.acceleration >= 2 (it is " +
+                       std::to_string(q.acceleration) + ")");
+    const int need = (s.recon.grappa_kernel_pe - 1) * q.acceleration + 1;
+    if (q.acs_lines < need)
+      throw InputError(source + ": sequence.acs_lines = " + std::to_string(q.acs_lines) + " is too few for a " +
+                       std::to_string(s.recon.grappa_kernel_pe) + "-line GRAPPA kernel at R = " +
+                       std::to_string(q.acceleration) + ": at least (K_PE - 1)·R + 1 = " + std::to_string(need));
+  }
   // The readout is centred on TE: half of it before TE, half after, all of it inside the TR.
   const double half_readout_s = 0.5 * q.matrix * s.dwell_s();
   if (q.TE_s <= half_readout_s)
@@ -296,6 +314,14 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
   if (r.has("flow")) s.flow = read_flow(r.object("flow"), source);
   if (r.has("sequence")) s.sequence = read_sequence(r.object("sequence"), source);
   if (r.has("coils")) s.coils = read_coils(r.object("coils"), source);
+  if (r.has("recon")) {
+    ObjectReader rr(r.object("recon"), source, "recon.");
+    s.recon.method = rr.text("method", s.recon.method);
+    s.recon.grappa_kernel_pe = rr.integer("grappa_kernel_pe", s.recon.grappa_kernel_pe);
+    s.recon.grappa_kernel_ro = rr.integer("grappa_kernel_ro", s.recon.grappa_kernel_ro);
+    s.recon.grappa_lambda = rr.number("grappa_lambda", s.recon.grappa_lambda);
+    rr.reject_unknown();
+  }
   s.backend = r.text("backend", s.backend);
   r.reject_unknown();
   validate_scenario(s, source);
@@ -335,8 +361,15 @@ std::string scenario_to_json_text(const Scenario& s) {
         {"fov_m", q.fov_m},
         {"matrix", q.matrix},
         {"bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel},
-        {"dummy_scans", q.dummy_scans}}},
+        {"dummy_scans", q.dummy_scans},
+        {"acceleration", q.acceleration},
+        {"acs_lines", q.acs_lines}}},
       {"coils", {{"count", s.coils.count}, {"arrangement", s.coils.arrangement}}},
+      {"recon",
+       {{"method", s.recon.method},
+        {"grappa_kernel_pe", s.recon.grappa_kernel_pe},
+        {"grappa_kernel_ro", s.recon.grappa_kernel_ro},
+        {"grappa_lambda", s.recon.grappa_lambda}}},
       {"backend", s.backend},
   };
   if (p.preset == "vessel_tree") {

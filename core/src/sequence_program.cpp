@@ -3,6 +3,9 @@
 #include <cmath>
 
 #include "mrwb/errors.hpp"
+#include "mrwb/raw_data.hpp"
+
+#include <algorithm>
 
 namespace mrwb {
 
@@ -45,6 +48,21 @@ struct ProgramWriter {
   }
 };
 
+// Cartesian sampling: lines on the lattice (line − ny/2) % R == 0 are acquired for imaging; the central
+// acs_lines are acquired too and flagged as calibration (calibration-and-imaging where both).
+std::vector<std::uint8_t> cartesian_line_flags(const SequenceSpec& seq) {
+  const int ny = seq.matrix, R = std::max(1, seq.acceleration);
+  const int acs0 = ny / 2 - seq.acs_lines / 2, acs1 = acs0 + seq.acs_lines;
+  std::vector<std::uint8_t> flags(ny, 0);
+  for (int line = 0; line < ny; ++line) {
+    const bool imaging = (line - ny / 2) % R == 0;
+    const bool calibration = line >= acs0 && line < acs1;
+    if (imaging) flags[line] |= kLineAcquired | kLineImaging;
+    if (calibration) flags[line] |= kLineAcquired | kLineCalibration;
+  }
+  return flags;
+}
+
 SequenceProgram program_header(const SequenceSpec& seq, double flip_deg) {
   SequenceProgram p;
   p.nx = p.ny = seq.matrix;
@@ -53,7 +71,11 @@ SequenceProgram program_header(const SequenceSpec& seq, double flip_deg) {
   p.TE_s = seq.TE_s;
   p.flip_angle_deg = flip_deg;
   p.dwell_s = 1.0 / (seq.bandwidth_Hz_per_pixel * seq.matrix);
-  p.duration_s = (seq.dummy_scans + seq.matrix) * seq.TR_s;
+  p.accel_R = std::max(1, seq.acceleration);
+  p.line_flags = cartesian_line_flags(seq);
+  int acquired = 0;
+  for (auto f : p.line_flags) acquired += (f & kLineAcquired) != 0;
+  p.duration_s = (seq.dummy_scans + acquired) * seq.TR_s;
   return p;
 }
 
@@ -71,6 +93,7 @@ SequenceProgram build_spoiled_gre(const SequenceSpec& seq) {
     w.spoil();
   }
   for (int line = 0; line < p.ny; ++line) {
+    if (!(p.line_flags[line] & kLineAcquired)) continue;  // not played: the scanner skips it
     w.rf(flip);
     // Prephaser and phase encoding together: k moves to (−nx/2, ky)/FOV by the first sample.
     w.free(seq.TE_s - half_readout, -0.5 * p.nx * dk, (line - p.ny / 2) * dk);
@@ -100,7 +123,8 @@ SequenceProgram build_spin_echo(const SequenceSpec& seq) {
     w.free(seq.TR_s - seq.TE_s - half_readout);
   };
   for (int d = 0; d < seq.dummy_scans; ++d) tr(0, false);
-  for (int line = 0; line < p.ny; ++line) tr(line, true);
+  for (int line = 0; line < p.ny; ++line)
+    if (p.line_flags[line] & kLineAcquired) tr(line, true);
   return p;
 }
 

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cmath>
 
 #include "mrwb/coil_sensitivity.hpp"
 #include "mrwb/errors.hpp"
@@ -43,20 +44,35 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   // Signal in voxel units: each cell carries (cell area / voxel area) of a voxel's magnetization.
   const int cpv = ph.cells_per_voxel;
   const float scale = 1.0f / static_cast<float>(cpv * cpv);
+  // Readout r fills its line; unacquired lines stay zero and are flagged so.
+  std::vector<int> line_of;
+  for (const auto& e : prog.events)
+    if (e.kind == EventKind::Readout) line_of.push_back(e.line);
   for (int c = 0; c < raw.ncoils; ++c)
-    for (int line = 0; line < raw.ny; ++line)
+    for (int r = 0; r < prog.readouts; ++r)
       for (int s = 0; s < raw.nx; ++s)
-        raw.at(c, line, s) = samples[(static_cast<std::size_t>(c) * raw.ny + line) * raw.nx + s] * scale;
+        raw.at(c, line_of[r], s) = samples[(static_cast<std::size_t>(c) * prog.readouts + r) * raw.nx + s] * scale;
+  raw.accel_R = prog.accel_R;
+  if (prog.accel_R > 1 || seq.acs_lines > 0) raw.line_flags = prog.line_flags;
 
-  // Ground truth: Mxy at TE averaged over the cells of each image voxel.
+  // Ground truth: Mxy at TE averaged over the cells of each image voxel. With several coils it is the
+  // image an ideal root-sum-of-squares reconstruction shows, Mxy · sqrt(Σ_c |s_c|²), so that coil
+  // shading is not counted as reconstruction error.
   Image2D& truth = r.truth;
   truth.nx = truth.ny = seq.matrix;
   truth.fov_x_m = truth.fov_y_m = seq.fov_m;
   truth.data.assign(truth.size(), {});
   for (int iy = 0; iy < ph.ny; ++iy)
-    for (int ix = 0; ix < ph.nx; ++ix)
-      truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] +=
-          cell_truth[static_cast<std::size_t>(iy) * ph.nx + ix] * scale;
+    for (int ix = 0; ix < ph.nx; ++ix) {
+      const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix;
+      float w = 1.f;
+      if (!coils.uniform()) {
+        float sos = 0.f;
+        for (int c = 0; c < coils.ncoils; ++c) sos += std::norm(coils.sens[static_cast<std::size_t>(c) * ph.size() + i]);
+        w = std::sqrt(sos);
+      }
+      truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] += cell_truth[i] * (scale * w);
+    }
 
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -55,12 +55,22 @@ struct SequenceSpec {
   int matrix = 64;                   // square image matrix (readout x phase encode)
   double bandwidth_Hz_per_pixel = 500;
   int dummy_scans = 300;             // TRs played before the first line, to reach the steady state
+  int acceleration = 1;              // phase-encode acceleration R: lines with (ky index − matrix/2) % R == 0
+  int acs_lines = 0;                 // fully sampled calibration lines at the k-space centre (GRAPPA)
 };
 
 struct CoilSpec {
   int count = 1;                   // receive channels, 1 .. 128
   std::string arrangement = "loops";  // "loops": loop coils around the FOV (Biot–Savart); "uniform"
                                       // (count = 1 is always one uniform coil)
+};
+
+// How the pipeline (GUI, scripts/run) reconstructs the simulated data.
+struct ReconSpec {
+  std::string method = "fft";  // "fft" (zero-filled when undersampled) | "grappa"
+  int grappa_kernel_pe = 4;    // GRAPPA improved-approach kernel K_PE × K_RO
+  int grappa_kernel_ro = 5;
+  double grappa_lambda = 1e-4; // Tikhonov chi
 };
 
 struct Scenario {
@@ -70,6 +80,7 @@ struct Scenario {
   FlowSpec flow;
   SequenceSpec sequence;
   CoilSpec coils;
+  ReconSpec recon;
   std::string backend = "auto";  // auto | cpu | cuda
 
   // Readout timing derived from the sequence.

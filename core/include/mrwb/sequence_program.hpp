@@ -1,5 +1,6 @@
 #pragma once
 // A pulse sequence flattened into the timed events the simulator steps through.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct SequenceProgram {
   double fov_m = 0;
   double TR_s = 0, TE_s = 0, flip_angle_deg = 0, dwell_s = 0;
   int readouts = 0;     // Readout events (== ny for a fully sampled Cartesian scan)
+  int accel_R = 1;
+  std::vector<std::uint8_t> line_flags;  // [line] LineFlag bits (raw_data.hpp); unacquired lines 0
   double duration_s = 0;
 };
 

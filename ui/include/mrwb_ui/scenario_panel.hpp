@@ -64,6 +64,12 @@ class ScenarioPanel : public QWidget {
   QSpinBox* dummyScans_ = nullptr;
   QComboBox* sequenceType_ = nullptr;
   QSpinBox* coils_ = nullptr;
+  QSpinBox* acceleration_ = nullptr;
+  QSpinBox* acsLines_ = nullptr;
+  QComboBox* reconMethod_ = nullptr;
+  QSpinBox* kernelPe_ = nullptr;
+  QSpinBox* kernelRo_ = nullptr;
+  QDoubleSpinBox* lambda_ = nullptr;
   QComboBox* backend_ = nullptr;
   QLabel* validation_ = nullptr;
   QLabel* memory_ = nullptr;
