@@ -151,12 +151,23 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     edit([this](Scenario& s) { s.recon.method = reconMethod_->currentData().toString().toStdString(); });
   });
   rform->addRow(tr("Method"), reconMethod_);
+  approach_ = new QComboBox(reconBox);
+  approach_->addItem(tr("Improved (2-D kernel)"), QStringLiteral("improved"));
+  approach_->addItem(tr("Basic (blocks, segments)"), QStringLiteral("basic"));
+  connect(approach_, &QComboBox::activated, this, [this](int) {
+    edit([this](Scenario& s) { s.recon.grappa_approach = approach_->currentData().toString().toStdString(); });
+  });
+  rform->addRow(tr("GRAPPA calibration"), approach_);
   kernelPe_ = addInt(rform, tr("GRAPPA kernel PE"), 2, 16, 1, tr("K_PE: source lines of the 2-D kernel"));
   connect(kernelPe_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.recon.grappa_kernel_pe = v; }); });
   kernelRo_ = addInt(rform, tr("GRAPPA kernel RO"), 1, 31, 2, tr("K_RO: readout columns of the 2-D kernel"));
   connect(kernelRo_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.recon.grappa_kernel_ro = v; }); });
   lambda_ = addDouble(rform, tr("GRAPPA λ (chi)"), 0, 1, 6, 1e-4, {}, tr("Tikhonov: lambda = chi · trace(A A^H) / rows"));
   connect(lambda_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_lambda = v; }); });
+  eta_ = addDouble(rform, tr("GRAPPA η"), 0, 4, 2, 0.1, {}, tr("Basic: per-position normalisation Psi = p^(-eta/2)"));
+  connect(eta_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_eta = v; }); });
+  clip_ = addDouble(rform, tr("GRAPPA clip κ"), 0, 0.95, 2, 0.01, {}, tr("Improved: fraction of strongest equations dropped"));
+  connect(clip_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_clip = v; }); });
   layout->addWidget(reconBox);
 
   // --- backend ---------------------------------------------------------------------------------
@@ -261,6 +272,9 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   kernelPe_->setValue(s.recon.grappa_kernel_pe);
   kernelRo_->setValue(s.recon.grappa_kernel_ro);
   lambda_->setValue(s.recon.grappa_lambda);
+  selectData(approach_, q(s.recon.grappa_approach));
+  eta_->setValue(s.recon.grappa_eta);
+  clip_->setValue(s.recon.grappa_clip);
   tr_->setValue(s.sequence.TR_s * 1e3);
   te_->setValue(s.sequence.TE_s * 1e3);
   flip_->setValue(s.sequence.flip_angle_deg);

@@ -24,6 +24,9 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.grappa.kernel_pe = scenario.recon.grappa_kernel_pe;
   options.grappa.kernel_ro = scenario.recon.grappa_kernel_ro;
   options.grappa.lambda = scenario.recon.grappa_lambda;
+  options.grappa.approach = scenario.recon.grappa_approach;
+  options.grappa.eta = scenario.recon.grappa_eta;
+  options.grappa.clip = scenario.recon.grappa_clip;
   r.recon = reconstruct(sim.raw, options, {}, cancel);
   r.recon_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto recon_mag = r.recon.magnitude();

@@ -225,6 +225,9 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe, 2, false, 16, false, "");
   check_range(source, "recon.grappa_kernel_ro", s.recon.grappa_kernel_ro, 1, false, 31, false, "");
   check_range(source, "recon.grappa_lambda", s.recon.grappa_lambda, 0, false, 1, false, "");
+  check_one_of(source, "recon.grappa_approach", s.recon.grappa_approach, {"improved", "basic"});
+  check_range(source, "recon.grappa_eta", s.recon.grappa_eta, 0, false, 4, false, "");
+  check_range(source, "recon.grappa_clip", s.recon.grappa_clip, 0, false, 1, true, "");
   if (s.recon.method == "grappa") {
     if (q.acceleration < 2)
       throw InputError(source + ": recon.method = grappa needs sequence.acceleration >= 2 (it is " +
@@ -320,6 +323,9 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     s.recon.grappa_kernel_pe = rr.integer("grappa_kernel_pe", s.recon.grappa_kernel_pe);
     s.recon.grappa_kernel_ro = rr.integer("grappa_kernel_ro", s.recon.grappa_kernel_ro);
     s.recon.grappa_lambda = rr.number("grappa_lambda", s.recon.grappa_lambda);
+    s.recon.grappa_approach = rr.text("grappa_approach", s.recon.grappa_approach);
+    s.recon.grappa_eta = rr.number("grappa_eta", s.recon.grappa_eta);
+    s.recon.grappa_clip = rr.number("grappa_clip", s.recon.grappa_clip);
     rr.reject_unknown();
   }
   s.backend = r.text("backend", s.backend);
@@ -369,7 +375,10 @@ std::string scenario_to_json_text(const Scenario& s) {
        {{"method", s.recon.method},
         {"grappa_kernel_pe", s.recon.grappa_kernel_pe},
         {"grappa_kernel_ro", s.recon.grappa_kernel_ro},
-        {"grappa_lambda", s.recon.grappa_lambda}}},
+        {"grappa_lambda", s.recon.grappa_lambda},
+        {"grappa_approach", s.recon.grappa_approach},
+        {"grappa_eta", s.recon.grappa_eta},
+        {"grappa_clip", s.recon.grappa_clip}}},
       {"backend", s.backend},
   };
   if (p.preset == "vessel_tree") {

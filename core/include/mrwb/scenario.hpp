@@ -71,6 +71,9 @@ struct ReconSpec {
   int grappa_kernel_pe = 4;    // GRAPPA improved-approach kernel K_PE × K_RO
   int grappa_kernel_ro = 5;
   double grappa_lambda = 1e-4; // Tikhonov chi
+  std::string grappa_approach = "improved";  // "improved" (2-D kernel) | "basic" (N_b blocks, segments)
+  double grappa_eta = 1.0;     // basic: normalisation Psi = p^(−eta/2)
+  double grappa_clip = 0.0;    // improved: fraction kappa of the strongest equations dropped
 };
 
 struct Scenario {

@@ -70,6 +70,9 @@ class ScenarioPanel : public QWidget {
   QSpinBox* kernelPe_ = nullptr;
   QSpinBox* kernelRo_ = nullptr;
   QDoubleSpinBox* lambda_ = nullptr;
+  QComboBox* approach_ = nullptr;
+  QDoubleSpinBox* eta_ = nullptr;
+  QDoubleSpinBox* clip_ = nullptr;
   QComboBox* backend_ = nullptr;
   QLabel* validation_ = nullptr;
   QLabel* memory_ = nullptr;
