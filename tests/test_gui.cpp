@@ -49,6 +49,22 @@ GreyStats greyStats(const QImage& img) {
   return st;
 }
 
+// Shows a non-interactive window (no dialogs) and waits until it is on screen.
+bool showQuietly(mrwb::ui::MainWindow& w) {
+  w.setInteractive(false);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
+// The default scenario on the CPU at a given matrix and number of dummy TRs.
+mrwb::Scenario cpuScenario(int matrix, int dummy_scans) {
+  mrwb::Scenario s = mrwb::scenario_preset("default");
+  s.sequence.matrix = matrix;
+  s.sequence.dummy_scans = dummy_scans;
+  s.backend = "cpu";
+  return s;
+}
+
 }  // namespace
 
 class TestGui : public QObject {
@@ -67,9 +83,7 @@ class TestGui : public QObject {
 
 void TestGui::windowOpens() {
   MainWindow w;
-  w.setInteractive(false);
-  w.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(showQuietly(w));
   QVERIFY(w.width() >= 1280 && w.height() >= 800);
   QVERIFY(w.reconView() != nullptr);
   QVERIFY(w.reconView()->isVisible());
@@ -86,14 +100,9 @@ void TestGui::windowOpens() {
 
 void TestGui::smallRunShowsImage() {
   MainWindow w;
-  w.setInteractive(false);
-  w.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(showQuietly(w));
 
-  mrwb::Scenario s = mrwb::scenario_preset("default");
-  s.sequence.matrix = 32;
-  s.sequence.dummy_scans = 50;
-  s.backend = "cpu";
+  const mrwb::Scenario s = cpuScenario(32, 50);
   w.setScenario(s);
 
   QSignalSpy finished(&w, &MainWindow::runFinished);
@@ -152,14 +161,9 @@ void TestGui::smallRunShowsImage() {
 
 void TestGui::cancelStopsQuickly() {
   MainWindow w;
-  w.setInteractive(false);
-  w.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(showQuietly(w));
 
-  mrwb::Scenario s = mrwb::scenario_preset("default");
-  s.sequence.matrix = 128;
-  s.sequence.dummy_scans = 2000;
-  s.backend = "cpu";
+  const mrwb::Scenario s = cpuScenario(128, 2000);
   w.setScenario(s);
 
   const quint64 reconBefore = w.reconView()->updateCount();
@@ -195,14 +199,9 @@ void TestGui::cancelStopsQuickly() {
 
 void TestGui::cancelMidRun() {
   MainWindow w;
-  w.setInteractive(false);
-  w.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(showQuietly(w));
 
-  mrwb::Scenario s = mrwb::scenario_preset("default");
-  s.sequence.matrix = 128;
-  s.sequence.dummy_scans = 2000;
-  s.backend = "cpu";
+  const mrwb::Scenario s = cpuScenario(128, 2000);
   w.setScenario(s);
 
   QSignalSpy progress(w.worker(), &mrwb::ui::SimulationWorker::progress);
@@ -221,9 +220,7 @@ void TestGui::cancelMidRun() {
 
 void TestGui::invalidScenarioIsReported() {
   MainWindow w;
-  w.setInteractive(false);
-  w.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(showQuietly(w));
 
   mrwb::Scenario s = mrwb::scenario_preset("default");
   s.sequence.TE_s = 2 * s.sequence.TR_s;  // the echo cannot come after the next pulse
