@@ -4,9 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include <unistd.h>
 
 #include "bench_suites.hpp"
 #include "mrwb/analytic_phantom.hpp"
+#include "mrwb/file_io.hpp"
 #include "mrwb/gridding.hpp"
 #include "mrwb/metrics.hpp"
 #include "mrwb/noncart.hpp"
@@ -31,13 +37,19 @@ std::vector<float> magnitudes(const std::vector<cdouble>& v, double scale = 1.0)
   return m;
 }
 
-// 2-D radial case on the CPU: exact CG (CPU.SP) and Kaiser-Bessel gridding.
-void cpu_radial_case(int n, int spokes, int iterations, nlohmann::json& report) {
+// Golden-angle radial spokes of 2n samples and the analytic Shepp-Logan k-space at their points.
+Samples radial_phantom_samples(int n, int spokes) {
   const Trajectory t = radial_2d(n, spokes, 2 * n, true);
-  const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(2);
   Samples s;
   s.k = t.k;
-  s.d = ph.kspace(t.k);
+  s.d = AnalyticPhantom::shepp_logan(2).kspace(t.k);
+  return s;
+}
+
+// 2-D radial case on the CPU: exact CG (CPU.SP) and Kaiser-Bessel gridding.
+void cpu_radial_case(int n, int spokes, int iterations, nlohmann::json& report) {
+  const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(2);
+  const Samples s = radial_phantom_samples(n, spokes);
   const Grid g{2, n};
   const auto truth = ph.image(n, 4);
   NoncartParams p;
@@ -68,6 +80,72 @@ void cpu_radial_case(int n, int spokes, int iterations, nlohmann::json& report) 
                                            {"total_s", t_cg}, {"percent_error", mc.percent_error}, {"psnr_db", mc.psnr_db}}},
                           {"gridding", {{"total_s", t_grid}, {"percent_error", mg.percent_error}, {"psnr_db", mg.psnr_db},
                                         {"note", "rescaled to the true scale before metrics, as in the paper"}}}};
+}
+
+// The same radial case through `bart pics -l2` (BART's NUFFT CG, unit coil sensitivity) beside our CG with
+// exact and with gridded F^H d / Q, all with `iterations` CG iterations on this machine's cores. BART scales
+// its data internally, so its image is fitted to the truth by one magnitude scale before the metrics.
+void bart_radial_case(int n, int spokes, int iterations, nlohmann::json& report) {
+  if (std::system("bart version > /dev/null 2>&1") != 0) {
+    std::printf("bart not found: the bart pics comparison is skipped\n");
+    return;
+  }
+  namespace fs = std::filesystem;
+  const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(2);
+  const Samples s = radial_phantom_samples(n, spokes);
+  const auto truth = ph.image(n, 4);
+  const int samples = 2 * n;
+  const fs::path dir = fs::temp_directory_path() / ("mrwb_bench_bart_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  CflArray traj{{3, samples, spokes}, {}}, k{{1, samples, spokes, 1}, {}}, sens{{n, n, 1, 1}, {}};
+  for (std::size_t m = 0; m < s.count(); ++m) traj.data.insert(traj.data.end(), {s.k[2 * m], s.k[2 * m + 1], 0.0f});
+  k.data = s.d;
+  sens.data.assign(static_cast<std::size_t>(n) * n, {1.0f, 0.0f});
+  write_cfl((dir / "traj").string(), traj);
+  write_cfl((dir / "k").string(), k);
+  write_cfl((dir / "sens").string(), sens);
+  const double lambda = 1e-3;
+  const std::string cmd = "bart pics -l2 -r " + std::to_string(lambda) + " -i " + std::to_string(iterations) + " -t " +
+                          (dir / "traj").string() + " " + (dir / "k").string() + " " + (dir / "sens").string() + " " +
+                          (dir / "out").string() + " > " + (dir / "log").string() + " 2>&1";
+  double t0 = now_s();
+  const int rc = std::system(cmd.c_str());
+  const double t_bart = now_s() - t0;
+  if (rc != 0) {
+    std::printf("bart pics failed (exit %d), see %s\n", rc, (dir / "log").string().c_str());
+    report["bart_pics"] = {{"error", "bart pics exit " + std::to_string(rc)}};
+    return;
+  }
+  const CflArray out = read_cfl((dir / "out").string());
+  fs::remove_all(dir);
+  std::vector<float> bm(out.data.size());
+  for (std::size_t i = 0; i < bm.size(); ++i) bm[i] = std::abs(out.data[i]);
+  const double scale = magnitude_scale(bm, truth);
+  for (auto& v : bm) v = static_cast<float>(v * scale);
+  const Metrics mb = compare_images(bm, truth, n, n);
+
+  const Grid g{2, n};
+  NoncartParams p;
+  p.iterations = iterations;
+  nlohmann::json ours = nlohmann::json::array();
+  std::printf("bart pics -l2 -r %g -i %d vs mrwb CG, %dx%d, %d golden-angle spokes x %d samples (CPU, %u threads)\n", lambda,
+              iterations, n, n, spokes, samples, std::thread::hardware_concurrency());
+  std::printf("  %-30s %9s %12s %8s %8s\n", "method", "total s", "time / bart", "% err", "PSNR dB");
+  std::printf("  %-30s %9.3f %12.2f %8.2f %8.2f\n", "bart pics -l2 (NUFFT CG)", t_bart, 1.0, mb.percent_error, mb.psnr_db);
+  for (bool exact : {true, false}) {
+    p.exact = exact;
+    t0 = now_s();
+    const CgResult r = reconstruct_cg_cpu(g, s, p, Precision::Single);
+    const double t = now_s() - t0;
+    const Metrics m = compare_images(magnitudes(r.image), truth, n, n);
+    const char* name = exact ? "mrwb cg exact (CPU.SP)" : "mrwb cg gridded (KB W=4 os=2)";
+    std::printf("  %-30s %9.3f %12.2f %8.2f %8.2f\n", name, t, t / t_bart, m.percent_error, m.psnr_db);
+    ours.push_back({{"path", name}, {"total_s", t}, {"time_ratio_to_bart", t / t_bart}, {"percent_error", m.percent_error},
+                    {"psnr_db", m.psnr_db}});
+  }
+  report["bart_pics"] = {{"n", n}, {"spokes", spokes}, {"samples", s.count()}, {"iterations", iterations}, {"lambda", lambda},
+                         {"bart_total_s", t_bart}, {"bart_percent_error", mb.percent_error}, {"bart_psnr_db", mb.psnr_db},
+                         {"bart_note", "magnitude fitted to the truth by one scale (BART scales its data)"}, {"mrwb", ours}};
 }
 
 #ifdef MRWB_HAVE_CUDA
@@ -194,8 +272,10 @@ int bench_noncart(const BenchOptions& options, nlohmann::json& report) {
     std::printf("noncart: --backend cuda but no CUDA device here\n");
     return 1;
   }
-  // The 256^2 case is the 2-core CPU machine's; beside a GPU run a 128^2 one keeps the suite short.
-  cpu_radial_case(gpu_run ? 128 : 256, gpu_run ? 128 : 256, 30, report);
+  // Beside a GPU run a 128^2 CPU case keeps the suite short; on the CPU machine the 256^2 case runs beside
+  // `bart pics -l2` (our exact and gridded CG, BART's NUFFT CG).
+  if (gpu_run) cpu_radial_case(128, 128, 30, report);
+  else bart_radial_case(256, 256, 30, report);
   return rc;
 }
 

@@ -1,6 +1,7 @@
 // `mrwb bench --suite sim`: the Bloch simulator, CPU and CUDA. Static spoiled-GE scenarios (exact event
-// path) and seed 004's straight tube (940 × 190 cells, Poiseuille flow, 128 phase encodes: the
-// time-stepped path with transport). Cell-steps per second and, for the moving case, the bytes each
+// path); seed 004's objects with flow (time-stepped path with transport): the straight tube 940 × 190
+// (128 PE), the bifurcation presets (512² cells, 128 PE) and a 1024² slice of the liver-like tree
+// (256 PE); the cancel latency. Cell-steps per second and, for the moving cases, the bytes each
 // cell-step moves against the card's memory bandwidth.
 #include <chrono>
 #include <cmath>
@@ -20,26 +21,56 @@ namespace {
 // of u_max cells per flow step.
 Phantom2D straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s) {
   const TissueProperties& blood = tissue_1p5T("blood");
-  Phantom2D ph;
-  ph.nx = nx;
-  ph.ny = ny;
-  ph.cell_size_m = cell_m;
-  ph.x0_m = -0.5 * nx * cell_m + 0.5 * cell_m;
-  ph.y0_m = -0.5 * ny * cell_m + 0.5 * cell_m;
+  Phantom2D ph = uniform_phantom(nx, ny, cell_m, static_cast<float>(blood.PD), static_cast<float>(blood.T1_s),
+                                 static_cast<float>(blood.T2_s), CellType::Fluid);
   ph.flow_dt_s = flow_dt_s;
-  const std::size_t n = ph.size();
-  ph.PD.assign(n, static_cast<float>(blood.PD));
-  ph.T1_s.assign(n, static_cast<float>(blood.T1_s));
-  ph.T2_s.assign(n, static_cast<float>(blood.T2_s));
-  ph.dB_T.assign(n, 0.f);
-  ph.type.assign(n, static_cast<std::uint8_t>(CellType::Fluid));
-  ph.ux.assign(n, 0.f);
-  ph.uy.assign(n, 0.f);
   for (int iy = 0; iy < ny; ++iy) {
     const double r = (iy + 0.5) / ny * 2 - 1;  // −1 .. 1 across the tube
     for (int ix = 0; ix < nx; ++ix) ph.ux[static_cast<std::size_t>(iy) * nx + ix] = static_cast<float>(u_max * (1 - r * r));
   }
   return ph;
+}
+
+SequenceSpec bench_ge(int lines, double fov_m) {
+  SequenceSpec seq;
+  seq.matrix = lines;
+  seq.fov_m = fov_m;
+  seq.TR_s = 0.01;
+  seq.TE_s = 0.004;
+  seq.flip_angle_deg = 30;
+  seq.bandwidth_Hz_per_pixel = 500;
+  seq.dummy_scans = 0;
+  return seq;
+}
+
+struct MovingCase {
+  std::string name;
+  Phantom2D ph;
+  SequenceProgram prog;
+  bool with_cpu;  // the CPU reference too (off where it would take minutes)
+};
+
+std::vector<std::string> engines(const BenchOptions& options);
+
+// Times one moving case on every engine: cell-steps as both engines take them (time_step_count) and
+// the bytes each cell-step of the CUDA step kernel moves: M read (12) and written (12), PD T1 T2 dB ux
+// uy (24), type (1), open_end (1, when the phantom has vessel ends inside the grid).
+void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json& report) {
+  const double cell_steps = static_cast<double>(time_step_count(c.ph, c.prog)) * static_cast<double>(c.ph.size());
+  const double bytes_per_cell_step = 49 + (c.ph.open_end.empty() ? 0 : 1);
+  for (const auto& b : engines(options)) {
+    if (b == "cpu" && !c.with_cpu) continue;
+    auto engine = make_simulation_engine(b);
+    std::vector<std::complex<float>> samples(static_cast<std::size_t>(c.prog.readouts) * c.prog.nx), truth(c.ph.size());
+    const auto t0 = std::chrono::steady_clock::now();
+    engine->run(c.ph, c.prog, samples, truth, {}, {});
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double gbs = cell_steps * bytes_per_cell_step / sec * 1e-9;
+    std::printf("%-44s %-6s %10.4f %14.3e %10.1f\n", c.name.c_str(), b.c_str(), sec, cell_steps / sec, gbs);
+    report["cases"].push_back({{"case", c.name}, {"engine", b}, {"seconds", sec}, {"cell_steps", cell_steps},
+                               {"cell_steps_per_s", cell_steps / sec}, {"bytes_per_cell_step", bytes_per_cell_step},
+                               {"GB_per_s", gbs}});
+  }
 }
 
 std::vector<std::string> engines(const BenchOptions& options) {
@@ -81,41 +112,47 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     }
   }
 
-  // Seed 004 straight tube with flow: cells 0.1 mm, u_max 0.8 cells per 100 µs step (0.8 m/s peak).
+  // Moving phantoms (time-stepped path with transport). Seed 004 straight tube: cells 0.1 mm, u_max 0.8
+  // cells per 100 µs step (0.8 m/s peak), filling the grid.
   const int tube_nx = options.quick ? 188 : 940, tube_ny = options.quick ? 38 : 190, lines = options.quick ? 16 : 128;
-  const Phantom2D tube = straight_tube(tube_nx, tube_ny, 1e-4, 0.8, 1e-4);
-  SequenceSpec seq;
-  seq.matrix = lines;
-  seq.fov_m = tube_nx * 1e-4;
-  seq.TR_s = 0.01;
-  seq.TE_s = 0.004;
-  seq.flip_angle_deg = 30;
-  seq.bandwidth_Hz_per_pixel = 500;
-  seq.dummy_scans = 0;
-  const SequenceProgram prog = build_spoiled_gre(seq);
-  // Steps as both engines take them: sub-steps of the Free intervals keep the Courant number <= 1.
-  const double dt_cfl = tube.flow_dt_s / 0.8;
-  double n_steps = 0;
-  for (const auto& e : prog.events) {
-    if (e.kind == EventKind::Free) n_steps += std::max(1.0, std::ceil(e.dt_s / dt_cfl - 1e-9));
-    if (e.kind == EventKind::Readout) n_steps += e.n_samples * std::max(1.0, std::ceil(e.dt_s / dt_cfl - 1e-9));
+  MovingCase tube{"", straight_tube(tube_nx, tube_ny, 1e-4, 0.8, 1e-4), {}, true};
+  {
+    SequenceSpec seq = bench_ge(lines, tube_nx * 1e-4);
+    tube.prog = build_spoiled_gre(seq);
+    char name[96];
+    std::snprintf(name, sizeof name, "tube %dx%d flow, GE %d PE", tube_nx, tube_ny, lines);
+    tube.name = name;
   }
-  const double cell_steps = n_steps * static_cast<double>(tube.size());
-  // Bytes per cell-step of the CUDA step kernel: M read (12) + written (12), PD T1 T2 dB ux uy (24), type (1).
-  const double bytes_per_cell_step = 49;
-  char name[96];
-  std::snprintf(name, sizeof name, "tube %dx%d flow, GE %d PE", tube_nx, tube_ny, lines);
+  run_moving(tube, options, report);
+  // Seed 004's branching objects: the bifurcation presets (Poiseuille flow, 2 mL/s) on 512² cells, and
+  // a 1024² slice of the liver-like vessel tree with a 256-PE GE (one slice of the seed's slab).
+  struct TreeCase {
+    const char* preset;
+    int matrix, cells_per_voxel;
+    bool with_cpu;
+  };
+  std::vector<TreeCase> trees = {{"bifurcation", 128, 4, true}, {"multi_bifurcation", 128, 4, true},
+                                 {"liver_tree", 256, 4, false}};
+  if (options.quick) trees = {{"bifurcation", 32, 2, true}};
+  for (const auto& t : trees) {
+    Scenario s = scenario_preset(t.preset);
+    s.sequence = bench_ge(t.matrix, s.sequence.fov_m);
+    s.phantom.cells_per_voxel = t.cells_per_voxel;
+    MovingCase c{"", build_phantom(s), build_sequence_program(s.sequence), t.with_cpu};
+    char name[96];
+    std::snprintf(name, sizeof name, "%s %dx%d flow, GE %d PE", t.preset, c.ph.nx, c.ph.ny, t.matrix);
+    c.name = name;
+    run_moving(c, options, report);
+  }
+  // Cancel latency: cancel() 300 ms into a long run of the tube, time until the engine returns.
+  SequenceSpec long_seq = bench_ge(lines, tube_nx * 1e-4);
+  long_seq.dummy_scans = options.quick ? 200 : 2000;
+  const SequenceProgram long_prog = build_spoiled_gre(long_seq);
   for (const auto& b : engines(options)) {
     auto engine = make_simulation_engine(b);
-    std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(tube.size());
-    const auto t0 = std::chrono::steady_clock::now();
-    engine->run(tube, prog, samples, truth, {}, {});
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double gbs = cell_steps * bytes_per_cell_step / sec * 1e-9;
-    std::printf("%-44s %-6s %10.4f %14.3e %10.1f\n", name, b.c_str(), sec, cell_steps / sec, gbs);
-    report["cases"].push_back({{"case", name}, {"engine", b}, {"seconds", sec}, {"cell_steps", cell_steps},
-                               {"cell_steps_per_s", cell_steps / sec}, {"bytes_per_cell_step", bytes_per_cell_step},
-                               {"GB_per_s", gbs}});
+    const double ms = cancel_latency_s(*engine, tube.ph, long_prog, 0.3) * 1e3;  // < 0: ended first
+    std::printf("%-44s %-6s %10.1f ms\n", "cancel latency (tube, 300 ms in)", b.c_str(), ms);
+    report["cases"].push_back({{"case", "cancel latency"}, {"engine", b}, {"cancel_latency_ms", ms}});
   }
   return 0;
 }

@@ -14,12 +14,16 @@ Action add_compare(CLI::App& app) {
   auto* sub = app.add_subcommand("compare", "Metrics of an image against a reference: PSNR, % error, NRMSE, SSIM");
   struct Opts {
     std::string image, reference, error_map;
+    float error_max = 0;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("--image", o->image, "Image (.h5, .cfl or .nii)")->required();
   sub->add_option("--reference", o->reference, "Reference image (.h5, .cfl or .nii)")->required();
-  sub->add_option("--error-map", o->error_map, "Signed error map |image| - |reference| as PNG");
+  sub->add_option("--error-map", o->error_map,
+                  "Signed error map |image| - |reference| as PNG (cool-warm colormap, colorbar with its scale)");
+  sub->add_option("--error-max", o->error_max, "Error map colour scale +-max, image units (default: largest |error|)")
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--json", o->json, "Print metrics as JSON");
   return [o] {
     const Image2D img = read_image(o->image);
@@ -29,7 +33,7 @@ Action add_compare(CLI::App& app) {
                        o->reference + ": " + std::to_string(ref.nx) + "x" + std::to_string(ref.ny));
     const auto a = img.magnitude(), b = ref.magnitude();
     const Metrics m = compare_images(a, b, img.nx, img.ny);
-    if (!o->error_map.empty()) write_png_error_map(o->error_map, error_map(a, b), img.nx, img.ny);
+    if (!o->error_map.empty()) write_png_error_map(o->error_map, error_map(a, b), img.nx, img.ny, o->error_max);
     if (o->json) {
       nlohmann::json j = {{"psnr_db", m.psnr_db}, {"percent_error", m.percent_error}, {"nrmse", m.nrmse},
                           {"ssim", m.ssim}, {"image", o->image}, {"reference", o->reference}};

@@ -57,8 +57,12 @@ Action add_flow(CLI::App& app) {
                 << s.flow_time_step_s() << " s)\n";
       if (solver == "lbm")
         std::cerr << "lbm: " << f.steps << " steps, residual " << f.residual << (f.converged ? " (converged)" : " (NOT converged: raise flow.lbm_max_steps)")
-                  << ", tau " << f.tau << ", Re physical " << f.reynolds_physical << ", Re lattice " << f.reynolds_lattice
-                  << ", lattice step " << f.lattice_dt_s << " s\n";
+                  << ", " << f.collision << " tau " << f.tau << ", lattice step " << f.lattice_dt_s << " s\n"
+                  << "lbm: Re physical " << f.reynolds_physical << ", Re lattice " << f.reynolds_lattice
+                  << (f.reynolds_lattice < 0.99 * f.reynolds_physical
+                          ? " (lower: tau held at its stable floor; the field is that of the lattice Re)"
+                          : " (matched)")
+                  << "\n";
     }
     return 0;
   };

@@ -1,3 +1,5 @@
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_commands.hpp"
@@ -5,6 +7,17 @@
 #include "mrwb/scenario.hpp"
 
 namespace mrwb::cli {
+namespace {
+// The shipped scenario files: $MRWB_PHANTOMS_DIR, else the source tree's phantoms/.
+std::filesystem::path phantoms_dir() {
+  if (const char* env = std::getenv("MRWB_PHANTOMS_DIR")) return env;
+#ifdef MRWB_PHANTOMS_DIR
+  return MRWB_PHANTOMS_DIR;
+#else
+  return "phantoms";
+#endif
+}
+}  // namespace
 
 Action add_phantom(CLI::App& app) {
   auto* sub = app.add_subcommand("phantom", "List phantom presets or write one as a scenario file");
@@ -16,7 +29,14 @@ Action add_phantom(CLI::App& app) {
   sub->add_option("--out", *out, "Scenario JSON to write");
   return [=] {
     if (*list) {
-      for (const auto& n : scenario_preset_names()) std::cout << n << ": " << scenario_preset(n).description << "\n";
+      // Each preset, and its shipped scenario file phantoms/NAME.json where there is one.
+      const auto dir = phantoms_dir();
+      for (const auto& n : scenario_preset_names()) {
+        const auto file = dir / (n + ".json");
+        std::cout << n << ": " << scenario_preset(n).description;
+        if (std::filesystem::exists(file)) std::cout << " [" << file.string() << "]";
+        std::cout << "\n";
+      }
       return 0;
     }
     if (preset->empty() || out->empty()) throw InputError("phantom: give --list, or --preset NAME with --out P.json");

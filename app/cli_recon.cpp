@@ -2,8 +2,10 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "cli_png_options.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/noncart.hpp"
 #include "mrwb/recon_fft.hpp"
 #include "mrwb/reconstructor.hpp"
 
@@ -21,6 +23,7 @@ Action add_recon(CLI::App& app) {
     std::string kernel = "4x5";
     NoncartParams noncart;  // gridding / cg
     bool exact = false, gridded = false;
+    PngOptions png;  // .png outputs
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("--in", o->in, "Raw data: ISMRMRD .h5 or BART k-space .cfl")->required();
@@ -30,6 +33,7 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--contrast", o->select.contrast, "Contrast (echo) to reconstruct (default 0)");
   sub->add_option("--method", o->method, "fft | grappa | gridding | cg");
   sub->add_option("--out", o->out, "Image(s): .h5, .cfl, .nii and/or .png (repeatable)")->required();
+  add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   // GRAPPA (R and the ACS lines come from the ISMRMRD flags and header).
@@ -64,9 +68,15 @@ Action add_recon(CLI::App& app) {
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
     if (!o->quiet) std::cerr << what << "\n";
+    if ((opts.method == "cg" || opts.method == "gridding") && noncart::has_3d_trajectory(raw)) {  // volume (noncart.hpp)
+      const auto v = noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
+                                                          terminal_progress(o->quiet), interrupt_token());
+      if (!o->quiet) std::cerr << "wrote " << v.n << "^3 volume (" << o->method << ")\n";
+      return 0;
+    }
     auto recon = make_reconstructor(opts.method, opts.backend);
     const Image2D img = recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token());
-    for (const auto& p : o->out) write_image(p, img);
+    for (const auto& p : o->out) write_image(p, img, o->png);
     if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << o->method << ")\n";
     return 0;
   };

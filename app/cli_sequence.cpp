@@ -7,6 +7,7 @@
 #include "mrwb/pulseq.hpp"
 #include "mrwb/scenario.hpp"
 #include "mrwb/sequence_blocks.hpp"
+#include "mrwb/sequence_scenario.hpp"
 
 namespace mrwb::cli {
 
@@ -25,7 +26,7 @@ Action add_sequence(CLI::App& app) {
   sub->add_option("--plot-from", o->plot_from_s, "diagram window start [s]");
   sub->add_option("--plot-to", o->plot_to_s, "diagram window end [s] (default: whole sequence)");
   sub->add_option("--scenario", o->scenario, "scenario JSON whose sequence is exported");
-  sub->add_option("--type", o->type, "override the scenario's sequence type (spoiled_gre, spin_echo, bssfp, phase_contrast)");
+  sub->add_option("--type", o->type, "override the scenario's sequence type (spoiled_gre, spin_echo, bssfp, phase_contrast, tof)");
   sub->add_option("--out", o->out, "Pulseq file to write");
   sub->add_option("--pulseq-minor", o->minor, "Pulseq version 1.<minor> to write (4 or 5)")->check(CLI::IsMember({4, 5}));
   return [o] {
@@ -38,16 +39,11 @@ Action add_sequence(CLI::App& app) {
       if (o->out.empty() && o->plot.empty() && !o->info)
         throw InputError("sequence: --scenario needs --out Y.seq, --plot P.png or --info");
       const Scenario sc = load_scenario(o->scenario);
-      seq::CartesianParams p;
-      p.fov_m = sc.sequence.fov_m;
-      p.matrix = sc.sequence.matrix;
-      p.TE_s = sc.sequence.TE_s;
-      p.TR_s = sc.sequence.TR_s;
-      p.flip_angle_deg = sc.sequence.type == "spin_echo" ? 90 : sc.sequence.flip_angle_deg;
-      p.bandwidth_Hz_per_pixel = sc.sequence.bandwidth_Hz_per_pixel;
-      p.dummy_scans = sc.sequence.dummy_scans;
+      // R, ACS (labels REF / IMA), VENC and flow compensation come with the scenario's parameters.
+      seq::CartesianParams p = seq::cartesian_params(sc.sequence);
       const std::string type = o->type.empty() ? sc.sequence.type : o->type;
-      if (type == "bssfp") p.TE_s = 0;
+      if (type == "bssfp" && sc.sequence.type != "bssfp") p.TE_s = 0;  // TE follows TR/2
+      p.flip_angle_deg = type == "spin_echo" ? 90 : sc.sequence.flip_angle_deg;
       const seq::BuiltSequence b = seq::build_blocks(type, p, o->scenario + ": sequence");
       std::cout << b.report << "\n";
       s = b.seq;

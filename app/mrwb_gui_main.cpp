@@ -1,8 +1,10 @@
 // mrwb-gui: the workbench window. Scripted use (docs, tests):
-//   mrwb-gui [--scenario S.json] [--run] [--screenshot P.png]
+//   mrwb-gui [--scenario S.json] [--run] [--panel NAME] [--screenshot P.png]
 // --run with --screenshot: run, save the window as PNG (atomically), exit 0; failure: one line on
 // stderr, exit 1 (2 when the input is at fault: bad scenario file, unavailable backend).
-// --screenshot alone: capture the window as opened.
+// --screenshot alone: capture the window as opened. --panel NAME shows and raises that dock first
+// (scenario, run, metrics, or any dock's objectName / title), so the README can show each panel.
+// Interactive start (no --screenshot): an autosave newer than the scenario file is offered for recovery.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -61,7 +63,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
                                    QStringLiteral("Save the window as PNG (after the run with --run), then exit."),
                                    QStringLiteral("P.png"));
-  parser.addOptions({scenarioOpt, runOpt, shotOpt});
+  const QCommandLineOption panelOpt(QStringLiteral("panel"),
+                                    QStringLiteral("Show and raise this dock before the screenshot (scenario, run, metrics, ...)."),
+                                    QStringLiteral("NAME"));
+  parser.addOptions({scenarioOpt, runOpt, shotOpt, panelOpt});
   parser.process(app);  // exits on --help / --version / unknown options
 
   const bool doRun = parser.isSet(runOpt);
@@ -72,24 +77,21 @@ int main(int argc, char** argv) {
   mrwb::gpu::register_backends();
 #endif
 
-  mrwb::Scenario scenario = mrwb::scenario_preset("default");
-  if (parser.isSet(scenarioOpt)) {
-    try {
-      scenario = mrwb::load_scenario(parser.value(scenarioOpt).toStdString());
-    } catch (const mrwb::InputError& e) {
-      fail(QString::fromUtf8(e.what()));
-      return 2;
-    } catch (const std::exception& e) {
-      fail(QString::fromUtf8(e.what()));
-      return 2;
-    }
-  }
-
   mrwb::ui::applyWorkbenchStyle(app);
   mrwb::ui::MainWindow window;
+  window.setInteractive(false);  // a bad --scenario is one line on stderr, not a dialog
+  if (parser.isSet(scenarioOpt) && !window.loadScenario(parser.value(scenarioOpt))) {
+    fail(window.lastError());
+    return 2;
+  }
+  if (parser.isSet(panelOpt) && !window.showPanel(parser.value(panelOpt))) {
+    fail(QStringLiteral("--panel: unknown panel '%1' (allowed: %2)")
+             .arg(parser.value(panelOpt), window.panelNames().join(QStringLiteral(", "))));
+    return 2;
+  }
   window.setInteractive(!scripted);  // no modal dialogs when nobody is there to close them
-  window.setScenario(scenario);
   window.show();
+  if (!scripted) QTimer::singleShot(0, &window, [&] { window.offerRecovery(); });
 
   int exitCode = 0;
   auto screenshotAndQuit = [&] {

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -101,6 +102,73 @@ class TestFlowModel : public QObject {
       QVERIFY(p.x * p.x / (0.05 * 0.05) + p.y * p.y / (0.035 * 0.035) <= 1);
     }
     for (int q : quad) QVERIFY(q >= 5);
+  }
+
+  // CCO's geometric optimisation: every bifurcation of the grown tree sits at a point where the three
+  // segments meeting there hold no more volume than with the point at the centroid of their ends, the
+  // whole tree has less volume than the tree grown with centroid branch points (same seed), Murray's law
+  // holds and the tree stays connected (children start at their parent's end).
+  void organTreeBranchPointsAreOptimised_data() {
+    QTest::addColumn<int>("dims");
+    QTest::newRow("2-D") << 2;
+    QTest::newRow("3-D") << 3;
+  }
+  void organTreeBranchPointsAreOptimised() {
+    QFETCH(int, dims);
+    auto s = spec_of("organ_tree", dims, 11);
+    s.terminals = 48;
+    const VesselTree opt = generate_vessel_tree(s), cen = generate_organ_tree_unoptimised(s);
+    auto len = [](const Vec3& a, const Vec3& b) { return std::hypot(a.x - b.x, a.y - b.y, a.z - b.z); };
+    int moved = 0, bifurcations = 0;
+    for (const auto& g : opt.segments) {
+      if (g.children.empty()) continue;
+      ++bifurcations;
+      const Vec3 m = g.centreline_m.back();
+      const Vec3 ends[3] = {g.centreline_m.front(), opt.segments[g.children[0]].centreline_m.back(),
+                            opt.segments[g.children[1]].centreline_m.back()};
+      const double w[3] = {std::pow(g.radius_m.back(), 2), std::pow(opt.segments[g.children[0]].radius_m.front(), 2),
+                           std::pow(opt.segments[g.children[1]].radius_m.front(), 2)};
+      const Vec3 c{(ends[0].x + ends[1].x + ends[2].x) / 3, (ends[0].y + ends[1].y + ends[2].y) / 3,
+                   (ends[0].z + ends[1].z + ends[2].z) / 3};
+      double v_here = 0, v_centroid = 0;
+      for (int k = 0; k < 3; ++k) v_here += w[k] * len(m, ends[k]), v_centroid += w[k] * len(c, ends[k]);
+      QVERIFY(v_here <= v_centroid * (1 + 1e-12));
+      moved += v_here < v_centroid * (1 - 1e-6);
+      for (int ch : g.children) QVERIFY(opt.segments[ch].centreline_m.front() == m);
+      double sum = 0;
+      for (int ch : g.children) sum += std::pow(opt.segments[ch].radius_m.front(), 3);
+      QVERIFY(std::abs(sum / std::pow(g.radius_m.back(), 3) - 1) < 1e-9);
+    }
+    const double v_opt = opt.lumen_volume_m3(), v_cen = cen.lumen_volume_m3();
+    qInfo("%dD organ tree, %d bifurcations (%d moved off the centroid): volume %.4g mm^3 optimised vs %.4g mm^3 "
+          "with centroid branch points (%.1f %% less)",
+          dims, bifurcations, moved, v_opt * 1e9, v_cen * 1e9, 100 * (1 - v_opt / v_cen));
+    QCOMPARE(static_cast<int>(opt.outlets().size()), 48);
+    QCOMPARE(static_cast<int>(opt.inlets().size()), 1);
+    QVERIFY(moved >= bifurcations / 2);
+    QVERIFY(v_opt < v_cen);
+    QVERIFY(generate_vessel_tree(s) == opt);
+  }
+
+  // The shipped scenario files are the presets, written by `mrwb phantom --preset NAME --out`: each file
+  // loads, equals its preset's JSON text byte for byte and writes back unchanged.
+  void shippedPhantomFilesEqualTheirPresets() {
+    const char* src = std::getenv("MRWB_SOURCE_DIR");
+    QVERIFY2(src, "MRWB_SOURCE_DIR not set");
+    for (const char* name : {"straight_tube", "stenosis_50", "stenosis_75", "bifurcation", "multi_bifurcation",
+                             "aneurysm_saccular", "aneurysm_fusiform", "liver_tree"}) {
+      const std::string path = std::string(src) + "/phantoms/" + name + ".json";
+      std::ifstream in(path, std::ios::binary);
+      QVERIFY2(in, path.c_str());
+      std::stringstream text;
+      text << in.rdbuf();
+      const Scenario preset = scenario_preset(name);
+      QVERIFY2(text.str() == scenario_to_json_text(preset), name);
+      const Scenario loaded = load_scenario(path);
+      QCOMPARE(scenario_to_json_text(loaded), text.str());
+      QVERIFY(loaded.phantom.tree == preset.phantom.tree);
+      QVERIFY(!loaded.description.empty());
+    }
   }
 
   void stenosisAndAneurysmShapes() {

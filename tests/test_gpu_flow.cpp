@@ -47,6 +47,35 @@ class TestGpuFlow : public QObject {
     QVERIFY(diff <= 1e-4);
   }
 
+  // MRT (default rates) on both lattices, a fixed 2000 steps on the bifurcation and the 3-D tube.
+  void mrtMatchesCpu_data() {
+    QTest::addColumn<int>("dims");
+    QTest::newRow("D2Q9 bifurcation") << 2;
+    QTest::newRow("D3Q19 tube") << 3;
+  }
+  void mrtMatchesCpu() {
+    QFETCH(int, dims);
+    VesselTree t = flow_cases::bifurcation_tree(0.7);
+    if (dims == 3) {
+      VesselTreeSpec s;
+      s.dims = 3;
+      s.radius_m = 0.6e-3;
+      s.length_m = 5e-3;
+      t = generate_vessel_tree(s);
+    }
+    const LbmDomain d = lbm_domain_from_cells(t, flow_cases::cells_of(t), 0.05);
+    LbmParams p;
+    p.tau = 0.6;
+    p.collision = LbmCollision::Mrt;
+    p.max_steps = 2000;
+    p.tolerance = 1e-12;
+    const LbmResult c = lbm_run_cpu(d, p), g = gpu::lbm_run_cuda(d, p);
+    const double diff = max_rel_diff(g, c);
+    qInfo("MRT %s %d x %d x %d: %d steps; max rel diff %.3g", dims == 3 ? "D3Q19" : "D2Q9", d.nx, d.ny, d.nz, g.steps, diff);
+    QCOMPARE(g.steps, c.steps);
+    QVERIFY(diff <= 1e-4);
+  }
+
   // D3Q19 on a 3-D tube (radius 6 cells), a fixed 3000 steps on both.
   void d3q19MatchesCpu() {
     VesselTreeSpec s;

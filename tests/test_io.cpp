@@ -4,7 +4,9 @@
 #include <ismrmrd/dataset.h>
 #include <ismrmrd/xml.h>
 
+#include <array>
 #include <filesystem>
+#include <sstream>
 #include <fstream>
 #include <random>
 
@@ -275,6 +277,115 @@ class TestIo : public QObject {
     white.noise_samples = 2;
     white.noise.resize(6);
     QVERIFY_THROWS_EXCEPTION(InputError, prewhitened(white));
+  }
+  void noiseScanOfAnotherDwellIsReferredToTheDataBandwidth() {
+    // A file as a scanner writes it: the noise scan sampled at half the data's dwell time (twice the
+    // bandwidth, so twice the noise power per sample) through a receiver filter that passes rnbw = 0.8
+    // of the nominal band's noise power, and imaging readouts holding only noise of covariance C = M M^H.
+    // In SNR units the data's whitened noise must have unit variance per real and imaginary part.
+    constexpr int nc = 3, nx = 128, ny = 64, noise_ns = 4096;
+    constexpr double data_dwell_us = 10, noise_dwell_us = 5, rnbw = 0.8;
+    const double M[nc][nc] = {{1, 0, 0}, {0.5, 0.8, 0}, {0.2, -0.3, 1.5}};
+    std::mt19937 rng(11);
+    std::normal_distribution<double> g(0.0, std::sqrt(0.5));  // E|w|² = 1
+    auto mixed = [&](double gain) {
+      std::complex<double> w[nc], n[nc];
+      for (auto& v : w) v = {g(rng), g(rng)};
+      for (int i = 0; i < nc; ++i) {
+        n[i] = 0;
+        for (int k = 0; k < nc; ++k) n[i] += M[i][k] * w[k];
+      }
+      return std::array<std::complex<float>, nc>{std::complex<float>(gain * n[0]), std::complex<float>(gain * n[1]),
+                                                   std::complex<float>(gain * n[2])};
+    };
+    auto write_file = [&](const std::string& file, double header_rnbw) {
+      ISMRMRD::IsmrmrdHeader h;
+      h.experimentalConditions.H1resonanceFrequency_Hz = 63870000;
+      ISMRMRD::AcquisitionSystemInformation sys;
+      sys.receiverChannels = static_cast<unsigned short>(nc);
+      sys.relativeReceiverNoiseBandwidth = static_cast<float>(header_rnbw);
+      h.acquisitionSystemInformation = sys;
+      ISMRMRD::Encoding e;
+      e.encodedSpace.matrixSize = ISMRMRD::MatrixSize(nx, ny, 1);
+      e.encodedSpace.fieldOfView_mm = {200.f, 200.f, 5.f};
+      e.reconSpace = e.encodedSpace;
+      e.trajectory = ISMRMRD::TrajectoryType::CARTESIAN;
+      h.encoding.push_back(e);
+      std::ostringstream xml;
+      ISMRMRD::serialize(h, xml);
+      ISMRMRD::Dataset d(file.c_str(), "dataset", true);
+      d.writeHeader(xml.str());
+      ISMRMRD::Acquisition noise(noise_ns, nc);
+      noise.setFlag(ISMRMRD::ISMRMRD_ACQ_IS_NOISE_MEASUREMENT);
+      noise.sample_time_us() = static_cast<float>(noise_dwell_us);
+      const double scan_gain = std::sqrt(data_dwell_us / noise_dwell_us * rnbw);
+      for (int s = 0; s < noise_ns; ++s) {
+        const auto n = mixed(scan_gain);
+        for (int c = 0; c < nc; ++c) noise.data(s, c) = n[c];
+      }
+      d.appendAcquisition(noise);
+      for (int l = 0; l < ny; ++l) {
+        ISMRMRD::Acquisition acq(nx, nc);
+        acq.sample_time_us() = static_cast<float>(data_dwell_us);
+        acq.center_sample() = nx / 2;
+        acq.idx().kspace_encode_step_1 = static_cast<uint16_t>(l);
+        for (int s = 0; s < nx; ++s) {
+          const auto n = mixed(1.0);
+          for (int c = 0; c < nc; ++c) acq.data(s, c) = n[c];
+        }
+        d.appendAcquisition(acq);
+      }
+    };
+    // Covariance of the (whitened) data samples, through the same estimator as the noise scan's.
+    auto data_covariance = [&](const RawData& r) {
+      RawData as_noise = r;
+      as_noise.noise = r.kspace;
+      as_noise.noise_samples = r.nx * r.ny;
+      return noise_covariance(as_noise);
+    };
+    QVERIFY(std::abs(noise_bandwidth_scale(5e-6, 10e-6, 0.8) - std::sqrt(0.5 / 0.8)) < 1e-12);
+    QCOMPARE(noise_bandwidth_scale(0, 10e-6, 0), 1.0);  // unknown dwell, no rnbw: unchanged
+
+    write_file(path("bw.h5"), rnbw);
+    const RawData raw = read_raw_ismrmrd(path("bw.h5"));
+    QCOMPARE(raw.noise_samples, noise_ns);
+    QVERIFY(std::abs(raw.dwell_s - data_dwell_us * 1e-6) < 1e-12);
+    const auto snr = data_covariance(prewhitened(raw, WhiteningScale::snr_units));
+    double worst = 0;
+    for (int i = 0; i < nc; ++i)
+      for (int j = 0; j < nc; ++j)
+        worst = std::max(worst, std::abs(snr[static_cast<std::size_t>(i) * nc + j] - (i == j ? 2.0 : 0.0)));  // E|n|² = 2
+    qInfo("noise scan at half the dwell, rnbw 0.8: whitened data noise covariance within %.3f of 2·I (SNR units)", worst);
+    QVERIFY2(worst < 0.16, qPrintable(QString("whitened covariance off by %1").arg(worst)));
+    // Real and imaginary parts separately: unit variance.
+    const RawData w = prewhitened(raw, WhiteningScale::snr_units);
+    for (int c = 0; c < nc; ++c) {
+      double re2 = 0, im2 = 0;
+      for (int k = 0; k < nx * ny; ++k) {
+        const auto v = w.kspace[static_cast<std::size_t>(c) * nx * ny + k];
+        re2 += double(v.real()) * v.real(), im2 += double(v.imag()) * v.imag();
+      }
+      QVERIFY2(std::abs(re2 / (nx * ny) - 1) < 0.08 && std::abs(im2 / (nx * ny) - 1) < 0.08,
+               qPrintable(QString("coil %1: variances %2, %3").arg(c).arg(re2 / (nx * ny)).arg(im2 / (nx * ny))));
+    }
+    // Ignoring the bandwidths would give variance 1 / (2 · 0.8): the check above can fail.
+    RawData uncorrected = raw;
+    const float undo = static_cast<float>(1 / noise_bandwidth_scale(noise_dwell_us, data_dwell_us, rnbw));
+    for (auto& v : uncorrected.noise) v *= undo;
+    const auto bad = data_covariance(prewhitened(uncorrected, WhiteningScale::snr_units));
+    QVERIFY(std::abs(bad[0].real() / 2 - 1 / (2 * rnbw)) < 0.08);
+    // Image-scale whitening is unaffected by a common factor: covariance mean_i C_ii · I.
+    const auto keep = data_covariance(prewhitened(raw));
+    const double mean_c = (1.0 + (0.25 + 0.64) + (0.04 + 0.09 + 2.25)) / 3;
+    for (int i = 0; i < nc; ++i) QVERIFY(std::abs(keep[static_cast<std::size_t>(i) * nc + i].real() / mean_c - 1) < 0.08);
+    // An impossible relativeReceiverNoiseBandwidth is an input error naming the field.
+    write_file(path("bw_bad.h5"), -0.5);
+    try {
+      read_raw_ismrmrd(path("bw_bad.h5"));
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("relativeReceiverNoiseBandwidth") && QString(e.what()).contains("bw_bad.h5"), e.what());
+    }
   }
   void missingAndMalformedFilesAreInputErrors() {
     QVERIFY_THROWS_EXCEPTION(InputError, read_raw_ismrmrd(path("nope.h5")));

@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QMouseEvent>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,14 +36,29 @@ void fillDiverging(vtkLookupTable* lut) {
   ctf->AddRGBPoint(0.0, 0.230, 0.299, 0.754);
   ctf->AddRGBPoint(0.5, 0.865, 0.865, 0.865);
   ctf->AddRGBPoint(1.0, 0.706, 0.016, 0.150);
-  const int n = 256;
-  lut->SetNumberOfTableValues(n);
-  for (int i = 0; i < n; ++i) {
-    double rgb[3];
-    ctf->GetColor(static_cast<double>(i) / (n - 1), rgb);
-    lut->SetTableValue(i, rgb[0], rgb[1], rgb[2], 1.0);
+  fillLookupTable(lut, ctf);
+}
+
+// Sequential maps for magnitudes: "hot" (black-red-yellow-white) reads well for |error|; viridis is
+// perceptually uniform. Control points from matplotlib's tables.
+void fillSequential(vtkLookupTable* lut, ImageView::Colormap map) {
+  vtkNew<vtkColorTransferFunction> ctf;
+  if (map == ImageView::Colormap::Hot) {
+    ctf->AddRGBPoint(0.0, 0.04, 0.0, 0.0);
+    ctf->AddRGBPoint(0.375, 1.0, 0.0, 0.0);
+    ctf->AddRGBPoint(0.75, 1.0, 1.0, 0.0);
+    ctf->AddRGBPoint(1.0, 1.0, 1.0, 1.0);
+  } else if (map == ImageView::Colormap::Viridis) {
+    ctf->AddRGBPoint(0.0, 0.267, 0.005, 0.329);
+    ctf->AddRGBPoint(0.25, 0.229, 0.322, 0.546);
+    ctf->AddRGBPoint(0.5, 0.128, 0.567, 0.551);
+    ctf->AddRGBPoint(0.75, 0.369, 0.789, 0.383);
+    ctf->AddRGBPoint(1.0, 0.993, 0.906, 0.144);
+  } else {
+    ctf->AddRGBPoint(0.0, 0, 0, 0);
+    ctf->AddRGBPoint(1.0, 1, 1, 1);
   }
-  lut->Build();
+  fillLookupTable(lut, ctf);
 }
 
 // VTK's embedded Arial differs from the Qt UI font and spaces glyphs like '|' oddly; use the
@@ -59,15 +75,43 @@ void applyFont(vtkTextProperty* p, bool bold) {
 }
 
 void styleText(vtkTextActor* t, int size, const double color[3], bool bold) {
-  vtkTextProperty* p = t->GetTextProperty();
-  applyFont(p, bold);
-  p->SetFontSize(size);
-  p->SetColor(color[0], color[1], color[2]);
-  p->SetBold(bold);
-  p->SetShadow(false);
+  styleVtkText(t->GetTextProperty(), size, color, bold);
 }
 
 }  // namespace
+
+void fillLookupTable(vtkLookupTable* lut, vtkColorTransferFunction* ctf) {
+  const int n = 256;
+  lut->SetNumberOfTableValues(n);
+  for (int i = 0; i < n; ++i) {
+    double rgb[3];
+    ctf->GetColor(static_cast<double>(i) / (n - 1), rgb);
+    lut->SetTableValue(i, rgb[0], rgb[1], rgb[2], 1.0);
+  }
+  lut->Build();
+}
+
+void styleColorbar(vtkScalarBarActor* bar, double x, double y, double w, double h) {
+  bar->SetOrientationToVertical();
+  bar->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  bar->GetPositionCoordinate()->SetValue(x, y);
+  bar->SetWidth(w);
+  bar->SetHeight(h);
+  bar->SetNumberOfLabels(5);
+  bar->SetBarRatio(0.25);
+  bar->UnconstrainedFontSizeOn();
+  styleVtkText(bar->GetLabelTextProperty(), 12, kInfoColor, false);
+  styleVtkText(bar->GetTitleTextProperty(), 13, kTitleColor, true);
+}
+
+void styleVtkText(vtkTextProperty* p, int size, const double rgb[3], bool bold) {
+  applyFont(p, bold);
+  p->SetFontSize(size);
+  p->SetColor(rgb[0], rgb[1], rgb[2]);
+  p->SetBold(bold);
+  p->SetItalic(false);
+  p->SetShadow(false);
+}
 
 ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(parent) {
   vtkRenderer* ren = renderer();
@@ -81,25 +125,11 @@ ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(pa
   ren->AddViewProp(actor_);
 
   fillDiverging(divergingLut_);
+  fillSequential(magnitudeLut_, Colormap::Grey);
   colorbar_->SetLookupTable(divergingLut_);
-  colorbar_->SetOrientationToVertical();
-  colorbar_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
-  colorbar_->GetPositionCoordinate()->SetValue(0.77, 0.10);
-  colorbar_->SetWidth(0.20);
-  colorbar_->SetHeight(0.76);
-  colorbar_->SetNumberOfLabels(5);
+  styleColorbar(colorbar_, 0.77, 0.10, 0.20, 0.76);
   colorbar_->SetLabelFormat("%+.2g");
   colorbar_->SetBarRatio(0.22);
-  colorbar_->UnconstrainedFontSizeOn();
-  {
-    vtkTextProperty* lp = colorbar_->GetLabelTextProperty();
-    applyFont(lp, false);
-    lp->SetFontSize(12);
-    lp->SetColor(kInfoColor[0], kInfoColor[1], kInfoColor[2]);
-    lp->SetBold(false);
-    lp->SetItalic(false);
-    lp->SetShadow(false);
-  }
   colorbar_->VisibilityOff();
   ren->AddViewProp(colorbar_);
 
@@ -202,34 +232,128 @@ void ImageView::setImage(const std::vector<float>& values, int nx, int ny, bool 
   initialLevel_ = 0.5 * (hi + lo);
 
   vtkImageProperty* prop = actor_->GetProperty();
-  if (signedColormap) {
-    // W/L still applies: the mapper maps [level - window/2, level + window/2] onto the table, and
-    // the colorbar follows the table.
-    divergingLut_->SetRange(lo, hi);
-    prop->SetLookupTable(divergingLut_);
-    prop->UseLookupTableScalarRangeOff();
-  } else {
-    prop->SetLookupTable(nullptr);
-  }
   prop->SetColorWindow(initialWindow_);
   prop->SetColorLevel(initialLevel_);
+  applyColormap();
 
   actor_->VisibilityOn();
-  colorbar_->SetVisibility(signedColormap);
   hintText_->VisibilityOff();
   hasImage_ = true;
   ++updateCount_;
   setTitle(title);
   updateInfoText();
   fitCamera();
+  lastState_ = viewState();
   update();
+}
+
+// W/L still applies with a table: the mapper maps [level - window/2, level + window/2] onto it, and
+// the colorbar follows the table (its range is kept equal to the window in updateInfoText).
+void ImageView::applyColormap() {
+  vtkImageProperty* prop = actor_->GetProperty();
+  if (signed_) {
+    prop->SetLookupTable(divergingLut_);
+    prop->UseLookupTableScalarRangeOff();
+    colorbar_->SetLookupTable(divergingLut_);
+    colorbar_->SetLabelFormat("%+.2g");
+  } else if (colormap_ == Colormap::Grey && !colorbarVisible_) {
+    prop->SetLookupTable(nullptr);  // VTK's own grey mapping, as before colormaps existed
+  } else {
+    prop->SetLookupTable(magnitudeLut_);
+    prop->UseLookupTableScalarRangeOff();
+    colorbar_->SetLookupTable(magnitudeLut_);
+    colorbar_->SetLabelFormat("%.2g");
+  }
+  colorbar_->SetVisibility(colorbarShown());
+}
+
+void ImageView::setColormap(Colormap map) {
+  colormap_ = map;
+  fillSequential(magnitudeLut_, map);
+  if (actor_->GetVisibility()) {
+    applyColormap();
+    updateInfoText();
+    fitCamera();
+  }
+  update();
+}
+
+void ImageView::setColorbarVisible(bool visible) {
+  colorbarVisible_ = visible;
+  if (actor_->GetVisibility()) {
+    applyColormap();
+    updateInfoText();
+    fitCamera();
+    lastState_ = viewState();
+  }
+  update();
+}
+
+ImageView::ViewState ImageView::viewState() const {
+  ViewState s;
+  vtkCamera* cam = renderer()->GetActiveCamera();
+  double f[3];
+  cam->GetFocalPoint(f);
+  s.zoom = fitScale_ / cam->GetParallelScale();
+  s.pan_x = f[0] - fitFocalX_;
+  s.pan_y = f[1] - fitFocalY_;
+  s.window = colorWindow();
+  s.level = colorLevel();
+  return s;
+}
+
+void ImageView::setViewState(const ViewState& s, bool withWindowLevel) {
+  vtkCamera* cam = renderer()->GetActiveCamera();
+  double p[3];
+  cam->GetPosition(p);
+  const double fx = fitFocalX_ + s.pan_x, fy = fitFocalY_ + s.pan_y;
+  cam->SetFocalPoint(fx, fy, 0);
+  cam->SetPosition(fx, fy, p[2]);
+  cam->SetParallelScale(fitScale_ / s.zoom);
+  renderer()->ResetCameraClippingRange();
+  if (withWindowLevel) {
+    actor_->GetProperty()->SetColorWindow(s.window);
+    actor_->GetProperty()->SetColorLevel(s.level);
+    updateInfoText();
+  }
+  lastState_ = viewState();
+  update();
+}
+
+std::vector<float> ImageView::values() const {
+  if (!hasImage_) return {};
+  const auto* p = static_cast<const float*>(image_->GetScalarPointer());
+  return std::vector<float>(p, p + static_cast<std::size_t>(nx_) * ny_);
+}
+
+void ImageView::emitIfUserChanged() {
+  const ViewState now = viewState();
+  const bool camera = now.zoom != lastState_.zoom || now.pan_x != lastState_.pan_x || now.pan_y != lastState_.pan_y;
+  const bool wl = now.window != lastState_.window || now.level != lastState_.level;
+  lastState_ = now;
+  if (camera) emit cameraChanged();
+  if (wl) emit windowLevelChanged();
+}
+
+void ImageView::mouseMoveEvent(QMouseEvent* e) {
+  VtkOpenGLWidget::mouseMoveEvent(e);
+  emitIfUserChanged();
+}
+
+void ImageView::mouseReleaseEvent(QMouseEvent* e) {
+  VtkOpenGLWidget::mouseReleaseEvent(e);
+  emitIfUserChanged();
+}
+
+void ImageView::wheelEvent(QWheelEvent* e) {
+  VtkOpenGLWidget::wheelEvent(e);
+  emitIfUserChanged();
 }
 
 void ImageView::resetView() {
   if (!hasImage_) return;
   actor_->GetProperty()->SetColorWindow(initialWindow_);
   actor_->GetProperty()->SetColorLevel(initialLevel_);
-  if (signed_) divergingLut_->SetRange(initialLevel_ - 0.5 * initialWindow_, initialLevel_ + 0.5 * initialWindow_);
   updateInfoText();
   fitCamera();
   update();
@@ -244,6 +368,7 @@ void ImageView::viewportResized(int, int) { fitCamera(); }
 void ImageView::mouseDoubleClickEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton) {
     resetView();
+    emitIfUserChanged();
     e->accept();
     return;
   }
@@ -258,6 +383,8 @@ void ImageView::updateInfoText() {
   if (!hasImage_) return;
   const double w = actor_->GetProperty()->GetColorWindow();
   const double l = actor_->GetProperty()->GetColorLevel();
+  divergingLut_->SetRange(l - 0.5 * w, l + 0.5 * w);
+  magnitudeLut_->SetRange(l - 0.5 * w, l + 0.5 * w);
   const QString text = signed_ ? tr("%1 x %2   range %3 .. %4")
                                      .arg(nx_)
                                      .arg(ny_)
@@ -273,11 +400,12 @@ void ImageView::fitCamera() {
   const double aspect = (size[0] > 0 && size[1] > 0) ? static_cast<double>(size[0]) / size[1] : 1.0;
   // Fractions of the viewport left for the image: the colorbar takes the right side, the title the
   // top and the info line the bottom.
-  const double fx = signed_ ? 0.74 : 0.96;
+  const bool bar = colorbarShown();
+  const double fx = bar ? 0.74 : 0.96;
   const double fy = 0.84;
   const double w = nx_, h = ny_;  // voxel edges span [-0.5, n - 0.5]
   const double scale = std::max(h / (2 * fy), w / (2 * fx * aspect));
-  const double cx = 0.5 * (nx_ - 1) + (0.5 - 0.5 * fx) * 2 * scale * aspect * (signed_ ? 1 : 0);
+  const double cx = 0.5 * (nx_ - 1) + (0.5 - 0.5 * fx) * 2 * scale * aspect * (bar ? 1 : 0);
   const double cy = 0.5 * (ny_ - 1) + 0.03 * scale;
 
   vtkCamera* cam = renderer()->GetActiveCamera();
@@ -287,6 +415,10 @@ void ImageView::fitCamera() {
   cam->SetViewUp(0, 1, 0);
   cam->SetParallelScale(scale);
   renderer()->ResetCameraClippingRange();
+  fitScale_ = scale;
+  fitFocalX_ = cx;
+  fitFocalY_ = cy;
+  lastState_ = viewState();  // a refit is not a user change to propagate
 }
 
 }  // namespace mrwb::ui

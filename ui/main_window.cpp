@@ -3,22 +3,30 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTableWidget>
 #include <QToolBar>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
@@ -26,15 +34,23 @@
 #include "mrwb/errors.hpp"
 #include "mrwb/phantom.hpp"
 #include "mrwb/version.hpp"
+#include "mrwb_ui/autosave.hpp"
 #include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/recent_files.hpp"
+#include "mrwb_ui/scenario_document.hpp"
 #include "mrwb_ui/scenario_panel.hpp"
 #include "mrwb_ui/simulation_worker.hpp"
+#include "mrwb_ui/teaching_menu.hpp"
 
 namespace mrwb::ui {
 
 namespace {
 
 enum MetricColumn { kPsnr, kPercent, kNrmse, kSsim, kBackend, kSimSeconds, kReconSeconds, kColumns };
+
+const QString kStateKey = QStringLiteral("mainWindow/state");
+const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
+constexpr int kStateVersion = 2;  // bump when the default dock layout changes
 
 float maxFinite(const std::vector<float>& v) {
   float out = 0;
@@ -43,19 +59,34 @@ float maxFinite(const std::vector<float>& v) {
   return out;
 }
 
+QString plainTitle(QString title) { return title.remove(QLatin1Char('&')); }
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MrwbMainWindow"));
   setMinimumSize(1280, 800);
   resize(1280, 800);
-  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
+  doc_ = new ScenarioDocument(this);
+  autosave_ = new Autosave(doc_, this);
   worker_ = new SimulationWorker(this);
   buildViews();
   buildDocks();
+  buildViewDocks();
   buildActions();
   buildStatusBar();
+
+  connect(doc_, &ScenarioDocument::scenarioChanged, this, &MainWindow::onScenarioChanged);
+  connect(doc_, &ScenarioDocument::dirtyChanged, this, [this](bool dirty) {
+    setWindowModified(dirty);
+    saveAction_->setEnabled(dirty || doc_->path().isEmpty());
+  });
+  connect(doc_, &ScenarioDocument::pathChanged, this, [this] { updateWindowTitle(); });
+  connect(autosave_, &Autosave::autosaved, this, [this](const QString& path) {
+    statusBar()->showMessage(tr("Autosaved to %1").arg(QDir::toNativeSeparators(path)), 3000);
+  });
 
   connect(worker_, &SimulationWorker::progress, this, [this](int percent, const QString& stage) {
     progress_->setValue(percent);
@@ -64,19 +95,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(worker_, &SimulationWorker::timeRemaining, this, [this](double s) {
     remaining_->setText(s < 0 ? tr("estimating time…") : tr("about %1 left").arg(formatDuration(s)));
   });
-  connect(worker_, &SimulationWorker::finished, this,
-          [this](std::shared_ptr<mrwb::PipelineResult> r) {
-            result_ = r;
-            setRunning(false);
-            lastErrorIsInput_ = false;
-            showResult(*r);
-            lastError_.clear();
-            emit runFinished(true);
-          });
+  connect(worker_, &SimulationWorker::finished, this, [this](std::shared_ptr<mrwb::PipelineResult> r) {
+    result_ = r;
+    setRunning(false);
+    lastErrorIsInput_ = false;
+    showResult(*r);
+    showViewResults(*r);
+    lastError_.clear();
+    emit runFinished(true);
+  });
   connect(worker_, &SimulationWorker::failed, this, [this](const QString& message) {
     setRunning(false);
     lastError_ = message;
     lastErrorIsInput_ = worker_->lastFailureWasInputError();
+    setRunMessage(tr("Run failed: %1").arg(message), true);
     emit runFinished(false);
     reportError(tr("Run failed"), message);
   });
@@ -84,13 +116,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setRunning(false);
     lastError_ = tr("cancelled");
     lastErrorIsInput_ = false;
+    setRunMessage(tr("Cancelled. The views still show the previous results."), false);
     statusBar()->showMessage(tr("Cancelled. The views still show the previous results."), 8000);
     emit runCancelled();
     emit runFinished(false);
   });
 
-  setScenario(mrwb::scenario_preset("default"));
+  doc_->reset(mrwb::scenario_preset("default"));
   setRunning(false);
+
+  QSettings settings;
+  restoreGeometry(settings.value(kGeometryKey).toByteArray());
+  restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
 }
 
 MainWindow::~MainWindow() = default;
@@ -117,19 +154,22 @@ void MainWindow::buildViews() {
 
 void MainWindow::buildDocks() {
   panel_ = new ScenarioPanel;
-  connect(panel_, &ScenarioPanel::scenarioEdited, this, &MainWindow::onScenarioEdited);
+  connect(panel_, &ScenarioPanel::scenarioEdited, this,
+          [this](const mrwb::Scenario& s, const QString& field) { doc_->edit(s, field); });
   connect(panel_, &ScenarioPanel::presetRequested, this, &MainWindow::onPresetRequested);
   auto* scroll = new QScrollArea;
   scroll->setWidget(panel_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* scenarioDock = new QDockWidget(tr("Scenario"), this);
-  scenarioDock->setObjectName(QStringLiteral("scenarioDock"));
-  scenarioDock->setWidget(scroll);
-  scenarioDock->setMinimumWidth(320);
-  scenarioDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
-  addDockWidget(Qt::LeftDockWidgetArea, scenarioDock);
+  QDockWidget* scenarioDock = addPanelDock(QStringLiteral("scenarioDock"), tr("Scenario"), scroll, Qt::LeftDockWidgetArea);
+  // Wide enough for the whole form (no horizontal scrolling: values must never be clipped).
+  const int formWidth = panel_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 8;
+  scenarioDock->setMinimumWidth(std::max(340, formWidth));
+
+  QDockWidget* runDock = addPanelDock(QStringLiteral("runDock"), tr("Run"), buildRunPanel(), Qt::LeftDockWidgetArea);
+  splitDockWidget(scenarioDock, runDock, Qt::Vertical);
+  resizeDocks({scenarioDock}, {std::max(420, formWidth)}, Qt::Horizontal);
 
   metrics_ = new QTableWidget(1, kColumns);
   metrics_->setObjectName(QStringLiteral("metricsTable"));
@@ -155,24 +195,131 @@ void MainWindow::buildDocks() {
   metrics_->setRowHeight(0, 40);
   metrics_->setFixedHeight(metrics_->horizontalHeader()->sizeHint().height() + 40 + 2 * metrics_->frameWidth());
   clearMetrics();
-  auto* metricsDock = new QDockWidget(tr("Metrics"), this);
-  metricsDock->setObjectName(QStringLiteral("metricsDock"));
-  metricsDock->setWidget(metrics_);
-  metricsDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::TopDockWidgetArea);
-  addDockWidget(Qt::BottomDockWidgetArea, metricsDock);
+  addPanelDock(QStringLiteral("metricsDock"), tr("Metrics"), metrics_, Qt::BottomDockWidgetArea);
+}
+
+QWidget* MainWindow::buildRunPanel() {
+  auto* w = new QWidget;
+  auto* layout = new QVBoxLayout(w);
+  layout->setContentsMargins(8, 8, 8, 8);
+  auto* form = new QFormLayout;
+  form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  backend_ = new QComboBox(w);
+  backend_->setObjectName(QStringLiteral("backend"));
+  backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  backend_->setMinimumContentsLength(12);
+  backend_->setToolTip(tr("Where the simulation runs; devices as core's backend registry reports them"));
+  fillBackends();
+  connect(backend_, &QComboBox::activated, this, [this](int) {
+    mrwb::Scenario s = doc_->scenario();
+    s.backend = backend_->currentData().toString().toStdString();
+    doc_->edit(s, QStringLiteral("backend"));
+  });
+  form->addRow(tr("Backend"), backend_);
+  memory_ = new QLabel(w);
+  memory_->setToolTip(tr("Memory the phantom and the simulator state need"));
+  form->addRow(tr("Memory"), memory_);
+  layout->addLayout(form);
+
+  auto* buttons = new QHBoxLayout;
+  for (QString name : {QStringLiteral("runButton"), QStringLiteral("cancelButton")}) {
+    auto* b = new QToolButton(w);
+    b->setObjectName(name);
+    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    buttons->addWidget(b);
+  }
+  layout->addLayout(buttons);
+
+  progress_ = new QProgressBar(w);
+  progress_->setObjectName(QStringLiteral("runProgress"));
+  progress_->setRange(0, 100);
+  progress_->setTextVisible(true);
+  layout->addWidget(progress_);
+  remaining_ = new QLabel(w);
+  remaining_->setObjectName(QStringLiteral("timeRemaining"));
+  layout->addWidget(remaining_);
+  runMessage_ = new QLabel(w);
+  runMessage_->setObjectName(QStringLiteral("runMessage"));
+  runMessage_->setWordWrap(true);
+  runMessage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(runMessage_);
+  w->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);  // the Scenario editor takes the rest
+  return w;
+}
+
+void MainWindow::fillBackends() {
+  backend_->clear();
+  backend_->addItem(tr("auto (CUDA if present, else CPU)"), QStringLiteral("auto"));
+  auto* model = qobject_cast<QStandardItemModel*>(backend_->model());
+  for (const auto& b : mrwb::list_backends()) {
+    QString text = QString::fromStdString(b.name);
+    if (!b.device.empty()) text += QStringLiteral(" — ") + QString::fromStdString(b.device);
+    if (!b.available) text += tr(" (not available)");
+    backend_->addItem(text, QString::fromStdString(b.name));
+    backend_->setItemData(backend_->count() - 1, text, Qt::ToolTipRole);
+    // Unavailable backends are listed (the user should see CUDA exists) but cannot be chosen.
+    if (!b.available && model) model->item(backend_->count() - 1)->setEnabled(false);
+  }
+}
+
+QDockWidget* MainWindow::addPanelDock(const QString& objectName, const QString& title, QWidget* w,
+                                      Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(objectName);
+  dock->setWidget(w);
+  addDockWidget(area, dock);
+  restoreDockWidget(dock);  // its saved place, when the state was restored before it existed
+  if (panelsMenu_) panelsMenu_->addAction(dock->toggleViewAction());
+  return dock;
+}
+
+bool MainWindow::showPanel(const QString& name) {
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    QString base = d->objectName();
+    if (base.endsWith(QStringLiteral("Dock"))) base.chop(4);
+    if (d->objectName().compare(name, Qt::CaseInsensitive) == 0 || base.compare(name, Qt::CaseInsensitive) == 0 ||
+        plainTitle(d->windowTitle()).compare(name, Qt::CaseInsensitive) == 0) {
+      d->show();
+      d->raise();
+      return true;
+    }
+  }
+  return false;
+}
+
+QStringList MainWindow::panelNames() const {
+  QStringList names;
+  for (const QDockWidget* d : findChildren<QDockWidget*>()) names << d->objectName();
+  return names;
 }
 
 void MainWindow::buildActions() {
   QStyle* st = style();
+  newAction_ = new QAction(st->standardIcon(QStyle::SP_FileIcon), tr("&New scenario"), this);
+  newAction_->setShortcut(QKeySequence::New);
+  newAction_->setStatusTip(tr("Start from the default scenario"));
+  connect(newAction_, &QAction::triggered, this, &MainWindow::newScenario);
+
   openAction_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open scenario…"), this);
   openAction_->setShortcut(QKeySequence::Open);
   openAction_->setStatusTip(tr("Load a scenario JSON file"));
   connect(openAction_, &QAction::triggered, this, &MainWindow::openScenarioDialog);
 
-  saveAsAction_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("Save scenario &as…"), this);
+  saveAction_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this);
+  saveAction_->setShortcut(QKeySequence::Save);
+  saveAction_->setStatusTip(tr("Write the scenario to its file"));
+  connect(saveAction_, &QAction::triggered, this, &MainWindow::save);
+
+  saveAsAction_ = new QAction(tr("Save scenario &as…"), this);
   saveAsAction_->setShortcut(QKeySequence::SaveAs);
-  saveAsAction_->setStatusTip(tr("Write the scenario as JSON"));
+  saveAsAction_->setStatusTip(tr("Write the scenario as JSON under a new name"));
   connect(saveAsAction_, &QAction::triggered, this, &MainWindow::saveScenarioAsDialog);
+
+  undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+  redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
 
   runAction_ = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this);
   runAction_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
@@ -183,6 +330,8 @@ void MainWindow::buildActions() {
   cancelAction_->setShortcut(Qt::Key_Escape);
   cancelAction_->setStatusTip(tr("Stop the running job; nothing partial is kept"));
   connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancel);
+  findChild<QToolButton*>(QStringLiteral("runButton"))->setDefaultAction(runAction_);
+  findChild<QToolButton*>(QStringLiteral("cancelButton"))->setDefaultAction(cancelAction_);
 
   auto* quitAction = new QAction(tr("&Quit"), this);
   quitAction->setShortcut(QKeySequence::Quit);
@@ -194,22 +343,45 @@ void MainWindow::buildActions() {
   });
 
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(newAction_);
   file->addAction(openAction_);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  rebuildRecentMenu();
+  file->addSeparator();
+  file->addAction(saveAction_);
   file->addAction(saveAsAction_);
   file->addSeparator();
   file->addAction(quitAction);
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(undoAction_);
+  edit->addAction(redoAction_);
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
   sim->addAction(runAction_);
   sim->addAction(cancelAction_);
+  QMenu* teachingMenu = menuBar()->addMenu(tr("&Teaching"));
+  teaching_ = new TeachingMenu(teachingMenu, this);
+  connect(teaching_, &TeachingMenu::entryChosen, this, [this](const TeachingEntry& e) {
+    if (!maybeSave()) return;
+    try {
+      // No file: Save asks for a name instead of overwriting the shipped scenario.
+      doc_->reset(mrwb::load_scenario(e.path.toStdString()));
+      showPanel(QStringLiteral("scenarioDock"));  // its "About this scenario" box explains it
+      statusBar()->showMessage(tr("Teaching scenario “%1”: %2").arg(e.title, e.description), 15000);
+    } catch (const std::exception& ex) {
+      reportError(tr("Cannot load teaching scenario"), QString::fromUtf8(ex.what()));
+    }
+  });
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  panelsMenu_ = view->addMenu(tr("&Panels"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) panelsMenu_->addAction(d->toggleViewAction());
   view->addSeparator();
   view->addAction(resetViews);
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About MR Workbench"), this, [this] {
     QMessageBox::about(this, tr("About MR Workbench"),
                        tr("<b>MR Workbench</b> %1<br>MRI simulation and reconstruction workbench.<br>"
-                          "Bloch-flow simulation, FFT reconstruction, image-quality metrics.")
+                          "Bloch-flow simulation, FFT and GRAPPA reconstruction, image-quality metrics.")
                            .arg(QString::fromLatin1(mrwb::version_string)));
   });
 
@@ -217,20 +389,32 @@ void MainWindow::buildActions() {
   tb->setObjectName(QStringLiteral("mainToolBar"));
   tb->setMovable(false);
   tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  tb->addAction(newAction_);
   tb->addAction(openAction_);
-  tb->addAction(saveAsAction_);
+  tb->addAction(saveAction_);
+  tb->addSeparator();
+  tb->addAction(undoAction_);
+  tb->addAction(redoAction_);
   tb->addSeparator();
   tb->addAction(runAction_);
   tb->addAction(cancelAction_);
 }
 
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = RecentFiles::list();
+  for (const QString& f : files) {
+    QAction* a = recentMenu_->addAction(QFileInfo(f).fileName());
+    a->setStatusTip(QDir::toNativeSeparators(f));
+    a->setData(f);
+    connect(a, &QAction::triggered, this, [this, f] { loadScenario(f); });
+  }
+  if (files.isEmpty()) recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+  recentMenu_->addSeparator();
+  recentMenu_->addAction(tr("Clear list"), this, [] { RecentFiles::clear(); })->setEnabled(!files.isEmpty());
+}
+
 void MainWindow::buildStatusBar() {
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 100);
-  progress_->setFixedWidth(260);
-  progress_->setTextVisible(true);
-  remaining_ = new QLabel;
-  remaining_->setMinimumWidth(140);
   backendLabel_ = new QLabel;
   QStringList parts;
   for (const auto& b : mrwb::list_backends()) {
@@ -240,90 +424,158 @@ void MainWindow::buildStatusBar() {
   backendLabel_->setText(parts.join(QStringLiteral("   ·   ")));
   backendLabel_->setToolTip(tr("Simulation backends found by core"));
   statusBar()->addPermanentWidget(backendLabel_);
-  statusBar()->addPermanentWidget(remaining_);
-  statusBar()->addPermanentWidget(progress_);
   statusBar()->showMessage(tr("Ready"), 4000);
 }
 
-// --- scenario ----------------------------------------------------------------------------------
+// --- document ------------------------------------------------------------------------------------
+
+const mrwb::Scenario& MainWindow::scenario() const { return doc_->scenario(); }
 
 QString MainWindow::scenarioSource() const {
-  return scenarioPath_.isEmpty() ? QStringLiteral("scenario") : QFileInfo(scenarioPath_).fileName();
+  return doc_->path().isEmpty() ? QStringLiteral("scenario") : QFileInfo(doc_->path()).fileName();
 }
 
-void MainWindow::setScenario(const mrwb::Scenario& s) {
-  scenario_ = s;
-  panel_->setScenario(scenario_);
+void MainWindow::setScenario(const mrwb::Scenario& s) { doc_->reset(s); }
+
+void MainWindow::onScenarioChanged(const mrwb::Scenario& s) {
+  // Edits come from the panel (already showing them); undo, redo and loads must be shown.
+  if (ScenarioDocument::jsonText(panel_->scenario()) != ScenarioDocument::jsonText(s)) panel_->setScenario(s);
+  int i = backend_->findData(QString::fromStdString(s.backend));
+  if (i < 0) {
+    backend_->addItem(QString::fromStdString(s.backend), QString::fromStdString(s.backend));
+    i = backend_->count() - 1;
+  }
+  backend_->setCurrentIndex(i);
   revalidate();
   updateWindowTitle();
+  emit scenarioChanged(s);
+}
+
+bool MainWindow::maybeSave() {
+  if (!doc_->isDirty()) return true;
+  QMessageBox::StandardButton answer = unsavedAnswer_;
+  if (interactive_) {
+    answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                  tr("“%1” has unsaved changes. Save them?").arg(QString::fromStdString(scenario().name)),
+                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  }
+  if (answer == QMessageBox::Save) return save();
+  if (answer == QMessageBox::Discard) {
+    autosave_->discard();  // the user chose to drop these edits: nothing to recover later
+    return true;
+  }
+  return false;
+}
+
+bool MainWindow::newScenario() {
+  if (!maybeSave()) return false;
+  doc_->reset(mrwb::scenario_preset("default"));
+  statusBar()->showMessage(tr("New scenario"), 4000);
+  return true;
 }
 
 bool MainWindow::loadScenario(const QString& path) {
+  if (!maybeSave()) return false;
   try {
-    mrwb::Scenario s = mrwb::load_scenario(path.toStdString());
-    scenarioPath_ = path;
-    setScenario(s);
+    doc_->load(path);
+    RecentFiles::add(doc_->path());
     statusBar()->showMessage(tr("Loaded %1").arg(QDir::toNativeSeparators(path)), 6000);
     return true;
-  } catch (const mrwb::InputError& e) {
-    reportError(tr("Cannot load scenario"), QString::fromUtf8(e.what()));
   } catch (const std::exception& e) {
-    reportError(tr("Cannot load scenario"), QStringLiteral("%1: %2").arg(path, QString::fromUtf8(e.what())));
+    lastError_ = QString::fromUtf8(e.what());
+    reportError(tr("Cannot load scenario"), lastError_);
   }
   return false;
 }
 
 bool MainWindow::saveScenario(const QString& path) {
   try {
-    mrwb::save_scenario(scenario_, path.toStdString());
-    scenarioPath_ = path;
-    updateWindowTitle();
-    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 6000);
+    doc_->save(path);
+    RecentFiles::add(doc_->path());
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(doc_->path())), 6000);
     return true;
   } catch (const std::exception& e) {
-    reportError(tr("Cannot save scenario"), QString::fromUtf8(e.what()));
+    lastError_ = QString::fromUtf8(e.what());
+    reportError(tr("Cannot save scenario"), lastError_);
   }
   return false;
 }
 
+bool MainWindow::save() {
+  if (!doc_->path().isEmpty()) return saveScenario(doc_->path());
+  return saveScenarioAsDialog();
+}
+
 void MainWindow::openScenarioDialog() {
-  const QString dir = scenarioPath_.isEmpty() ? QDir::currentPath() : QFileInfo(scenarioPath_).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), dir,
-                                                    tr("Scenario (*.json);;All files (*)"));
+  if (!maybeSave()) return;  // asked before the file dialog, as editors do
+  const QString dir = doc_->path().isEmpty() ? QDir::currentPath() : QFileInfo(doc_->path()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), dir, tr("Scenario (*.json);;All files (*)"));
   if (!path.isEmpty()) loadScenario(path);
 }
 
-void MainWindow::saveScenarioAsDialog() {
-  const QString suggested = scenarioPath_.isEmpty()
-                                ? QDir::current().filePath(QString::fromStdString(scenario_.name) + ".json")
-                                : scenarioPath_;
-  QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"), suggested,
-                                              tr("Scenario (*.json)"));
-  if (path.isEmpty()) return;
+bool MainWindow::saveScenarioAsDialog() {
+  if (!interactive_) {
+    reportError(tr("Cannot save scenario"), tr("the scenario has no file yet (Save As needs a dialog)"));
+    return false;
+  }
+  const QString suggested = doc_->path().isEmpty()
+                                ? QDir::current().filePath(QString::fromStdString(scenario().name) + ".json")
+                                : doc_->path();
+  QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"), suggested, tr("Scenario (*.json)"));
+  if (path.isEmpty()) return false;
   if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
-  saveScenario(path);
-}
-
-void MainWindow::onScenarioEdited(const mrwb::Scenario& s) {
-  scenario_ = s;
-  revalidate();
-  updateWindowTitle();
+  return saveScenario(path);
 }
 
 void MainWindow::onPresetRequested(const QString& name) {
+  if (!maybeSave()) return;
   try {
-    scenarioPath_.clear();
-    setScenario(mrwb::scenario_preset(name.toStdString()));
+    doc_->reset(mrwb::scenario_preset(name.toStdString()));
     statusBar()->showMessage(tr("Preset “%1” loaded").arg(name), 5000);
   } catch (const std::exception& e) {
     reportError(tr("Cannot load preset"), QString::fromUtf8(e.what()));
   }
 }
 
+// --- autosave and recovery ---------------------------------------------------------------------
+
+void MainWindow::setAutosaveIntervalMs(int ms) { autosave_->setIntervalMs(ms); }
+
+std::optional<QString> MainWindow::recoverableAutosave() const { return Autosave::recoverableFor(doc_->path()); }
+
+bool MainWindow::restoreAutosave() {
+  const std::optional<QString> file = recoverableAutosave();
+  if (!file) return false;
+  try {
+    const mrwb::Scenario s = Autosave::read(*file);
+    doc_->reset(s, doc_->path());
+    doc_->markDirty();    // it differs from the file on disk until saved
+    autosave_->saveNow();  // reset() dropped the old autosave; keep a copy until the user saves
+    statusBar()->showMessage(tr("Recovered unsaved changes from %1").arg(QDir::toNativeSeparators(*file)), 8000);
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot recover autosave"), QString::fromUtf8(e.what()));
+  }
+  return false;
+}
+
+bool MainWindow::offerRecovery() {
+  const std::optional<QString> file = recoverableAutosave();
+  if (!file || !interactive_) return false;
+  const QString what = doc_->path().isEmpty() ? tr("an untitled scenario") : QFileInfo(doc_->path()).fileName();
+  const auto answer = QMessageBox::question(
+      this, tr("Recover unsaved changes?"),
+      tr("An autosave of %1 newer than its file exists (%2). Restore it?").arg(what, QDir::toNativeSeparators(*file)),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  return answer == QMessageBox::Yes && restoreAutosave();
+}
+
+// --- validation ----------------------------------------------------------------------------------
+
 QString MainWindow::revalidate() {
   QString message;
   try {
-    mrwb::validate_scenario(scenario_, scenarioSource().toStdString());
+    mrwb::validate_scenario(scenario(), scenarioSource().toStdString());
   } catch (const mrwb::InputError& e) {
     message = QString::fromUtf8(e.what());
   }
@@ -331,23 +583,35 @@ QString MainWindow::revalidate() {
   panel_->setValidationMessage(message);
   if (valid_) {
     try {
-      const auto bytes = mrwb::phantom_memory_bytes(scenario_.phantom, scenario_.sequence.matrix);
-      panel_->setMemoryEstimate(QLocale().formattedDataSize(static_cast<qint64>(bytes)));
+      const auto bytes = mrwb::phantom_memory_bytes(scenario().phantom, scenario().sequence.matrix);
+      memory_->setText(QLocale().formattedDataSize(static_cast<qint64>(bytes)));
     } catch (const std::exception&) {
-      panel_->setMemoryEstimate(tr("unknown"));
+      memory_->setText(tr("unknown"));
     }
     if (statusBar()->currentMessage().startsWith(tr("Invalid: "))) statusBar()->clearMessage();
+    if (runMessage_->property("invalid").toBool()) setRunMessage({}, false);
   } else {
-    panel_->setMemoryEstimate(QStringLiteral("–"));
+    memory_->setText(QStringLiteral("–"));
     statusBar()->showMessage(tr("Invalid: ") + message);
+    setRunMessage(tr("Fix the scenario to run: %1").arg(message), true);
+    runMessage_->setProperty("invalid", true);
   }
   if (runAction_) runAction_->setEnabled(valid_ && !isRunning());
   return message;
 }
 
+void MainWindow::setRunMessage(const QString& text, bool error) {
+  runMessage_->setProperty("invalid", false);
+  runMessage_->setText(text);
+  runMessage_->setStyleSheet(error ? QStringLiteral("QLabel { color: #ffb4a9; }") : QString());
+}
+
+QString MainWindow::runMessage() const { return runMessage_->text(); }
+
 void MainWindow::updateWindowTitle() {
-  const QString file = scenarioPath_.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(scenarioPath_).fileName());
-  setWindowTitle(tr("MR Workbench — %1%2").arg(QString::fromStdString(scenario_.name), file));
+  const QString file = doc_->path().isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(doc_->path()).fileName());
+  // [*] shows the unsaved-changes mark driven by setWindowModified.
+  setWindowTitle(tr("MR Workbench — %1%2[*]").arg(QString::fromStdString(scenario().name), file));
 }
 
 // --- running -----------------------------------------------------------------------------------
@@ -364,12 +628,14 @@ void MainWindow::run() {
     reportError(tr("Invalid scenario"), message);
     return;
   }
-  if (!worker_->start(scenario_)) return;
+  if (!worker_->start(scenario())) return;
   setRunning(true);
-  statusBar()->showMessage(tr("Running “%1” (%2 × %2, backend %3)…")
-                               .arg(QString::fromStdString(scenario_.name))
-                               .arg(scenario_.sequence.matrix)
-                               .arg(QString::fromStdString(scenario_.backend)));
+  setRunMessage(tr("Running “%1” (%2 × %2, backend %3)…")
+                    .arg(QString::fromStdString(scenario().name))
+                    .arg(scenario().sequence.matrix)
+                    .arg(QString::fromStdString(scenario().backend)),
+                false);
+  statusBar()->showMessage(runMessage());
 }
 
 void MainWindow::cancel() {
@@ -382,8 +648,11 @@ void MainWindow::cancel() {
 void MainWindow::setRunning(bool running) {
   runAction_->setEnabled(!running && valid_);
   cancelAction_->setEnabled(running);
+  newAction_->setEnabled(!running);
   openAction_->setEnabled(!running);
+  recentMenu_->setEnabled(!running);
   panel_->setEnabled(!running);  // edits would not reach the running job; avoid the illusion
+  backend_->setEnabled(!running);
   // Views keep the previous results while a run goes on; empty ones say what is happening.
   for (ImageView* v : {reconView_, truthView_, errorView_}) {
     if (!v->hasImage()) v->clearImage(running ? tr("Simulating…") : QString());
@@ -404,9 +673,10 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   const std::vector<float> truth = r.truth.magnitude();
   // One grey scale for both magnitudes, so equal brightness means equal signal.
   const double hi = std::max({maxFinite(recon), maxFinite(truth), 1e-20f});
-  const QString method = scenario_.recon.method == "grappa" ? tr("GRAPPA, R = %1").arg(scenario_.sequence.acceleration)
-                         : scenario_.sequence.acceleration > 1 ? tr("FFT, zero-filled, R = %1").arg(scenario_.sequence.acceleration)
-                                                               : tr("FFT");
+  const auto& q = scenario().sequence;
+  const QString method = scenario().recon.method == "grappa" ? tr("GRAPPA, R = %1").arg(q.acceleration)
+                         : q.acceleration > 1                ? tr("FFT, zero-filled, R = %1").arg(q.acceleration)
+                                                             : tr("FFT");
   reconView_->setImage(recon, r.recon.nx, r.recon.ny, false, tr("Reconstruction (%1)").arg(method), std::make_pair(0.0, hi));
   truthView_->setImage(truth, r.truth.nx, r.truth.ny, false, tr("Ground truth (Mxy at TE)"), std::make_pair(0.0, hi));
   errorView_->setImage(r.error_map, r.recon.nx, r.recon.ny, true, QStringLiteral("Error map |recon|−|truth|"));
@@ -420,12 +690,13 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   metrics_->item(0, kBackend)->setText(QString::fromStdString(r.backend));
   metrics_->item(0, kSimSeconds)->setText(QString::number(r.simulate_seconds, 'g', 3));
   metrics_->item(0, kReconSeconds)->setText(QString::number(r.recon_seconds, 'g', 3));
-  statusBar()->showMessage(tr("Done: PSNR %1 dB, simulated in %2 s on %3, reconstructed in %4 s")
-                               .arg(psnrText_)
-                               .arg(r.simulate_seconds, 0, 'g', 3)
-                               .arg(QString::fromStdString(r.backend))
-                               .arg(r.recon_seconds, 0, 'g', 3),
-                           15000);
+  const QString done = tr("Done: PSNR %1 dB, simulated in %2 s on %3, reconstructed in %4 s")
+                           .arg(psnrText_)
+                           .arg(r.simulate_seconds, 0, 'g', 3)
+                           .arg(QString::fromStdString(r.backend))
+                           .arg(r.recon_seconds, 0, 'g', 3);
+  setRunMessage(done, false);
+  statusBar()->showMessage(done, 15000);
 }
 
 void MainWindow::clearMetrics() {
@@ -438,6 +709,13 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  if (!maybeSave()) {
+    e->ignore();
+    return;
+  }
+  QSettings settings;
+  settings.setValue(kGeometryKey, saveGeometry());
+  settings.setValue(kStateKey, saveState(kStateVersion));
   // The worker's destructor joins its thread; cancelling first makes that quick.
   if (isRunning()) worker_->cancel();
   QMainWindow::closeEvent(e);

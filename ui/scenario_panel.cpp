@@ -1,24 +1,21 @@
 #include "mrwb_ui/scenario_panel.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
-#include <QStandardItemModel>
 #include <QVBoxLayout>
 
-#include "mrwb/backend_registry.hpp"
 #include "mrwb/tissue.hpp"
 
 namespace mrwb::ui {
 
 namespace {
-
-// scenario.hpp documents these two phantom presets; core has no list function for them yet.
-const QStringList kPhantomPresets = {QStringLiteral("straight_vessel"), QStringLiteral("uniform_disc")};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -31,6 +28,17 @@ QFormLayout* makeForm(QGroupBox* box) {
   return form;
 }
 
+QGroupBox* addGroup(QVBoxLayout* layout, const QString& title, QWidget* parent) {
+  auto* box = new QGroupBox(title, parent);
+  layout->addWidget(box);
+  return box;
+}
+
+const QString kMessageStyle = QStringLiteral(
+    "QLabel { color: #ffb4a9; background: rgba(200, 40, 30, 60); border: 1px solid #c0392b;"
+    " border-radius: 4px; padding: 4px; }");
+const QString kInvalidEditorStyle = QStringLiteral("border: 1px solid #e74c3c;");
+
 }  // namespace
 
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
@@ -38,10 +46,18 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(8, 8, 8, 8);
   layout->setSpacing(10);
 
+  // --- about: the scenario's description (the teaching explanation) -------------------------------
+  descriptionBox_ = addGroup(layout, tr("About this scenario"), this);
+  auto* dlayout = new QVBoxLayout(descriptionBox_);
+  description_ = new QLabel(descriptionBox_);
+  description_->setObjectName(QStringLiteral("scenarioDescription"));
+  description_->setWordWrap(true);
+  description_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  dlayout->addWidget(description_);
+
   // --- scenario --------------------------------------------------------------------------------
-  auto* scenarioBox = new QGroupBox(tr("Scenario"), this);
-  auto* sform = makeForm(scenarioBox);
-  preset_ = new QComboBox(scenarioBox);
+  auto* sform = makeForm(addGroup(layout, tr("Scenario"), this));
+  preset_ = new QComboBox(this);
   preset_->addItem(tr("Load preset…"));
   for (const auto& n : mrwb::scenario_preset_names()) preset_->addItem(q(n), q(n));
   preset_->setToolTip(tr("Replace the whole scenario with a shipped preset"));
@@ -52,151 +68,170 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     emit presetRequested(name);
   });
   sform->addRow(tr("Preset"), preset_);
-  name_ = new QLineEdit(scenarioBox);
+  name_ = new QLineEdit(this);
   connect(name_, &QLineEdit::editingFinished, this,
-          [this] { edit([this](Scenario& s) { s.name = name_->text().toStdString(); }); });
-  sform->addRow(tr("Name"), name_);
-  layout->addWidget(scenarioBox);
+          [this] { edit(QStringLiteral("name"), [this](Scenario& s) { s.name = name_->text().toStdString(); }); });
+  addField(sform, QStringLiteral("name"), tr("Name"), name_);
 
   // --- phantom ---------------------------------------------------------------------------------
-  auto* phantomBox = new QGroupBox(tr("Phantom"), this);
-  auto* pform = makeForm(phantomBox);
-  phantom_ = new QComboBox(phantomBox);
-  for (const auto& p : kPhantomPresets) phantom_->addItem(p, p);
-  connect(phantom_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.phantom.preset = phantom_->currentData().toString().toStdString(); });
-  });
-  pform->addRow(tr("Phantom"), phantom_);
-  cellsPerVoxel_ = addInt(pform, tr("Cells per voxel"), 1, 64, 1,
-                          tr("Isochromats per image voxel along each axis (partial-volume detail)"));
-  connect(cellsPerVoxel_, &QSpinBox::valueChanged, this,
-          [this](int v) { edit([v](Scenario& s) { s.phantom.cells_per_voxel = v; }); });
-  discRadius_ = addDouble(pform, tr("Disc radius"), 0, 1000, 1, 1, tr(" mm"), tr("Radius of the tissue disc"));
-  connect(discRadius_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.phantom.disc_radius_m = v * 1e-3; }); });
+  auto* pform = makeForm(addGroup(layout, tr("Phantom"), this));
+  phantom_ = addCombo(pform, QStringLiteral("phantom.preset"), tr("Phantom"),
+                      {{tr("straight vessel"), QStringLiteral("straight_vessel")},
+                       {tr("uniform disc"), QStringLiteral("uniform_disc")},
+                       {tr("vessel tree (from the file's tree)"), QStringLiteral("vessel_tree")}},
+                      tr("The object: a straight vessel, a plain disc, or a generated vessel tree"),
+                      [](Scenario& s, const std::string& v) { s.phantom.preset = v; });
+  cellsPerVoxel_ = addInt(pform, QStringLiteral("phantom.cells_per_voxel"), tr("Cells per voxel"), 1, 64, 1,
+                          tr("Isochromats per image voxel along each axis (partial-volume detail)"),
+                          [](Scenario& s, int v) { s.phantom.cells_per_voxel = v; });
+  discRadius_ = addDouble(pform, QStringLiteral("phantom.disc_radius_m"), tr("Disc radius"), 0, 1000, 1, 1, tr(" mm"),
+                          tr("Radius of the tissue disc"), [](Scenario& s, double v) { s.phantom.disc_radius_m = v * 1e-3; });
+  QList<QPair<QString, QString>> tissues;
+  for (const auto& t : mrwb::tissue_names_1p5T()) tissues.append({q(t), q(t)});
+  backgroundTissue_ = addCombo(pform, QStringLiteral("phantom.background_tissue"), tr("Background tissue"), tissues,
+                               tr("Relaxation times at 1.5 T"),
+                               [](Scenario& s, const std::string& v) { s.phantom.background_tissue = v; });
+  vesselTissue_ = addCombo(pform, QStringLiteral("phantom.vessel_tissue"), tr("Vessel tissue"), tissues,
+                           tr("Relaxation times at 1.5 T"),
+                           [](Scenario& s, const std::string& v) { s.phantom.vessel_tissue = v; });
+  vesselRadius_ = addDouble(pform, QStringLiteral("phantom.vessel_radius_m"), tr("Vessel radius"), 0, 1000, 2, 0.5,
+                            tr(" mm"), {}, [](Scenario& s, double v) { s.phantom.vessel_radius_m = v * 1e-3; });
+  vesselAngle_ = addDouble(pform, QStringLiteral("phantom.vessel_angle_deg"), tr("Vessel angle"), -360, 360, 1, 5,
+                           tr(" °"), tr("Angle of the vessel axis to x"),
+                           [](Scenario& s, double v) { s.phantom.vessel_angle_deg = v; });
+  vesselOffset_ = addDouble(pform, QStringLiteral("phantom.vessel_offset_m"), tr("Vessel offset"), -1000, 1000, 2, 1,
+                            tr(" mm"), tr("Signed distance of the vessel axis from the centre"),
+                            [](Scenario& s, double v) { s.phantom.vessel_offset_m = v * 1e-3; });
 
-  backgroundTissue_ = new QComboBox(phantomBox);
-  vesselTissue_ = new QComboBox(phantomBox);
-  for (const auto& t : mrwb::tissue_names_1p5T()) {
-    backgroundTissue_->addItem(q(t), q(t));
-    vesselTissue_->addItem(q(t), q(t));
-  }
-  connect(backgroundTissue_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.phantom.background_tissue = backgroundTissue_->currentData().toString().toStdString(); });
-  });
-  connect(vesselTissue_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.phantom.vessel_tissue = vesselTissue_->currentData().toString().toStdString(); });
-  });
-  pform->addRow(tr("Background tissue"), backgroundTissue_);
-  pform->addRow(tr("Vessel tissue"), vesselTissue_);
-  vesselRadius_ = addDouble(pform, tr("Vessel radius"), 0, 1000, 2, 0.5, tr(" mm"), {});
-  connect(vesselRadius_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.phantom.vessel_radius_m = v * 1e-3; }); });
-  vesselAngle_ = addDouble(pform, tr("Vessel angle"), -360, 360, 1, 5, tr(" °"), tr("Angle of the vessel axis to x"));
-  connect(vesselAngle_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.phantom.vessel_angle_deg = v; }); });
-  vesselOffset_ = addDouble(pform, tr("Vessel offset"), -1000, 1000, 2, 1, tr(" mm"),
-                            tr("Signed distance of the vessel axis from the centre"));
-  connect(vesselOffset_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.phantom.vessel_offset_m = v * 1e-3; }); });
-  layout->addWidget(phantomBox);
+  // --- flow ------------------------------------------------------------------------------------
+  auto* fform = makeForm(addGroup(layout, tr("Flow"), this));
+  flowEnabled_ = new QCheckBox(tr("Blood flows"), this);
+  flowEnabled_->setToolTip(tr("Give the simulator the velocity field of the vessel (its \"flow\" section)"));
+  connect(flowEnabled_, &QCheckBox::toggled, this,
+          [this](bool on) {
+            setFlowEditorsEnabled(on);
+            edit(QStringLiteral("flow"), [on](Scenario& s) { s.flow.enabled = on; });
+          });
+  addField(fform, QStringLiteral("flow"), tr("Flow"), flowEnabled_);
+  flowSolver_ = addCombo(fform, QStringLiteral("flow.solver"), tr("Solver"),
+                         {{tr("Poiseuille (analytic)"), QStringLiteral("poiseuille")},
+                          {tr("Lattice Boltzmann"), QStringLiteral("lbm")}},
+                         {}, [](Scenario& s, const std::string& v) { s.flow.solver = v; });
+  flowInlet_ = addDouble(fform, QStringLiteral("flow.inlet_flow_m3_per_s"), tr("Inflow"), 0, 10000, 3, 0.5,
+                         tr(" mL/s"), tr("Mean volumetric inflow at the root"),
+                         [](Scenario& s, double v) { s.flow.inlet_flow_m3_per_s = v * 1e-6; });
+  flowWaveform_ = addCombo(fform, QStringLiteral("flow.waveform"), tr("Waveform"),
+                           {{tr("constant"), QStringLiteral("constant")},
+                            {tr("sinusoid"), QStringLiteral("sinusoid")},
+                            {tr("cardiac"), QStringLiteral("cardiac")}},
+                           tr("Quasi-steady: Q(t) scales the field"),
+                           [](Scenario& s, const std::string& v) { s.flow.waveform = v; });
+  flowPeriod_ = addDouble(fform, QStringLiteral("flow.period_s"), tr("Period"), 0, 100, 3, 0.1, tr(" s"),
+                          tr("Waveform period (cardiac cycle)"), [](Scenario& s, double v) { s.flow.period_s = v; });
+  flowPulsatility_ = addDouble(fform, QStringLiteral("flow.pulsatility"), tr("Pulsatility"), 0, 10, 2, 0.1, {},
+                               tr("(peak − mean) / mean of the waveform"),
+                               [](Scenario& s, double v) { s.flow.pulsatility = v; });
+  flowTime_ = addDouble(fform, QStringLiteral("flow.time_s"), tr("Time in cycle"), 0, 10000, 3, 0.05, tr(" s"),
+                        tr("Instant of the waveform at which the field is taken"),
+                        [](Scenario& s, double v) { s.flow.time_s = v; });
+  flowViscosity_ = addDouble(fform, QStringLiteral("flow.viscosity_Pa_s"), tr("Viscosity"), 0, 100, 2, 0.1,
+                             tr(" mPa·s"), tr("Dynamic viscosity of blood"),
+                             [](Scenario& s, double v) { s.flow.viscosity_Pa_s = v * 1e-3; });
+  flowDensity_ = addDouble(fform, QStringLiteral("flow.density_kg_per_m3"), tr("Density"), 0, 100000, 0, 10,
+                           tr(" kg/m³"), {}, [](Scenario& s, double v) { s.flow.density_kg_per_m3 = v; });
 
   // --- sequence (shown in ms / mm; the scenario stays in SI) ------------------------------------
-  auto* seqBox = new QGroupBox(tr("Sequence and coils"), this);
-  auto* qform = makeForm(seqBox);
-  sequenceType_ = new QComboBox(seqBox);
-  sequenceType_->addItem(tr("Spoiled gradient echo"), QStringLiteral("spoiled_gre"));
-  sequenceType_->addItem(tr("Spin echo (90°–180°)"), QStringLiteral("spin_echo"));
-  connect(sequenceType_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.sequence.type = sequenceType_->currentData().toString().toStdString(); });
-  });
-  qform->addRow(tr("Sequence"), sequenceType_);
-  tr_ = addDouble(qform, tr("TR"), 0.001, 100000, 3, 0.5, tr(" ms"), tr("Repetition time"));
-  connect(tr_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.sequence.TR_s = v * 1e-3; }); });
-  te_ = addDouble(qform, tr("TE"), 0.001, 100000, 3, 0.5, tr(" ms"), tr("Echo time (k = 0 sample)"));
-  connect(te_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.sequence.TE_s = v * 1e-3; }); });
-  flip_ = addDouble(qform, tr("Flip angle"), 0, 180, 1, 1, tr(" °"), {});
-  connect(flip_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.sequence.flip_angle_deg = v; }); });
-  fov_ = addDouble(qform, tr("FOV"), 1, 5000, 1, 8, tr(" mm"), tr("Square field of view"));
-  connect(fov_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.sequence.fov_m = v * 1e-3; }); });
-  matrix_ = addInt(qform, tr("Matrix"), 2, 4096, 16, tr("Square image matrix (readout × phase encode)"));
-  connect(matrix_, &QSpinBox::valueChanged, this,
-          [this](int v) { edit([v](Scenario& s) { s.sequence.matrix = v; }); });
-  bandwidth_ = addDouble(qform, tr("Bandwidth"), 1, 1e6, 0, 50, tr(" Hz/px"), {});
-  connect(bandwidth_, &QDoubleSpinBox::valueChanged, this,
-          [this](double v) { edit([v](Scenario& s) { s.sequence.bandwidth_Hz_per_pixel = v; }); });
-  dummyScans_ = addInt(qform, tr("Dummy scans"), 0, 1000000, 50, tr("TRs played before the first line (steady state)"));
-  connect(dummyScans_, &QSpinBox::valueChanged, this,
-          [this](int v) { edit([v](Scenario& s) { s.sequence.dummy_scans = v; }); });
-  coils_ = addInt(qform, tr("Receive coils"), 1, 128, 1, tr("Loop coils around the FOV (1: one uniform coil)"));
-  connect(coils_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.coils.count = v; }); });
-  acceleration_ = addInt(qform, tr("Acceleration R"), 1, 8, 1, tr("Acquire every R-th phase-encode line"));
-  connect(acceleration_, &QSpinBox::valueChanged, this,
-          [this](int v) { edit([v](Scenario& s) { s.sequence.acceleration = v; }); });
-  acsLines_ = addInt(qform, tr("ACS lines"), 0, 4096, 2, tr("Fully sampled calibration lines at the k-space centre"));
-  connect(acsLines_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.sequence.acs_lines = v; }); });
-  layout->addWidget(seqBox);
+  auto* qform = makeForm(addGroup(layout, tr("Sequence"), this));
+  sequenceType_ = addCombo(qform, QStringLiteral("sequence.type"), tr("Sequence"),
+                           {{tr("Spoiled gradient echo"), QStringLiteral("spoiled_gre")},
+                            {tr("Spin echo (90°–180°)"), QStringLiteral("spin_echo")}},
+                           {}, [](Scenario& s, const std::string& v) { s.sequence.type = v; });
+  tr_ = addDouble(qform, QStringLiteral("sequence.TR_s"), tr("TR"), 0.001, 100000, 3, 0.5, tr(" ms"),
+                  tr("Repetition time"), [](Scenario& s, double v) { s.sequence.TR_s = v * 1e-3; });
+  te_ = addDouble(qform, QStringLiteral("sequence.TE_s"), tr("TE"), 0.001, 100000, 3, 0.5, tr(" ms"),
+                  tr("Echo time (k = 0 sample)"), [](Scenario& s, double v) { s.sequence.TE_s = v * 1e-3; });
+  flip_ = addDouble(qform, QStringLiteral("sequence.flip_angle_deg"), tr("Flip angle"), 0, 180, 1, 1, tr(" °"), {},
+                    [](Scenario& s, double v) { s.sequence.flip_angle_deg = v; });
+  fov_ = addDouble(qform, QStringLiteral("sequence.fov_m"), tr("FOV"), 1, 5000, 1, 8, tr(" mm"),
+                   tr("Square field of view"), [](Scenario& s, double v) { s.sequence.fov_m = v * 1e-3; });
+  matrix_ = addInt(qform, QStringLiteral("sequence.matrix"), tr("Matrix"), 2, 4096, 16,
+                   tr("Square image matrix (readout × phase encode)"), [](Scenario& s, int v) { s.sequence.matrix = v; });
+  bandwidth_ = addDouble(qform, QStringLiteral("sequence.bandwidth_Hz_per_pixel"), tr("Bandwidth"), 1, 1e6, 0, 50,
+                         tr(" Hz/px"), {}, [](Scenario& s, double v) { s.sequence.bandwidth_Hz_per_pixel = v; });
+  dummyScans_ = addInt(qform, QStringLiteral("sequence.dummy_scans"), tr("Dummy scans"), 0, 1000000, 50,
+                       tr("TRs played before the first line (steady state)"),
+                       [](Scenario& s, int v) { s.sequence.dummy_scans = v; });
+  acceleration_ = addInt(qform, QStringLiteral("sequence.acceleration"), tr("Acceleration R"), 1, 8, 1,
+                         tr("Acquire every R-th phase-encode line"),
+                         [](Scenario& s, int v) { s.sequence.acceleration = v; });
+  acsLines_ = addInt(qform, QStringLiteral("sequence.acs_lines"), tr("ACS lines"), 0, 4096, 2,
+                     tr("Fully sampled calibration lines at the k-space centre"),
+                     [](Scenario& s, int v) { s.sequence.acs_lines = v; });
+
+  // --- coils -----------------------------------------------------------------------------------
+  auto* cform = makeForm(addGroup(layout, tr("Receive coils"), this));
+  coils_ = addInt(cform, QStringLiteral("coils.count"), tr("Coils"), 1, 128, 1,
+                  tr("Receive channels (1: one uniform coil)"), [](Scenario& s, int v) { s.coils.count = v; });
+  coilArrangement_ = addCombo(cform, QStringLiteral("coils.arrangement"), tr("Arrangement"),
+                              {{tr("loops around the FOV (Biot–Savart)"), QStringLiteral("loops")},
+                               {tr("uniform"), QStringLiteral("uniform")}},
+                              {}, [](Scenario& s, const std::string& v) { s.coils.arrangement = v; });
 
   // --- reconstruction ----------------------------------------------------------------------------
-  auto* reconBox = new QGroupBox(tr("Reconstruction"), this);
-  auto* rform = makeForm(reconBox);
-  reconMethod_ = new QComboBox(reconBox);
-  reconMethod_->addItem(tr("FFT (zero-filled when undersampled)"), QStringLiteral("fft"));
-  reconMethod_->addItem(tr("GRAPPA"), QStringLiteral("grappa"));
-  connect(reconMethod_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.recon.method = reconMethod_->currentData().toString().toStdString(); });
-  });
-  rform->addRow(tr("Method"), reconMethod_);
-  approach_ = new QComboBox(reconBox);
-  approach_->addItem(tr("Improved (2-D kernel)"), QStringLiteral("improved"));
-  approach_->addItem(tr("Basic (blocks, segments)"), QStringLiteral("basic"));
-  connect(approach_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.recon.grappa_approach = approach_->currentData().toString().toStdString(); });
-  });
-  rform->addRow(tr("GRAPPA calibration"), approach_);
-  kernelPe_ = addInt(rform, tr("GRAPPA kernel PE"), 2, 16, 1, tr("K_PE: source lines of the 2-D kernel"));
-  connect(kernelPe_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.recon.grappa_kernel_pe = v; }); });
-  kernelRo_ = addInt(rform, tr("GRAPPA kernel RO"), 1, 31, 2, tr("K_RO: readout columns of the 2-D kernel"));
-  connect(kernelRo_, &QSpinBox::valueChanged, this, [this](int v) { edit([v](Scenario& s) { s.recon.grappa_kernel_ro = v; }); });
-  lambda_ = addDouble(rform, tr("GRAPPA λ (chi)"), 0, 1, 6, 1e-4, {}, tr("Tikhonov: lambda = chi · trace(A A^H) / rows"));
-  connect(lambda_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_lambda = v; }); });
-  eta_ = addDouble(rform, tr("GRAPPA η"), 0, 4, 2, 0.1, {}, tr("Basic: per-position normalisation Psi = p^(-eta/2)"));
-  connect(eta_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_eta = v; }); });
-  clip_ = addDouble(rform, tr("GRAPPA clip κ"), 0, 0.95, 2, 0.01, {}, tr("Improved: fraction of strongest equations dropped"));
-  connect(clip_, &QDoubleSpinBox::valueChanged, this, [this](double v) { edit([v](Scenario& s) { s.recon.grappa_clip = v; }); });
-  layout->addWidget(reconBox);
-
-  // --- backend ---------------------------------------------------------------------------------
-  auto* backendBox = new QGroupBox(tr("Compute"), this);
-  auto* bform = makeForm(backendBox);
-  backend_ = new QComboBox(backendBox);
-  backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  backend_->setMinimumContentsLength(12);
-  connect(backend_, &QComboBox::activated, this, [this](int) {
-    edit([this](Scenario& s) { s.backend = backend_->currentData().toString().toStdString(); });
-  });
-  bform->addRow(tr("Backend"), backend_);
-  memory_ = new QLabel(backendBox);
-  memory_->setToolTip(tr("Memory the phantom and the simulator state need"));
-  bform->addRow(tr("Memory"), memory_);
-  layout->addWidget(backendBox);
+  auto* rform = makeForm(addGroup(layout, tr("Reconstruction"), this));
+  reconMethod_ = addCombo(rform, QStringLiteral("recon.method"), tr("Method"),
+                          {{tr("FFT (zero-filled when undersampled)"), QStringLiteral("fft")},
+                           {tr("GRAPPA"), QStringLiteral("grappa")}},
+                          {}, [](Scenario& s, const std::string& v) { s.recon.method = v; });
+  approach_ = addCombo(rform, QStringLiteral("recon.grappa_approach"), tr("GRAPPA calibration"),
+                       {{tr("Improved (2-D kernel)"), QStringLiteral("improved")},
+                        {tr("Basic (blocks, segments)"), QStringLiteral("basic")}},
+                       {}, [](Scenario& s, const std::string& v) { s.recon.grappa_approach = v; });
+  kernelPe_ = addInt(rform, QStringLiteral("recon.grappa_kernel_pe"), tr("GRAPPA kernel PE"), 2, 16, 1,
+                     tr("K_PE: source lines of the 2-D kernel"), [](Scenario& s, int v) { s.recon.grappa_kernel_pe = v; });
+  kernelRo_ = addInt(rform, QStringLiteral("recon.grappa_kernel_ro"), tr("GRAPPA kernel RO"), 1, 31, 2,
+                     tr("K_RO: readout columns of the 2-D kernel"), [](Scenario& s, int v) { s.recon.grappa_kernel_ro = v; });
+  lambda_ = addDouble(rform, QStringLiteral("recon.grappa_lambda"), tr("GRAPPA λ (chi)"), 0, 1, 6, 1e-4, {},
+                      tr("Tikhonov: lambda = chi · trace(A A^H) / rows"),
+                      [](Scenario& s, double v) { s.recon.grappa_lambda = v; });
+  eta_ = addDouble(rform, QStringLiteral("recon.grappa_eta"), tr("GRAPPA η"), 0, 4, 2, 0.1, {},
+                   tr("Basic: per-position normalisation Psi = p^(-eta/2)"),
+                   [](Scenario& s, double v) { s.recon.grappa_eta = v; });
+  clip_ = addDouble(rform, QStringLiteral("recon.grappa_clip"), tr("GRAPPA clip κ"), 0, 0.95, 2, 0.01, {},
+                    tr("Improved: fraction of strongest equations dropped"),
+                    [](Scenario& s, double v) { s.recon.grappa_clip = v; });
 
   validation_ = new QLabel(this);
+  validation_->setObjectName(QStringLiteral("validationMessage"));
   validation_->setWordWrap(true);
   validation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  validation_->setStyleSheet(kMessageStyle);
   validation_->setVisible(false);
   layout->addWidget(validation_);
   layout->addStretch(1);
-
-  fillBackends();
 }
 
-QDoubleSpinBox* ScenarioPanel::addDouble(QFormLayout* form, const QString& label, double min, double max,
-                                         int decimals, double step, const QString& suffix, const QString& tip) {
+void ScenarioPanel::addField(QFormLayout* form, const QString& key, const QString& label, QWidget* editor) {
+  auto* cell = new QWidget(this);
+  auto* v = new QVBoxLayout(cell);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  v->addWidget(editor);
+  auto* message = new QLabel(cell);
+  message->setWordWrap(true);
+  message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  message->setStyleSheet(kMessageStyle);
+  message->setVisible(false);
+  v->addWidget(message);
+  editor->setObjectName(key);  // tests and style sheets find editors by their scenario key
+  form->addRow(label, cell);
+  fields_.insert(key, editor);
+  fieldMessages_.insert(key, message);
+}
+
+QDoubleSpinBox* ScenarioPanel::addDouble(QFormLayout* form, const QString& key, const QString& label, double min,
+                                         double max, int decimals, double step, const QString& suffix,
+                                         const QString& tip, std::function<void(Scenario&, double)> set) {
   auto* box = new QDoubleSpinBox(this);
   box->setRange(min, max);
   box->setDecimals(decimals);
@@ -205,42 +240,53 @@ QDoubleSpinBox* ScenarioPanel::addDouble(QFormLayout* form, const QString& label
   box->setToolTip(tip);
   box->setKeyboardTracking(false);  // apply on Enter / focus-out, not on every keystroke
   box->setAlignment(Qt::AlignRight);
-  form->addRow(label, box);
+  connect(box, &QDoubleSpinBox::valueChanged, this,
+          [this, key, set](double v) { edit(key, [&](Scenario& s) { set(s, v); }); });
+  addField(form, key, label, box);
   return box;
 }
 
-QSpinBox* ScenarioPanel::addInt(QFormLayout* form, const QString& label, int min, int max, int step,
-                                const QString& tip) {
+QSpinBox* ScenarioPanel::addInt(QFormLayout* form, const QString& key, const QString& label, int min, int max,
+                                int step, const QString& tip, std::function<void(Scenario&, int)> set) {
   auto* box = new QSpinBox(this);
   box->setRange(min, max);
   box->setSingleStep(step);
   box->setToolTip(tip);
   box->setKeyboardTracking(false);
   box->setAlignment(Qt::AlignRight);
-  form->addRow(label, box);
+  connect(box, &QSpinBox::valueChanged, this, [this, key, set](int v) { edit(key, [&](Scenario& s) { set(s, v); }); });
+  addField(form, key, label, box);
   return box;
 }
 
-template <typename F>
-void ScenarioPanel::edit(F&& f) {
-  if (filling_) return;
-  f(scenario_);
-  emit scenarioEdited(scenario_);
+QComboBox* ScenarioPanel::addCombo(QFormLayout* form, const QString& key, const QString& label,
+                                   const QList<QPair<QString, QString>>& items, const QString& tip,
+                                   std::function<void(Scenario&, const std::string&)> set) {
+  auto* combo = new QComboBox(this);
+  for (const auto& [text, value] : items) combo->addItem(text, value);
+  // Long item texts must not widen the whole form; the popup still shows them in full.
+  combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  combo->setMinimumContentsLength(12);
+  combo->setToolTip(tip);
+  connect(combo, &QComboBox::currentIndexChanged, this, [this, key, combo, set](int) {
+    const std::string v = combo->currentData().toString().toStdString();
+    edit(key, [&](Scenario& s) { set(s, v); });
+  });
+  addField(form, key, label, combo);
+  return combo;
 }
 
-void ScenarioPanel::fillBackends() {
-  backend_->clear();
-  backend_->addItem(tr("auto (CUDA if present, else CPU)"), QStringLiteral("auto"));
-  auto* model = qobject_cast<QStandardItemModel*>(backend_->model());
-  for (const auto& b : mrwb::list_backends()) {
-    QString text = q(b.name);
-    if (!b.device.empty()) text += QStringLiteral(" — ") + q(b.device);
-    if (!b.available) text += tr(" (not available)");
-    backend_->addItem(text, q(b.name));
-    backend_->setItemData(backend_->count() - 1, text, Qt::ToolTipRole);
-    // Unavailable backends are listed (the user should see CUDA exists) but cannot be chosen.
-    if (!b.available && model) model->item(backend_->count() - 1)->setEnabled(false);
-  }
+template <typename F>
+void ScenarioPanel::edit(const QString& field, F&& f) {
+  if (filling_) return;
+  f(scenario_);
+  emit scenarioEdited(scenario_, field);
+}
+
+void ScenarioPanel::setFlowEditorsEnabled(bool on) {
+  for (QWidget* w : std::initializer_list<QWidget*>{flowSolver_, flowInlet_, flowWaveform_, flowPeriod_, flowPulsatility_,
+                                                    flowTime_, flowViscosity_, flowDensity_})
+    w->setEnabled(on);
 }
 
 void ScenarioPanel::selectData(QComboBox* combo, const QString& value) {
@@ -255,6 +301,8 @@ void ScenarioPanel::selectData(QComboBox* combo, const QString& value) {
 void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   scenario_ = s;
   filling_ = true;
+  description_->setText(q(s.description));
+  descriptionBox_->setVisible(!s.description.empty());
   name_->setText(q(s.name));
   selectData(phantom_, q(s.phantom.preset));
   cellsPerVoxel_->setValue(s.phantom.cells_per_voxel);
@@ -264,8 +312,19 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   vesselRadius_->setValue(s.phantom.vessel_radius_m * 1e3);
   vesselAngle_->setValue(s.phantom.vessel_angle_deg);
   vesselOffset_->setValue(s.phantom.vessel_offset_m * 1e3);
+  flowEnabled_->setChecked(s.flow.enabled);
+  selectData(flowSolver_, q(s.flow.solver));
+  flowInlet_->setValue(s.flow.inlet_flow_m3_per_s * 1e6);
+  selectData(flowWaveform_, q(s.flow.waveform));
+  flowPeriod_->setValue(s.flow.period_s);
+  flowPulsatility_->setValue(s.flow.pulsatility);
+  flowTime_->setValue(s.flow.time_s);
+  flowViscosity_->setValue(s.flow.viscosity_Pa_s * 1e3);
+  flowDensity_->setValue(s.flow.density_kg_per_m3);
+  setFlowEditorsEnabled(s.flow.enabled);
   selectData(sequenceType_, q(s.sequence.type));
   coils_->setValue(s.coils.count);
+  selectData(coilArrangement_, q(s.coils.arrangement));
   acceleration_->setValue(s.sequence.acceleration);
   acsLines_->setValue(s.sequence.acs_lines);
   selectData(reconMethod_, q(s.recon.method));
@@ -282,18 +341,52 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   matrix_->setValue(s.sequence.matrix);
   bandwidth_->setValue(s.sequence.bandwidth_Hz_per_pixel);
   dummyScans_->setValue(s.sequence.dummy_scans);
-  selectData(backend_, q(s.backend));
   filling_ = false;
 }
 
-void ScenarioPanel::setValidationMessage(const QString& message) {
-  validation_->setVisible(!message.isEmpty());
-  validation_->setText(message);
-  validation_->setStyleSheet(QStringLiteral(
-      "QLabel { color: #ffb4a9; background: rgba(200, 40, 30, 60); border: 1px solid #c0392b;"
-      " border-radius: 4px; padding: 6px; }"));
+QString ScenarioPanel::fieldInMessage(const QString& message, const QStringList& keys) {
+  // core's messages read "<source>: <field> ..."; the earliest whole key in the text is the culprit.
+  QString best;
+  qsizetype bestAt = -1;
+  for (const QString& key : keys) {
+    const QRegularExpression re(QStringLiteral("(?<![A-Za-z0-9_.])%1(?![A-Za-z0-9_])").arg(QRegularExpression::escape(key)));
+    const auto m = re.match(message);
+    if (m.hasMatch() && (bestAt < 0 || m.capturedStart() < bestAt || (m.capturedStart() == bestAt && key.size() > best.size()))) {
+      best = key;
+      bestAt = m.capturedStart();
+    }
+  }
+  return best;
 }
 
-void ScenarioPanel::setMemoryEstimate(const QString& text) { memory_->setText(text); }
+void ScenarioPanel::setValidationMessage(const QString& message) {
+  for (auto it = fieldMessages_.begin(); it != fieldMessages_.end(); ++it) {
+    it.value()->clear();
+    it.value()->setVisible(false);
+    fields_.value(it.key())->setStyleSheet({});
+  }
+  validation_->clear();
+  validation_->setVisible(false);
+  if (message.isEmpty()) return;
+  const QString key = fieldInMessage(message, fields_.keys());
+  if (key.isEmpty()) {
+    validation_->setText(message);
+    validation_->setVisible(true);
+    return;
+  }
+  QLabel* label = fieldMessages_.value(key);
+  // Drop the "<source>: " prefix: the field is right above.
+  const qsizetype at = message.indexOf(QStringLiteral(": "));
+  label->setText(at >= 0 && at < message.indexOf(key) ? message.mid(at + 2) : message);
+  label->setVisible(true);
+  fields_.value(key)->setStyleSheet(kInvalidEditorStyle);
+}
+
+QString ScenarioPanel::fieldMessage(const QString& key) const {
+  const QLabel* label = fieldMessages_.value(key);
+  return label && !label->isHidden() ? label->text() : QString();
+}
+
+QString ScenarioPanel::generalMessage() const { return validation_->isHidden() ? QString() : validation_->text(); }
 
 }  // namespace mrwb::ui

@@ -1,9 +1,13 @@
-// Loop-coil sensitivities by Biot–Savart (quasi-static) and the multi-coil forward model.
+// Loop-coil sensitivities by Biot–Savart (quasi-static), correlated receiver noise, the multi-coil forward model.
 #include "mrwb/coil_sensitivity.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <random>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
 
 #include "mrwb/errors.hpp"
 #include "mrwb/recon_fft.hpp"
@@ -67,6 +71,47 @@ std::vector<std::complex<float>> uniform_coil_sensitivities(int ncoils, int nx, 
   if (ncoils < 1 || nx < 1 || ny < 1) throw InputError("coils: ncoils >= 1 and nx, ny >= 1 required");
   return std::vector<std::complex<float>>(static_cast<std::size_t>(ncoils) * nx * ny,
                                           std::complex<float>(1.f / std::sqrt(static_cast<float>(ncoils)), 0.f));
+}
+
+std::vector<std::complex<double>> coil_noise_covariance(int ncoils, double rho) {
+  if (ncoils < 1 || !(rho >= 0 && rho < 1)) throw InputError("coils: noise covariance needs ncoils >= 1 and 0 <= rho < 1");
+  std::vector<std::complex<double>> psi(static_cast<std::size_t>(ncoils) * ncoils);
+  for (int i = 0; i < ncoils; ++i)
+    for (int j = 0; j < ncoils; ++j) psi[static_cast<std::size_t>(i) * ncoils + j] = std::pow(rho, std::abs(i - j));
+  return psi;
+}
+
+void add_correlated_noise(RawData& raw, const std::vector<std::complex<double>>& psi, double sigma, int noise_samples,
+                          unsigned seed) {
+  const int nc = raw.ncoils;
+  if (psi.size() != static_cast<std::size_t>(nc) * nc || !(sigma >= 0) || noise_samples < 0)
+    throw InputError("coils: noise covariance must be ncoils x ncoils, sigma >= 0, noise_samples >= 0");
+  Eigen::MatrixXcd P(nc, nc);
+  for (int i = 0; i < nc; ++i)
+    for (int j = 0; j < nc; ++j) P(i, j) = psi[static_cast<std::size_t>(i) * nc + j];
+  const Eigen::LLT<Eigen::MatrixXcd> llt(P);
+  if (llt.info() != Eigen::Success) throw InputError("coils: noise covariance is not positive definite");
+  const Eigen::MatrixXcd L = llt.matrixL();
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, std::sqrt(0.5));  // real and imaginary part: E|z|² = 1
+  Eigen::VectorXcd z(nc);
+  auto draw = [&] {
+    for (int c = 0; c < nc; ++c) z(c) = {normal(rng), normal(rng)};
+    return Eigen::VectorXcd(sigma * (L * z));
+  };
+  for (int line = 0; line < raw.ny; ++line) {
+    if (!(raw.flags(line) & kLineAcquired)) continue;  // unacquired lines stay zero
+    for (int s = 0; s < raw.nx; ++s) {
+      const Eigen::VectorXcd n = draw();
+      for (int c = 0; c < nc; ++c) raw.at(c, line, s) += std::complex<float>(n(c));
+    }
+  }
+  raw.noise_samples = noise_samples;
+  raw.noise.assign(static_cast<std::size_t>(nc) * noise_samples, {});
+  for (int s = 0; s < noise_samples; ++s) {
+    const Eigen::VectorXcd n = draw();
+    for (int c = 0; c < nc; ++c) raw.noise[static_cast<std::size_t>(c) * noise_samples + s] = std::complex<float>(n(c));
+  }
 }
 
 RawData multicoil_raw(const std::vector<std::complex<float>>& image, const std::vector<std::complex<float>>& sens,

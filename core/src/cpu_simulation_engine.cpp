@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,6 +28,8 @@ struct ChunkRun {
   cplx* sums;  // ncoils × readouts × nx, this chunk's partial signal
   std::complex<float>* cell_truth;
   const CancelToken& cancel;
+  const std::vector<int>& marks;                // tr_progress_marks of prog
+  const std::function<void(int)>& on_trs;       // called with the TRs this chunk has just completed
 
   void operator()() const {
     const std::size_t n = end - begin;
@@ -34,10 +37,16 @@ struct ChunkRun {
     std::vector<bloch::Mag> m(n);
     for (std::size_t k = 0; k < n; ++k) m[k] = {0.f, 0.f, ph.PD[begin + k]};
     EventFactors f;
-    int readout_index = 0;
-    for (const SeqEvent& e : prog.events) {
+    int readout_index = 0, mark = 0;
+    for (std::size_t ei = 0; ei < prog.events.size(); ++ei) {
+      const SeqEvent& e = prog.events[ei];
+      if (marks[ei] > mark) {  // the TR(s) before this event are done
+        on_trs(marks[ei] - mark);
+        mark = marks[ei];
+      }
       switch (e.kind) {
         case EventKind::Rf: {
+          if (cancel.cancelled()) return;  // polled per TR, dummy scans included
           const float ca = static_cast<float>(std::cos(e.flip_rad)), sa = static_cast<float>(std::sin(e.flip_rad));
           const float cp = static_cast<float>(std::cos(e.phase_rad)), sp = static_cast<float>(std::sin(e.phase_rad));
           for (auto& mk : m) bloch::rf_rotate(mk, ca, sa, cp, sp);
@@ -52,9 +61,9 @@ struct ChunkRun {
           for (auto& mk : m) bloch::spoil(mk);
           break;
         case EventKind::Readout: {
-          if (cancel.cancelled()) return;
           compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, begin, end, f);
           for (int j = 0; j < e.n_samples; ++j) {
+            if (cancel.cancelled()) return;  // per sample: a large chunk's readout can take long
             const std::size_t sample = static_cast<std::size_t>(readout_index) * prog.nx + j;
             if (coils.uniform()) {
               double sx = 0, sy = 0;
@@ -84,6 +93,7 @@ struct ChunkRun {
         }
       }
     }
+    if (!marks.empty() && marks.back() > mark) on_trs(marks.back() - mark);
   }
 };
 
@@ -129,20 +139,27 @@ void CpuSimulationEngine::run_static(const Phantom2D& ph, const SequenceProgram&
   const std::size_t n_chunks = (cells + chunk - 1) / chunk;
   std::vector<cplx> partial(n_chunks * n_samples, cplx{});
 
-  std::atomic<std::size_t> next{0}, done{0};
+  // Progress per TR: TRs completed by all chunks together; TR k is reported once all chunks' share of
+  // TRs adds up to k whole TRs.
+  const std::vector<int> marks = tr_progress_marks(prog);
+  const int total = marks.empty() ? 0 : marks.back();
+  std::atomic<std::size_t> next{0}, trs_done{0};
   std::mutex progress_mutex;
+  int reported = 0;
+  const std::function<void(int)> on_trs = [&](int k) {
+    const std::size_t d = trs_done += static_cast<std::size_t>(k);
+    if (!progress) return;
+    const int tr = static_cast<int>(d / n_chunks);
+    std::lock_guard lock(progress_mutex);
+    while (reported < tr) progress(static_cast<double>(++reported) / total, "simulate");
+  };
   auto worker = [&] {
     for (;;) {
       const std::size_t ci = next++;
       if (ci >= n_chunks || cancel.cancelled()) return;
       ChunkRun run{ph, prog, coils, ci * chunk, std::min(cells, (ci + 1) * chunk), partial.data() + ci * n_samples,
-                   cell_truth.data(), cancel};
+                   cell_truth.data(), cancel, marks, on_trs};
       run();
-      const std::size_t d = ++done;
-      if (progress) {
-        std::lock_guard lock(progress_mutex);
-        progress(static_cast<double>(d) / n_chunks, "simulate");
-      }
     }
   };
   std::vector<std::thread> pool;

@@ -30,10 +30,9 @@ void CpuSimulationEngine::run_time_stepped(const Phantom2D& ph, const SequencePr
   const std::size_t n = ph.size();
   const int ncoils = coils.ncoils;
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
-  const double umax = ph.flow_dt_s > 0 ? max_courant_speed(ph) : 0.0;
-  const double dt_cfl = umax > 0 ? ph.flow_dt_s / umax : 0.0;  // 0: no limit
-  auto substeps = [&](double dt) { return dt_cfl > 0 ? std::max(1, static_cast<int>(std::ceil(dt / dt_cfl - 1e-9))) : 1; };
-  const bool moving = umax > 0;
+  const double dt_cfl = courant_dt_s(ph);  // 0: no limit
+  auto substeps = [&](double dt) { return courant_substeps(dt, dt_cfl); };
+  const bool moving = dt_cfl > 0;
 
   std::vector<float> buf[2][3];
   for (auto& b : buf)
@@ -52,7 +51,7 @@ void CpuSimulationEngine::run_time_stepped(const Phantom2D& ph, const SequencePr
   long sample_index = -1;  // coil-0 index of the sample taken this step, or -1
   bool swap = false;       // the phase ending at this barrier was a step (dst buffer written)
   bool stop = false;
-  int readouts_done = 0;
+  const std::vector<int> marks = tr_progress_marks(prog);
   auto complete = [&]() noexcept {
     if (sample_index >= 0) {
       for (int coil = 0; coil < ncoils; ++coil) {
@@ -116,7 +115,8 @@ void CpuSimulationEngine::run_time_stepped(const Phantom2D& ph, const SequencePr
           bloch::Mag m{Ax[i], Ay[i], Az[i]};
           if (moving) {
             const auto tm = transport::donor_cell_gather<float>(ix, iy, nx, ny, Ax, Ay, Az, ph.ux.data(), ph.uy.data(),
-                                                               ph.type.data(), ph.PD.data(), static_cast<float>(scale), true);
+                                                               ph.type.data(), ph.PD.data(), static_cast<float>(scale), true,
+                                                               ph.open_end.size() == n ? ph.open_end.data() : nullptr);
             m = {tm.x, tm.y, tm.z};
           }
           bloch::precess_relax(m, ph.PD[i], omE1[i], E2[i], c[i], s[i]);
@@ -151,8 +151,9 @@ void CpuSimulationEngine::run_time_stepped(const Phantom2D& ph, const SequencePr
       });
     };
 
-    int readout = 0;
-    for (const SeqEvent& e : prog.events) {
+    int readout = 0, reported = 0;
+    for (std::size_t ei = 0; ei < prog.events.size(); ++ei) {
+      const SeqEvent& e = prog.events[ei];
       if (stop) return;
       switch (e.kind) {
         case EventKind::Rf: {
@@ -180,13 +181,11 @@ void CpuSimulationEngine::run_time_stepped(const Phantom2D& ph, const SequencePr
             for (int sub = 0; sub < k && !stop; ++sub)
               step(scale, sub == 0 ? static_cast<long>(readout) * prog.nx + j : -1, sub == 0 && j == e.truth_sample);
           ++readout;
-          if (t == 0 && progress) {
-            readouts_done = readout;
-            progress(static_cast<double>(readouts_done) / std::max(1, prog.readouts), "simulate");
-          }
           break;
         }
       }
+      if (t == 0 && progress)  // per TR: the steps of this event are done (barrier after each)
+        while (reported < marks[ei]) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     }
   };
   std::vector<std::thread> pool;

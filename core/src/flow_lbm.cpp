@@ -53,6 +53,34 @@ LbmDomain lbm_domain_from_cells(const VesselTree& tree, const VesselCells& cells
           }
         }
   }
+  // Vessels crossing the grid's edge (tubes longer than the field of view): the fluid nodes on the edge
+  // become open boundaries, an inlet where the root carries flow into the grid (the same parabolic
+  // profile) and an outlet where any vessel carries it out. Without this a tube whose ends lie outside
+  // the grid would have no inlet and no flow.
+  for (int z = 0; z < g.nz; ++z)
+    for (int y = 0; y < g.ny; ++y)
+      for (int x = 0; x < g.nx; ++x) {
+        const std::size_t i = g.index(x, y, z);
+        if (d.node[i] != static_cast<std::uint8_t>(LbmNode::Fluid)) continue;
+        const Vec3 out{x == 0 ? -1.0 : x == g.nx - 1 ? 1.0 : 0.0, y == 0 ? -1.0 : y == g.ny - 1 ? 1.0 : 0.0,
+                       g.nz > 1 && z == 0 ? -1.0 : g.nz > 1 && z == g.nz - 1 ? 1.0 : 0.0};
+        if (out.x == 0 && out.y == 0 && out.z == 0) continue;  // not on the edge
+        for (const auto& q : geo.pieces) {
+          const auto hit = detail::hit_piece(q, g.centre(x, y, z));
+          if (!hit.inside) continue;
+          const double along = q.axis.x * out.x + q.axis.y * out.y + q.axis.z * out.z;  // > 0: leaving
+          if (along < -0.1 && q.segment == root) {
+            d.node[i] = static_cast<std::uint8_t>(LbmNode::Inlet);
+            const double u = u_peak * std::max(0.0, 1 - hit.d * hit.d / (hit.r * hit.r));
+            d.inlet_u[3 * i] = static_cast<float>(u * q.axis.x);
+            d.inlet_u[3 * i + 1] = static_cast<float>(u * q.axis.y);
+            d.inlet_u[3 * i + 2] = static_cast<float>(u * q.axis.z);
+          } else if (along > 0.1) {
+            d.node[i] = static_cast<std::uint8_t>(LbmNode::Outlet);
+          }
+          break;
+        }
+      }
   return d;
 }
 
@@ -73,10 +101,14 @@ FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const
   f.fluid_fraction = cells.fluid_fraction;
   f.type = cells.type;
   f.reynolds_physical = std::abs(U_peak) * 2 * r_in / nu;
-  // Reynolds matching: nu_lat = u_lat D_lat / Re, tau = 3 nu_lat + 1/2, within the stable range.
+  // Reynolds matching: nu_lat = u_lat D_lat / Re, tau = 3 nu_lat + 1/2, within the stable range. At the
+  // simulator's cell sizes the matching tau is usually below the floor, so Re_lattice < Re_physical
+  // (reported); MRT stays stable down to a smaller tau than BGK, which brings Re_lattice closer.
+  const bool mrt = spec.lbm_collision == "mrt";
   double tau = f.reynolds_physical > 0 ? 3 * u_lat * D_lat / f.reynolds_physical + 0.5 : 1.0;
-  tau = std::clamp(tau, 0.55, 1.5);
+  tau = std::clamp(tau, mrt ? k_lbm_tau_min_mrt : k_lbm_tau_min_bgk, 1.5);
   f.tau = tau;
+  f.collision = mrt ? "mrt" : "bgk";
   f.reynolds_lattice = u_lat * D_lat / ((tau - 0.5) / 3);
   f.lattice_dt_s = U_peak != 0 ? g.cell_m * u_lat / std::abs(U_peak) : 0;
 
@@ -85,6 +117,7 @@ FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const
   p.tau = tau;
   p.max_steps = spec.lbm_max_steps;
   p.tolerance = spec.lbm_tolerance;
+  p.collision = mrt ? LbmCollision::Mrt : LbmCollision::Bgk;
   const LbmResult r = runner(d, p, progress, cancel);
   f.backend = r.backend;
   f.steps = r.steps;

@@ -16,6 +16,7 @@
 #include "ismrmrd_checks.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/noise_prewhitening.hpp"
 
 namespace mrwb {
 namespace {
@@ -288,6 +289,13 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
     int header_coils = 0;
     if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->receiverChannels)
       header_coils = *h.acquisitionSystemInformation->receiverChannels;
+    double rnbw = 1;  // relativeReceiverNoiseBandwidth; absent: the noise scan sees the nominal band
+    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth) {
+      rnbw = *h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth;
+      if (!(rnbw > 0 && rnbw <= 2))
+        throw InputError(path + ": acquisitionSystemInformation.relativeReceiverNoiseBandwidth = " + std::to_string(rnbw) +
+                         " (allowed: 0 < value <= 2)");
+    }
 
     // One pass: noise apart, the selected dataset kept, the rest counted for the summary.
     const uint32_t n_acq = d.getNumberOfAcquisitions();
@@ -443,7 +451,8 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
       if (raw.recon_ny <= 0) raw.recon_ny = em.y;
     }
 
-    // Noise acquisitions of every slice/repetition: [coil][sample], for prewhitening.
+    // Noise acquisitions of every slice/repetition: [coil][sample], for prewhitening, referred to the
+    // data's bandwidth (their dwell time may differ; see noise_bandwidth_scale).
     for (auto& acq : noise) {
       if (acq.active_channels() != raw.ncoils)
         throw InputError(path + ": noise acquisition has " + std::to_string(acq.active_channels()) +
@@ -454,10 +463,11 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
       raw.noise.assign(static_cast<std::size_t>(raw.noise_samples) * raw.ncoils, {});
       int s0 = 0;
       for (auto& acq : noise) {
+        const float bw = static_cast<float>(noise_bandwidth_scale(acq.sample_time_us() * 1e-6, raw.dwell_s, rnbw));
         for (int c = 0; c < raw.ncoils; ++c)
           for (int s = 0; s < acq.number_of_samples(); ++s)
             raw.noise[static_cast<std::size_t>(c) * raw.noise_samples + s0 + s] =
-                acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+                bw * acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
         s0 += acq.number_of_samples();
       }
     }

@@ -1,12 +1,33 @@
 // Pieces of the LBM shared by D2Q9, D3Q19 and the CUDA twin: validation, memory, residual, and the
 // CPU time loop.
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "lbm_loop.hpp"
 #include "mrwb/errors.hpp"
 
 namespace mrwb {
+
+void lbm_mrt_rates(int q, const LbmParams& p, double (&rates)[5]) {
+  // s_e, s_eps, (s_q: magic), s_pi, s_m. D2Q9 has no pi or m moments (their entries are unused).
+  const double published[2][5] = {{1.64, 1.54, 0, 0, 0},       // Lallemand & Luo, PRE 61:6546 (2000)
+                                  {1.19, 1.4, 0, 1.4, 1.98}};  // d'Humieres et al. 2002
+  const double s_nu = 1 / p.tau;
+  const double s_q_magic = 1 / (0.5 + (3.0 / 16.0) / (1 / s_nu - 0.5));
+  for (int k = 0; k < 5; ++k)
+    rates[k] = p.mrt_rates[k] > 0 ? p.mrt_rates[k] : k == 2 ? s_q_magic : published[q == 19 ? 1 : 0][k];
+}
+
+void lbm_configure_view(lbm::View& v, const LbmDomain& d, const LbmParams& p) {
+  v.omega = static_cast<float>(1.0 / p.tau);
+  v.rho_outlet = static_cast<float>(p.rho_outlet);
+  double rates[5];
+  lbm_mrt_rates(d.q(), p, rates);
+  for (int k = 0; k < 5; ++k) v.mrt_s[k] = static_cast<float>(rates[k]);
+}
+
+std::string lbm_collision_name(LbmCollision c) { return c == LbmCollision::Mrt ? "mrt" : "bgk"; }
 
 std::size_t lbm_memory_bytes(const LbmDomain& d) {
   // two f buffers + node flags + inlet velocity + rho, u (4) + previous u snapshot (3)
@@ -35,6 +56,8 @@ void validate_lbm(const LbmDomain& d, const LbmParams& p, const std::string& whe
   (void)inlet;
   (void)outlet;
   if (!(p.tau >= 0.51 && p.tau <= 2.0)) fail("LBM tau = " + std::to_string(p.tau) + " is out of range [0.51, 2]");
+  for (double s : p.mrt_rates)
+    if (!(s >= 0 && s < 2)) fail("LBM MRT rate " + std::to_string(s) + " is out of range (0, 2) (0: the default)");
   if (p.max_steps < 1 || p.max_steps > 10000000) fail("LBM max_steps = " + std::to_string(p.max_steps) + " is out of range [1, 1e7]");
   if (!(p.tolerance > 0)) fail("LBM tolerance must be > 0");
   if (p.check_every < 1) fail("LBM check_every must be >= 1");
@@ -51,7 +74,14 @@ double lbm_relative_change(const LbmDomain& d, const std::vector<float>* prev, c
       den += a * a;
     }
   }
+  if (!std::isfinite(num) || !std::isfinite(den)) return std::numeric_limits<double>::infinity();  // diverged
   return den > 0 ? std::sqrt(num / den) : (num > 0 ? 1.0 : 0.0);
+}
+
+void lbm_check_diverged(double residual, int steps, double tau) {
+  if (std::isinf(residual))
+    throw InputError("lbm: the flow diverged (non-finite velocity) by step " + std::to_string(steps) + " at tau " +
+                     std::to_string(tau) + " (lower flow.lbm_u_max or flow.inlet_flow_m3_per_s)");
 }
 
 LbmResult lbm_run_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {

@@ -8,7 +8,8 @@
 
 namespace mrwb::detail {
 
-// `update(view, x, y, z)` and `init(view, i)` come from lbm_node_ops.hpp.
+// `update(view, x, y, z)` and `init(view, i)` come from lbm_node_ops.hpp (update with the collision of
+// params.collision).
 template <typename Update, typename Init>
 LbmResult lbm_loop_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel,
                        Update update, Init init, const char* stage) {
@@ -25,6 +26,7 @@ LbmResult lbm_loop_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn&
   lbm::View v{d.nx, d.ny, d.nz, d.periodic[0], d.periodic[1], d.periodic[2], d.node.data(), d.inlet_u.data(),
               fb.data(), fa.data(), static_cast<float>(1.0 / p.tau), static_cast<float>(p.rho_outlet),
               nullptr, nullptr, nullptr, nullptr};
+  lbm_configure_view(v, d, p);
   for (std::size_t i = 0; i < N; ++i) init(v, i);
   float* src = fa.data();
   float* dst = fb.data();
@@ -45,6 +47,7 @@ LbmResult lbm_loop_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn&
     if (check) {
       const std::vector<float> cur[3] = {r.ux, r.uy, r.uz};
       r.residual = lbm_relative_change(d, prev, cur);
+      lbm_check_diverged(r.residual, r.steps, p.tau);
       for (int k = 0; k < 3; ++k) prev[k] = cur[k];
       cancel.throw_if_cancelled();
       if (progress) progress(static_cast<double>(r.steps) / p.max_steps, stage);

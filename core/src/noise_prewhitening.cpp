@@ -31,7 +31,7 @@ std::vector<cd> noise_covariance(const RawData& raw) {
   return psi;
 }
 
-std::vector<cd> prewhitening_matrix(const RawData& raw) {
+std::vector<cd> prewhitening_matrix(const RawData& raw, WhiteningScale scale) {
   const int nc = raw.ncoils;
   const auto psi = noise_covariance(raw);
   if (raw.noise_samples < nc)
@@ -49,18 +49,18 @@ std::vector<cd> prewhitening_matrix(const RawData& raw) {
   if (llt.info() != Eigen::Success)
     throw InputError("noise: covariance of the " + std::to_string(nc) +
                      " coils is not positive definite (a channel without noise, or channels that copy each other)");
-  const double s = std::sqrt(P.diagonal().real().mean());
+  const double s = scale == WhiteningScale::snr_units ? std::sqrt(2.0) : std::sqrt(P.diagonal().real().mean());
   // W = s · L^{-1}: lower triangular.
   const Mat W = llt.matrixL().solve(Mat::Identity(nc, nc) * cd(s));
   Eigen::Map<Mat>(out.data(), nc, nc) = W;
   return out;
 }
 
-RawData prewhitened(const RawData& raw) {
+RawData prewhitened(const RawData& raw, WhiteningScale scale) {
   RawData out = raw;
   if (raw.ncoils < 2 || raw.noise_samples <= 0 || raw.noise.empty()) return out;
   const int nc = raw.ncoils;
-  const auto W = prewhitening_matrix(raw);
+  const auto W = prewhitening_matrix(raw, scale);
   auto apply = [&](const std::vector<std::complex<float>>& in, std::vector<std::complex<float>>& res, std::size_t per_coil) {
     std::vector<cd> v(static_cast<std::size_t>(nc));
     for (std::size_t p = 0; p < per_coil; ++p) {
@@ -75,6 +75,12 @@ RawData prewhitened(const RawData& raw) {
   apply(raw.kspace, out.kspace, static_cast<std::size_t>(raw.nx) * raw.ny);
   apply(raw.noise, out.noise, static_cast<std::size_t>(raw.noise_samples));
   return out;
+}
+
+double noise_bandwidth_scale(double noise_dwell_s, double data_dwell_s, double relative_receiver_noise_bandwidth) {
+  const double dwell_ratio = noise_dwell_s > 0 && data_dwell_s > 0 ? noise_dwell_s / data_dwell_s : 1.0;
+  const double rnbw = relative_receiver_noise_bandwidth > 0 ? relative_receiver_noise_bandwidth : 1.0;
+  return std::sqrt(dwell_ratio / rnbw);
 }
 
 }  // namespace mrwb

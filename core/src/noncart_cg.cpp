@@ -22,16 +22,13 @@ std::mutex& planner_mutex() {
   return m;
 }
 
-// M^{-1} r = IFFT(FFT(r) / eig) on the n grid.
+// M^{-1} r = IFFT(inv ⊙ FFT(r)) on the n grid (inv from circulant_preconditioner_inverse, 1/n^D included).
 struct CirculantInverse {
   Grid g;
   std::vector<double> inv_eig;
   fftw_complex* buf;
   fftw_plan fwd, bwd;
-  CirculantInverse(const Grid& grid, const std::vector<double>& eig) : g(grid), inv_eig(eig.size()) {
-    double emax = 0;
-    for (double e : eig) emax = std::max(emax, e);
-    for (std::size_t i = 0; i < eig.size(); ++i) inv_eig[i] = 1.0 / std::max(eig[i], 1e-6 * emax);
+  CirculantInverse(const Grid& grid, std::vector<double> inv) : g(grid), inv_eig(std::move(inv)) {
     buf = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * g.voxels()));
     std::lock_guard lock(planner_mutex());
     const int n = g.n;
@@ -50,8 +47,7 @@ struct CirculantInverse {
     auto* b = reinterpret_cast<cdouble*>(buf);
     std::copy(r.begin(), r.end(), b);
     fftw_execute(fwd);
-    const double norm = 1.0 / static_cast<double>(g.voxels());
-    for (std::size_t i = 0; i < r.size(); ++i) b[i] *= inv_eig[i] * norm;
+    for (std::size_t i = 0; i < r.size(); ++i) b[i] *= inv_eig[i];
     fftw_execute(bwd);
     std::copy(b, b + r.size(), z.begin());
   }
@@ -129,13 +125,11 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
       diag_inv[i] = dval > 0 ? 1.0 / dval : 1.0;
     }
   } else if (o.preconditioner == "circulant") {
-    std::vector<double> eig = T.circulant_eigenvalues();
     double mean_power = 0;
     for (double p : coil_power) mean_power += p;
     mean_power /= static_cast<double>(nv);
-    const std::vector<double> reg_eig = fd ? fd_circulant_eigenvalues(g) : std::vector<double>(nv, 1.0);
-    for (std::size_t i = 0; i < nv; ++i) eig[i] = eig[i] * mean_power + o.lambda * reg_eig[i];
-    circ = std::make_unique<CirculantInverse>(g, eig);
+    circ = std::make_unique<CirculantInverse>(
+        g, circulant_preconditioner_inverse(g, T.circulant_eigenvalues(), mean_power, o.lambda, fd));
   }
   auto precond = [&](const std::vector<cdouble>& r, std::vector<cdouble>& z) {
     if (circ) {

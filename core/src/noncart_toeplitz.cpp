@@ -2,6 +2,7 @@
 // convolution that the 2n grid holds without wrap-around, so it is a circular one there: FFTW, double.
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
@@ -91,36 +92,54 @@ void ToeplitzNormal::apply(const cdouble* in, cdouble* out) const {
       for (int x = 0; x < g_.n; ++x) out[idx(g_, x, y, z)] = b[idx(g2, x, y, z)];
 }
 
-std::vector<double> ToeplitzNormal::circulant_eigenvalues() const {
+std::vector<double> ToeplitzNormal::circulant_eigenvalues() const { return chan_circulant_eigenvalues(g_, q_); }
+
+std::vector<double> chan_circulant_eigenvalues(const Grid& g, const std::vector<cdouble>& q) {
   // T. Chan's optimal circulant: c[w] = sum over o = w, w - n per axis of prod (n - |o|)/n * Q(o).
-  const int n = g_.n, n2 = 2 * n;
-  const Grid g2 = g_.doubled();
-  FftwBuffer c(g_.voxels());
-  const int zn = g_.dims == 3 ? n : 1;
+  const int n = g.n;
+  const Grid g2 = g.doubled();
+  if (q.size() != g2.voxels()) throw std::invalid_argument("circulant: Q must have (2n)^D values");
+  FftwBuffer c(g.voxels());
+  const int zn = g.dims == 3 ? n : 1;
   for (int z = 0; z < zn; ++z)
     for (int y = 0; y < n; ++y)
       for (int x = 0; x < n; ++x) {
         cdouble sum{};
         const int w[3] = {x, y, z};
-        const int combos = 1 << g_.dims;
+        const int combos = 1 << g.dims;
         for (int cmb = 0; cmb < combos; ++cmb) {
           double weight = 1;
           int j[3] = {0, 0, 0};
-          for (int d = 0; d < g_.dims; ++d) {
+          for (int d = 0; d < g.dims; ++d) {
             const int o = (cmb >> d & 1) ? w[d] - n : w[d];
             weight *= static_cast<double>(n - std::abs(o)) / n;
-            j[d] = o + n;
+            j[d] = o + n;  // in [0, 2n): o = w - n >= -n, o = w < n
           }
-          if (weight > 0 && j[0] < n2 && j[1] < n2) sum += weight * q_[idx(g2, j[0], j[1], j[2])];
+          if (weight > 0) sum += weight * q[idx(g2, j[0], j[1], j[2])];
         }
-        c.c()[idx(g_, x, y, z)] = sum;
+        c.c()[idx(g, x, y, z)] = sum;
       }
-  fftw_plan p = plan(g_, c.p, FFTW_FORWARD);
+  fftw_plan p = plan(g, c.p, FFTW_FORWARD);
   fftw_execute(p);
   destroy(p);
-  std::vector<double> eig(g_.voxels());
+  std::vector<double> eig(g.voxels());
   for (std::size_t i = 0; i < eig.size(); ++i) eig[i] = c.c()[i].real();
   return eig;
+}
+
+std::vector<double> circulant_preconditioner_inverse(const Grid& g, const std::vector<double>& q_eig,
+                                                     double mean_coil_power, double lambda, bool finite_difference) {
+  const std::vector<double> reg = finite_difference ? fd_circulant_eigenvalues(g) : std::vector<double>(g.voxels(), 1.0);
+  std::vector<double> inv(g.voxels());
+  double emax = 0;
+  for (std::size_t i = 0; i < inv.size(); ++i) {
+    inv[i] = q_eig[i] * mean_coil_power + lambda * reg[i];
+    emax = std::max(emax, inv[i]);
+  }
+  // Floor: Q's circulant can have tiny or negative eigenvalues where k-space is unsampled.
+  const double scale = 1.0 / static_cast<double>(g.voxels());
+  for (auto& v : inv) v = scale / std::max(v, 1e-6 * emax);
+  return inv;
 }
 
 void apply_fd_normal(const Grid& g, const cdouble* in, cdouble* out) {

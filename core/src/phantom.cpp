@@ -57,7 +57,61 @@ void fill_tree_phantom(Phantom2D& ph, const PhantomSpec& spec) {
     }
 }
 
+// Vessel ends inside the grid are inlets and outlets, not caps (issue 6): the fluid cells near the end
+// disc (from a cell and a half inside it to a rounded cap beyond it) and within its radius plus a cell get
+// open_end = 1, so transport lets fresh blood in and outflow out there. Ends outside the grid need
+// nothing: the grid edge is open. 2-D trees only (a 3-D tree's ends are not in the imaged plane).
+void mark_vessel_ends(Phantom2D& ph, const VesselTree& tree) {
+  if (tree.dims != 2) return;
+  ph.open_end.assign(ph.size(), 0);
+  bool any = false;
+  auto mark = [&](const Vec3& p, const Vec3& q, double r) {  // end point p, q: the point before it
+    const double lx = p.x - q.x, ly = p.y - q.y, len = std::hypot(lx, ly);
+    if (len <= 0) return;
+    const double tx = lx / len, ty = ly / len, h = ph.cell_size_m;
+    for (int iy = 0; iy < ph.ny; ++iy)
+      for (int ix = 0; ix < ph.nx; ++ix) {
+        const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix;
+        if (ph.type[i] != static_cast<std::uint8_t>(CellType::Fluid)) continue;
+        const double dx = ph.x_m(ix) - p.x, dy = ph.y_m(iy) - p.y;
+        const double axial = dx * tx + dy * ty, radial = std::abs(-dx * ty + dy * tx);
+        if (axial >= -1.5 * h && axial <= r + h && radial <= r + h) {
+          ph.open_end[i] = 1;
+          any = true;
+        }
+      }
+  };
+  for (int s : tree.inlets()) {
+    const VesselSegment& seg = tree.segments[s];
+    mark(seg.centreline_m[0], seg.centreline_m[1], seg.radius_m[0]);
+  }
+  for (int s : tree.outlets()) {
+    const VesselSegment& seg = tree.segments[s];
+    const std::size_t k = seg.centreline_m.size();
+    mark(seg.centreline_m[k - 1], seg.centreline_m[k - 2], seg.radius_m[k - 1]);
+  }
+  if (!any) ph.open_end.clear();
+}
+
 }  // namespace
+
+Phantom2D uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type) {
+  Phantom2D ph;
+  ph.nx = nx;
+  ph.ny = ny;
+  ph.cell_size_m = cell_m;
+  ph.x0_m = -0.5 * nx * cell_m + 0.5 * cell_m;
+  ph.y0_m = -0.5 * ny * cell_m + 0.5 * cell_m;
+  const std::size_t n = ph.size();
+  ph.PD.assign(n, PD);
+  ph.T1_s.assign(n, T1_s);
+  ph.T2_s.assign(n, T2_s);
+  ph.dB_T.assign(n, 0.f);
+  ph.type.assign(n, static_cast<std::uint8_t>(type));
+  ph.ux.assign(n, 0.f);
+  ph.uy.assign(n, 0.f);
+  return ph;
+}
 
 Phantom2D build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
   Phantom2D ph;
@@ -139,6 +193,7 @@ Phantom2D build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
       ph.ux[i] = static_cast<float>(f.ux_m_per_s[j] * to_cells);
       ph.uy[i] = static_cast<float>(f.uy_m_per_s[j] * to_cells);
     }
+  if (s.phantom.preset == "vessel_tree") mark_vessel_ends(ph, generate_vessel_tree(s.phantom.tree, "phantom.tree"));
   return ph;
 }
 

@@ -3,7 +3,9 @@
 #include <chrono>
 
 #include "mrwb/backend_registry.hpp"
+#include "mrwb/phase_contrast.hpp"
 #include "mrwb/recon_fft.hpp"
+#include "mrwb/sequence_noncart_gre.hpp"
 #include "mrwb/simulation_engine.hpp"
 
 namespace mrwb {
@@ -12,7 +14,20 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   auto engine = make_simulation_engine(scenario.backend);
   ProgressFn sim_progress;
   if (progress) sim_progress = [&](double f, std::string_view stage) { progress(0.95 * f, stage); };
-  SimulationResult sim = simulate(scenario, *engine, sim_progress, cancel);
+  std::optional<VelocityMap> velocity;
+  SimulationResult sim;
+  if (scenario.sequence.type == "phase_contrast") {
+    // The reference segment is reconstructed and compared like any image; the velocity map rides along.
+    PhaseContrastResult pc = simulate_phase_contrast(scenario, *engine, sim_progress, cancel);
+    sim.raw = std::move(pc.segments.front());
+    sim.truth = std::move(pc.truth);
+    sim.backend = pc.backend;
+    sim.seconds = pc.simulate_seconds;
+    velocity = std::move(pc.velocity);
+  } else {
+    sim = scenario.sequence.trajectory == "cartesian" ? simulate(scenario, *engine, sim_progress, cancel)
+                                                      : simulate_noncart(scenario, *engine, sim_progress, cancel);
+  }
 
   PipelineResult r;
   r.backend = sim.backend;
@@ -35,6 +50,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   r.error_map = error_map(recon_mag, truth_mag);
   r.raw = std::move(sim.raw);
   r.truth = std::move(sim.truth);
+  r.velocity = std::move(velocity);
   if (progress) progress(1.0, "done");
   return r;
 }

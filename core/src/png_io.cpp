@@ -230,10 +230,14 @@ PngPixels read_png(const std::string& path) {
   return out;
 }
 
-void write_image(const std::string& path, const Image2D& image) {
+void write_image(const std::string& path, const Image2D& image, const PngOptions& png) {
   const std::string ext = std::filesystem::path(path).extension().string();
   if (ext == ".h5") return write_image_ismrmrd(path, image);
-  if (ext == ".png") return write_png_magnitude(path, image.magnitude(), image.nx, image.ny);
+  if (ext == ".png") {
+    if (png.window > 0)
+      return write_png_window_level(path, image.magnitude(), image.nx, image.ny, png.level, png.window, png.bit_depth);
+    return write_png_magnitude(path, image.magnitude(), image.nx, image.ny, 0, 0, png.bit_depth);
+  }
   if (ext == ".cfl" || ext == ".hdr") return write_image_cfl(path, image);
   if (ext == ".nii") return write_nifti(path, image);
   throw InputError(path + ": unknown image format '" + ext + "' (allowed: .h5, .cfl, .nii, .png)");

@@ -10,6 +10,8 @@
 #include "atomic_file.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/phantom.hpp"
+#include "mrwb/sequence_noncart_gre.hpp"
+#include "mrwb/sequence_scenario.hpp"
 #include "mrwb/tissue.hpp"
 
 namespace mrwb {
@@ -138,6 +140,7 @@ FlowSpec read_flow(const json& j, const std::string& source) {
   f.lbm_max_steps = r.integer("lbm_max_steps", f.lbm_max_steps);
   f.lbm_tolerance = r.number("lbm_tolerance", f.lbm_tolerance);
   f.lbm_u_max = r.number("lbm_u_max", f.lbm_u_max);
+  f.lbm_collision = r.text("lbm_collision", f.lbm_collision);
   r.reject_unknown();
   return f;
 }
@@ -174,6 +177,29 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.dummy_scans = r.integer("dummy_scans", s.dummy_scans);
   s.acceleration = r.integer("acceleration", s.acceleration);
   s.acs_lines = r.integer("acs_lines", s.acs_lines);
+  s.trajectory = r.text("trajectory", s.trajectory);
+  if ((r.has("spokes") || r.has("interleaves")) && s.trajectory == "cartesian")
+    r.fail("sequence.spokes / sequence.interleaves", "are only allowed with a non-Cartesian sequence.trajectory");
+  s.spokes = r.integer("spokes", s.spokes);
+  s.interleaves = r.integer("interleaves", s.interleaves);
+  if (r.has("venc_m_per_s") || r.has("venc_directions")) {
+    if (s.type != "phase_contrast")
+      r.fail("sequence.venc_m_per_s / sequence.venc_directions", "are only allowed with sequence.type \"phase_contrast\"");
+    s.venc_m_per_s = r.number("venc_m_per_s", s.venc_m_per_s);
+    if (r.has("venc_directions")) {
+      const json& v = r.object("venc_directions");
+      if (!v.is_array()) r.fail("sequence.venc_directions", "must be an array of \"x\", \"y\", \"z\"");
+      s.venc_directions.clear();
+      for (const json& d : v) {
+        if (!d.is_string()) r.fail("sequence.venc_directions", "must be an array of \"x\", \"y\", \"z\"");
+        s.venc_directions.push_back(d.get<std::string>());
+      }
+    }
+  }
+  if (r.has("flow_compensation")) {
+    if (s.type != "tof") r.fail("sequence.flow_compensation", "is only allowed with sequence.type \"tof\"");
+    s.flow_compensation = r.boolean("flow_compensation", s.flow_compensation);
+  }
   r.reject_unknown();
   return s;
 }
@@ -210,7 +236,18 @@ void check_one_of(const std::string& source, const std::string& field, const std
 void validate_scenario(const Scenario& s, const std::string& source) {
   const auto& q = s.sequence;
   const auto& p = s.phantom;
-  check_one_of(source, "sequence.type", q.type, {"spoiled_gre", "spin_echo"});
+  check_one_of(source, "sequence.type", q.type, {"spoiled_gre", "spin_echo", "phase_contrast", "bssfp", "tof"});
+  if (q.type == "phase_contrast") {
+    check_range(source, "sequence.venc_m_per_s", q.venc_m_per_s, 0.01, false, 10, false, "m/s");
+    if (q.venc_directions.empty() || q.venc_directions.size() > 3)
+      throw InputError(source + ": sequence.venc_directions must hold 1 to 3 directions (allowed: x, y, z)");
+    for (std::size_t i = 0; i < q.venc_directions.size(); ++i) {
+      check_one_of(source, "sequence.venc_directions[" + std::to_string(i) + "]", q.venc_directions[i], {"x", "y", "z"});
+      for (std::size_t j = 0; j < i; ++j)
+        if (q.venc_directions[j] == q.venc_directions[i])
+          throw InputError(source + ": sequence.venc_directions lists '" + q.venc_directions[i] + "' twice (allowed: distinct x, y, z)");
+    }
+  }
   check_range(source, "sequence.TR_s", q.TR_s, 0, true, 10, false, "s");
   check_range(source, "sequence.TE_s", q.TE_s, 0, true, q.TR_s, true, "s (0 < TE < TR)");
   check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg, 0, true, 180, false, "deg");
@@ -221,7 +258,14 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "sequence.dummy_scans", q.dummy_scans, 0, false, 100000, false, "");
   check_range(source, "sequence.acceleration", q.acceleration, 1, false, 8, false, "");
   check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
-  check_one_of(source, "recon.method", s.recon.method, {"fft", "grappa"});
+  check_one_of(source, "sequence.trajectory", q.trajectory, {"cartesian", "radial", "golden_radial", "spiral"});
+  if (q.trajectory != "cartesian") validate_noncart_sequence(s, source);  // sequence_noncart_gre.hpp
+  else check_one_of(source, "recon.method", s.recon.method, {"fft", "grappa"});
+  if (q.type == "bssfp" || q.type == "tof" || q.type == "phase_contrast") {  // block-model types: Cartesian; TE/TR against their minima
+    if (q.trajectory != "cartesian")
+      throw InputError(source + ": sequence.trajectory = '" + q.trajectory + "' with sequence.type '" + q.type + "' (allowed: cartesian)");
+    seq::scenario_blocks(q, source + ": sequence");
+  }
   check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe, 2, false, 16, false, "");
   check_range(source, "recon.grappa_kernel_ro", s.recon.grappa_kernel_ro, 1, false, 31, false, "");
   check_range(source, "recon.grappa_lambda", s.recon.grappa_lambda, 0, false, 1, false, "");
@@ -283,6 +327,7 @@ void validate_scenario(const Scenario& s, const std::string& source) {
     check_range(source, "flow.lbm_max_steps", f.lbm_max_steps, 200, false, 10000000, false, "");
     check_range(source, "flow.lbm_tolerance", f.lbm_tolerance, 0, true, 1e-2, false, "");
     check_range(source, "flow.lbm_u_max", f.lbm_u_max, 0, true, 0.2, false, "cells/step (low-Mach limit)");
+    check_one_of(source, "flow.lbm_collision", f.lbm_collision, {"bgk", "mrt"});
   }
   check_range(source, "coils.count", s.coils.count, 1, false, 128, false, "");
   check_one_of(source, "coils.arrangement", s.coils.arrangement, {"loops", "uniform"});
@@ -413,8 +458,19 @@ std::string scenario_to_json_text(const Scenario& s) {
                  {"time_step_s", f.time_step_s},
                  {"lbm_max_steps", f.lbm_max_steps},
                  {"lbm_tolerance", f.lbm_tolerance},
-                 {"lbm_u_max", f.lbm_u_max}};
+                 {"lbm_u_max", f.lbm_u_max},
+                 {"lbm_collision", f.lbm_collision}};
   }
+  if (q.trajectory != "cartesian") {
+    j["sequence"]["trajectory"] = q.trajectory;
+    j["sequence"]["spokes"] = q.spokes;
+    j["sequence"]["interleaves"] = q.interleaves;
+  }
+  if (q.type == "phase_contrast") {
+    j["sequence"]["venc_m_per_s"] = q.venc_m_per_s;
+    j["sequence"]["venc_directions"] = q.venc_directions;
+  }
+  if (q.type == "tof") j["sequence"]["flow_compensation"] = q.flow_compensation;
   return j.dump(2) + "\n";
 }
 

@@ -176,18 +176,20 @@ Gradient make_trapezoid_duration(double area, double duration_s, const SystemLim
                    " us within the gradient limits");
 }
 
-RfPulse make_sinc_pulse(double flip, double dur, double tbw, double phase, const SystemLimits& sys,
-                        double thickness, Gradient* gz, Gradient* gz_reph) {
+namespace {
+// A real, symmetric envelope w(t) (t from the pulse centre) on the RF raster, scaled to `flip`; negative
+// lobes carry phase 0.5 cycles. With a slice thickness also the slice-select trapezoid (bandwidth tbw/dur
+// over the thickness) and its rephaser.
+template <class Envelope>
+RfPulse shaped_pulse(Envelope w_of_t, double flip, double dur, double tbw, double phase, const SystemLimits& sys,
+                     double thickness, Gradient* gz, Gradient* gz_reph) {
   RfPulse rf;
   const int n = static_cast<int>(std::lround(dur / sys.rf_raster_s));
   const double bw = tbw / dur;
   std::vector<double> w(n);
   double wmax = 0;
   for (int i = 0; i < n; ++i) {
-    const double t = (i + 0.5) * sys.rf_raster_s - 0.5 * dur;
-    const double x = M_PI * bw * t;
-    const double sinc = std::abs(x) < 1e-12 ? 1.0 : std::sin(x) / x;
-    w[i] = sinc * (0.5 + 0.5 * std::cos(2 * M_PI * t / dur));
+    w[i] = w_of_t((i + 0.5) * sys.rf_raster_s - 0.5 * dur, bw);
     wmax = std::max(wmax, std::abs(w[i]));
   }
   double sum = 0;
@@ -208,6 +210,23 @@ RfPulse make_sinc_pulse(double flip, double dur, double tbw, double phase, const
   }
   return rf;
 }
+}  // namespace
+
+RfPulse make_sinc_pulse(double flip, double dur, double tbw, double phase, const SystemLimits& sys,
+                        double thickness, Gradient* gz, Gradient* gz_reph) {
+  auto hann_sinc = [dur](double t, double bw) {
+    const double x = M_PI * bw * t;
+    return (std::abs(x) < 1e-12 ? 1.0 : std::sin(x) / x) * (0.5 + 0.5 * std::cos(2 * M_PI * t / dur));
+  };
+  return shaped_pulse(hann_sinc, flip, dur, tbw, phase, sys, thickness, gz, gz_reph);
+}
+
+RfPulse make_gauss_pulse(double flip, double dur, double tbw, double phase, const SystemLimits& sys,
+                         double thickness, Gradient* gz, Gradient* gz_reph) {
+  // exp(-pi (bw t)^2): its spectrum exp(-pi (f/bw)^2) is bw wide at 1/e^(pi/4) (Pulseq makeGaussPulse).
+  auto gauss = [](double t, double bw) { return std::exp(-M_PI * (bw * t) * (bw * t)); };
+  return shaped_pulse(gauss, flip, dur, tbw, phase, sys, thickness, gz, gz_reph);
+}
 
 RfPulse make_block_pulse(double flip, double dur, double phase, const SystemLimits& sys) {
   RfPulse rf;
@@ -218,6 +237,51 @@ RfPulse make_block_pulse(double flip, double dur, double phase, const SystemLimi
   rf.phase_rad = phase;
   rf.center_s = 0.5 * dur;
   return rf;
+}
+
+Gradient make_extended_trapezoid(const std::vector<double>& t_s, const std::vector<double>& g, const SystemLimits& sys) {
+  Gradient w;
+  w.type = Gradient::Type::Arbitrary;
+  w.amplitude_Hz_per_m = 1.0;
+  for (std::size_t k = 0; k < t_s.size(); ++k) {
+    const double t = std::round(t_s[k] / sys.grad_raster_s);
+    if (!w.time.empty() && t == w.time.back()) continue;
+    w.time.push_back(t);
+    w.waveform.push_back(g[k]);
+  }
+  return w;
+}
+
+std::optional<Gradient> make_moment_nulling_lobes(double m0_target, double m1_target, double m0_fixed, double m1_fixed,
+                                                  double T, const SystemLimits& sys) {
+  // Symmetric lobes have their centroids at T/2 and 3T/2: A1 + A2 = S, A1·T/2 + A2·3T/2 = Q.
+  const double S = m0_target - m0_fixed, Q = m1_target - m1_fixed;
+  const double A2 = Q / T - S / 2, A1 = S - A2;
+  Gradient l1, l2;
+  try {
+    l1 = make_trapezoid_duration(A1, T, sys);
+    l2 = make_trapezoid_duration(A2, T, sys);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  return make_extended_trapezoid({0, l1.rise_s, T - l1.fall_s, T, T + l2.rise_s, 2 * T - l2.fall_s, 2 * T},
+                                 {0, l1.amplitude_Hz_per_m, l1.amplitude_Hz_per_m, 0, l2.amplitude_Hz_per_m,
+                                  l2.amplitude_Hz_per_m, 0},
+                                 sys);
+}
+
+void add_gradient_moments(const Gradient& g, double r, double t_from, double t_to, double offset, double& m0, double& m1) {
+  const auto p = g.points(r);
+  for (std::size_t i = 1; i < p.size(); ++i) {
+    const double t0 = p[i - 1].first, t1 = p[i].first;
+    const double a = std::max(t_from, t0), b = std::min(t_to, t1);
+    if (b <= a || t1 <= t0) continue;
+    auto G = [&](double t) { return p[i - 1].second + (p[i].second - p[i - 1].second) * (t - t0) / (t1 - t0); };
+    const double mid = 0.5 * (a + b);
+    m0 += 0.5 * (G(a) + G(b)) * (b - a);
+    // Simpson: exact for the quadratic G(t)·t.
+    m1 += (b - a) / 6 * (G(a) * (a + offset) + 4 * G(mid) * (mid + offset) + G(b) * (b + offset));
+  }
 }
 
 double rf_flip_rad(const RfPulse& rf, double r) {

@@ -4,6 +4,7 @@
 
 #include "mrwb/errors.hpp"
 #include "mrwb/raw_data.hpp"
+#include "mrwb/sequence_scenario.hpp"
 
 #include <algorithm>
 
@@ -131,7 +132,8 @@ SequenceProgram build_spin_echo(const SequenceSpec& seq) {
 SequenceProgram build_sequence_program(const SequenceSpec& seq) {
   if (seq.type == "spoiled_gre") return build_spoiled_gre(seq);
   if (seq.type == "spin_echo") return build_spin_echo(seq);
-  throw InputError("sequence.type: '" + seq.type + "' is not available (allowed: spoiled_gre, spin_echo)");
+  if (seq.type == "bssfp" || seq.type == "tof") return seq::block_sequence_program(seq);
+  throw InputError("sequence.type: '" + seq.type + "' is not available (allowed: spoiled_gre, spin_echo, bssfp, tof)");
 }
 
 }  // namespace mrwb

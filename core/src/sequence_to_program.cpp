@@ -96,6 +96,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
   double t0 = 0;
   int order = 0;
   double carry = 0;  // time a Readout event already ran into this block
+  double frame = 0;  // follow_rf_phase: the spins are simulated as Mxy·exp(-i·frame)
 
   auto push_free = [&](double dt, double dkx, double dky) {
     if (dt <= 0 && dkx == 0 && dky == 0) return;
@@ -123,6 +124,20 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     double rf_flip = 0;
     if (b.rf) {
       const RfPulse& rf = *b.rf;
+      if (opt.follow_rf_phase) {
+        // Rotate the spins by exp(-i·delta): two 180° pulses about phases 0 and −delta/2 compose to it.
+        const double delta = std::remainder(-rf.phase_rad - frame, 2 * M_PI);
+        if (std::abs(delta) > 1e-12) {
+          for (double axis : {0.0, -delta / 2}) {
+            SeqEvent e;
+            e.kind = EventKind::Rf;
+            e.flip_rad = M_PI;
+            e.phase_rad = axis;
+            p.events.push_back(e);
+          }
+        }
+        frame = -rf.phase_rad;
+      }
       const auto b1 = rf_on_raster(rf);
       const int group = opt.rf_step_s > 0 ? std::max(1, static_cast<int>(std::lround(opt.rf_step_s / sys.rf_raster_s))) : 1;
       std::complex<double> total{};
@@ -135,10 +150,15 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
         const double area = std::abs(sum) * sys.rf_raster_s;
         if (area == 0) continue;
         Instant x{rf.delay_s + tc, Kind::Rf, 2 * M_PI * area,
-                  std::arg(sum) + rf.phase_rad - 2 * M_PI * rf.freq_Hz * tc, 0, order++};
+                  -(std::arg(sum) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * tc) - frame, 0, order++};
         inst.push_back(x);
       }
       rf_flip = 2 * M_PI * std::abs(total) * sys.rf_raster_s;
+      if (opt.ideal_spoiling && (rf.use == 'e' || (rf.use == 'u' && rf_flip <= 100 * M_PI / 180))) {
+        SeqEvent e;  // at the block start, before the pulse: what the last TR left transverse is gone
+        e.kind = EventKind::Spoil;
+        p.events.push_back(e);
+      }
       inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
     }
     int first_flat = static_cast<int>(c.sample_time_s.size());
@@ -156,7 +176,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       c.adc_flags.push_back(flags);
       for (int i = 0; i < a.num_samples; ++i) {
         const double ts = a.sample_time_s(i) - a.delay_s;
-        c.demod_phase_rad.push_back(a.phase_rad - 2 * M_PI * a.freq_Hz * ts);
+        c.demod_phase_rad.push_back(-(a.phase_rad + 2 * M_PI * a.freq_Hz * ts) - frame);
         c.sample_time_s.push_back(t0 + a.sample_time_s(i));
       }
     } else {

@@ -180,11 +180,19 @@ VesselTree generate_vessel_tree(const VesselTreeSpec& s, const std::string& wher
       level = std::move(next);
     }
   } else {
-    t = detail::grow_organ_tree(s);
+    t = detail::grow_organ_tree(s, true);
     validate_vessel_tree(t, where);
     return t;
   }
   centre_on_origin(t);
+  validate_vessel_tree(t, where);
+  return t;
+}
+
+VesselTree generate_organ_tree_unoptimised(const VesselTreeSpec& spec, const std::string& where) {
+  validate_vessel_tree_spec(spec, where);
+  if (spec.generator != "organ_tree") throw InputError(where + ".generator must be 'organ_tree' here (got '" + spec.generator + "')");
+  VesselTree t = detail::grow_organ_tree(spec, false);
   validate_vessel_tree(t, where);
   return t;
 }

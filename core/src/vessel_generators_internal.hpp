@@ -18,6 +18,7 @@ class Uniform01 {
   std::mt19937_64 rng_;
 };
 
-VesselTree grow_organ_tree(const VesselTreeSpec& spec);
+// optimise_branch_points = false leaves each bifurcation at the centroid of its three ends.
+VesselTree grow_organ_tree(const VesselTreeSpec& spec, bool optimise_branch_points);
 
 }  // namespace mrwb::detail

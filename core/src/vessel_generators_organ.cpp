@@ -1,12 +1,18 @@
 // A tree grown to fill an organ region by constrained constructive optimisation (CCO; Schreiner &
-// Buxbaum 1993, Karch et al. 1999), simplified: terminals are added one by one at random points of the
-// region (seeded) that keep a minimum distance from the existing vessels; each is connected to the one
-// of its nearest segments that gives the smallest total tree volume sum(pi r^2 l). Every terminal
-// carries the same flow, so by Murray's law r^3 is proportional to the flow a segment carries:
+// Buxbaum 1993, Karch et al. 1999): terminals are added one by one at random points of the region
+// (seeded) that keep a minimum distance from the existing vessels; each is connected to the one of its
+// nearest segments that gives the smallest total tree volume sum(pi r^2 l). Every terminal carries the
+// same flow, so the Poiseuille split at each bifurcation divides the flow in proportion to the terminals
+// downstream, and Murray's law (r^3 proportional to the flow) gives
 // r = r_root (n_terminals_downstream / n_terminals)^(1/3), which meets r0^3 = r1^3 + r2^3 exactly at
-// every bifurcation. The bifurcation point is the centroid of the segment's ends and the new terminal
-// (the usual starting point of CCO's geometric optimisation, which is not iterated here). Crossing
-// vessels are not rejected (a limitation shared with 2-D CCO slices).
+// every bifurcation. Geometric optimisation of each new bifurcation point (CCO's step after the
+// connection): with the radii fixed, the volume depends on the point m only through the three segments
+// that meet there, V(m) = pi sum_i r_i^2 |m - x_i|, a weighted Fermat-Weber problem solved by Weiszfeld's
+// iteration from the centroid of the three ends; when the tree is complete, every branch point is
+// optimised again with the final radii (sweeps until it settles). Points stay inside the organ and leave
+// every segment at least 2 % of the organ's smaller semi-axis long; V is convex, so pulling an optimum
+// back to meet these constraints never gives more volume than the starting point.
+// Crossing vessels are not rejected (a limitation shared with 2-D CCO slices).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -66,15 +72,85 @@ int connect(std::vector<Node>& nodes, int s, const Vec3& m, const Vec3& p) {
   return it;
 }
 
+// Weighted Fermat-Weber point of x[0..2] with weights w (Weiszfeld 1937), from `start`.
+Vec3 weiszfeld(const Vec3 (&x)[3], const double (&w)[3], Vec3 m) {
+  for (int it = 0; it < 200; ++it) {
+    Vec3 num{0, 0, 0};
+    double den = 0;
+    for (int i = 0; i < 3; ++i) {
+      const double d = dist(m, x[i]);
+      if (d < 1e-15) return m;  // on a vertex: the iteration is undefined there
+      num.x += w[i] * x[i].x / d, num.y += w[i] * x[i].y / d, num.z += w[i] * x[i].z / d;
+      den += w[i] / d;
+    }
+    const Vec3 next{num.x / den, num.y / den, num.z / den};
+    const double step = dist(next, m);
+    m = next;
+    if (step < 1e-12) break;
+  }
+  return m;
+}
+
+// The point of least sum_i w_i |m - x_i| on the way from `from` to the Weiszfeld optimum that keeps the
+// three segments at least min_len long and that `allowed` accepts; `from` itself when none does. The sum
+// is convex, so the result never holds more volume than `from`.
+template <typename Allowed>
+Vec3 least_volume_point(const Vec3 (&x)[3], const double (&w)[3], const Vec3& from, double min_len,
+                        const Allowed& allowed) {
+  const Vec3 opt = weiszfeld(x, w, from);
+  for (double t = 1; t > 1e-3; t *= 0.5) {  // back towards `from` until feasible
+    const Vec3 m{from.x + t * (opt.x - from.x), from.y + t * (opt.y - from.y), from.z + t * (opt.z - from.z)};
+    if (dist(m, x[0]) >= min_len && dist(m, x[1]) >= min_len && dist(m, x[2]) >= min_len && allowed(m)) return m;
+  }
+  return from;
+}
+
+// r^2 of a segment carrying n of `total` terminals (Murray: r^3 proportional to the flow), r_root = 1.
+double murray_r2(double n, int total) { return std::pow(n / total, 2.0 / 3.0); }
+
+// Branch point for hanging terminal p from segment s: the centroid of the three ends, or (optimise) the
+// point of least volume from there. After the connection a-m carries n + 1 terminals, m-b n, m-p one.
+template <typename Allowed>
+Vec3 branch_point(const std::vector<Node>& nodes, int s, const Vec3& p, int total_terminals, bool optimise,
+                  double min_len, const Allowed& allowed) {
+  const Vec3& a = nodes[s].a;
+  const Vec3& b = nodes[s].b;
+  const Vec3 c{(a.x + b.x + p.x) / 3, (a.y + b.y + p.y) / 3, (a.z + b.z + p.z) / 3};
+  if (!optimise) return c;
+  const double n = nodes[s].terminals;
+  const Vec3 x[3] = {a, b, p};
+  const double w[3] = {murray_r2(n + 1, total_terminals), murray_r2(n, total_terminals), murray_r2(1, total_terminals)};
+  return least_volume_point(x, w, c, min_len, allowed);
+}
+
+// Later connections change the radii and split segments, so each branch point is optimised again with
+// the final tree: sweeps of one-point minimisations (block coordinate descent on the convex total volume).
+template <typename Allowed>
+void relax_branch_points(std::vector<Node>& nodes, double min_len, const Allowed& allowed) {
+  const int total = nodes[0].terminals;
+  for (int sweep = 0; sweep < 20; ++sweep)
+    for (auto& g : nodes) {
+      if (g.child[0] < 0) continue;
+      Node& c0 = nodes[g.child[0]];
+      Node& c1 = nodes[g.child[1]];
+      const Vec3 x[3] = {g.a, c0.b, c1.b};
+      const double w[3] = {murray_r2(g.terminals, total), murray_r2(c0.terminals, total), murray_r2(c1.terminals, total)};
+      g.b = c0.a = c1.a = least_volume_point(x, w, g.b, min_len, allowed);
+    }
+}
+
 }  // namespace
 
-VesselTree grow_organ_tree(const VesselTreeSpec& spec) {
+VesselTree grow_organ_tree(const VesselTreeSpec& spec, bool optimise_branch_points) {
   Uniform01 rng(spec.seed);
   const double* ax = spec.organ_semi_axes_m;
   const bool is3 = spec.dims == 3;
   auto inside = [&](const Vec3& p) {
     const double q = p.x * p.x / (ax[0] * ax[0]) + p.y * p.y / (ax[1] * ax[1]) + (is3 ? p.z * p.z / (ax[2] * ax[2]) : 0);
     return q <= 0.9 * 0.9;  // keep the vessels a little inside the organ's boundary
+  };
+  auto in_organ = [&](const Vec3& p) {
+    return p.x * p.x / (ax[0] * ax[0]) + p.y * p.y / (ax[1] * ax[1]) + (is3 ? p.z * p.z / (ax[2] * ax[2]) : 0) <= 1;
   };
   auto sample = [&] {
     for (;;) {
@@ -92,6 +168,8 @@ VesselTree grow_organ_tree(const VesselTreeSpec& spec) {
   nodes.push_back(root);
 
   constexpr int k_candidates = 8;  // nearest segments tried per terminal
+  // Shortest segment an optimised branch point may leave (no degenerate, zero-length segments).
+  const double min_len = 0.02 * std::min(ax[0], ax[1]);
   for (int k = 1; k < spec.terminals; ++k) {
     // Distance criterion of CCO: the new terminal keeps d_crit from every vessel; relaxed by 10 % after
     // 50 failed draws.
@@ -110,18 +188,18 @@ VesselTree grow_organ_tree(const VesselTreeSpec& spec) {
     near.resize(std::min<std::size_t>(near.size(), k_candidates));
     double best_v = std::numeric_limits<double>::infinity();
     int best = -1;
+    Vec3 best_m;
     for (auto [d, s] : near) {
-      const Vec3 m{(nodes[s].a.x + nodes[s].b.x + p.x) / 3, (nodes[s].a.y + nodes[s].b.y + p.y) / 3,
-                   (nodes[s].a.z + nodes[s].b.z + p.z) / 3};
+      const Vec3 m = branch_point(nodes, s, p, k + 1, optimise_branch_points, min_len, in_organ);
       std::vector<Node> trial = nodes;
       connect(trial, s, m, p);
       const double v = volume(trial, k + 1);
-      if (v < best_v) best_v = v, best = s;
+      if (v < best_v) best_v = v, best = s, best_m = m;
     }
-    const Vec3 m{(nodes[best].a.x + nodes[best].b.x + p.x) / 3, (nodes[best].a.y + nodes[best].b.y + p.y) / 3,
-                 (nodes[best].a.z + nodes[best].b.z + p.z) / 3};
-    connect(nodes, best, m, p);
+    connect(nodes, best, best_m, p);
   }
+
+  if (optimise_branch_points) relax_branch_points(nodes, min_len, in_organ);
 
   // Binary nodes -> segments, in depth-first order from the root so that segments[0] is the root.
   VesselTree t;

@@ -46,6 +46,16 @@ double VesselTree::segment_length_m(int s) const {
   return L;
 }
 
+double VesselTree::lumen_volume_m3() const {
+  double v = 0;
+  for (const auto& g : segments)
+    for (std::size_t i = 1; i < g.centreline_m.size(); ++i) {
+      const double a = g.radius_m[i - 1], b = g.radius_m[i];
+      v += M_PI / 3 * dist(g.centreline_m[i - 1], g.centreline_m[i]) * (a * a + a * b + b * b);  // frustum
+    }
+  return v;
+}
+
 void VesselTree::bounds(Vec3& lo, Vec3& hi) const {
   const double inf = std::numeric_limits<double>::infinity();
   lo = {inf, inf, inf};

@@ -18,16 +18,19 @@ __global__ void init_kernel(lbm::View v, std::size_t n, int q19) {
     lbm::d2q9_init(v, i);
 }
 
+// One kernel per collision (template), so the BGK kernel carries no MRT registers.
+template <bool Mrt>
 __global__ void d2q9_kernel(lbm::View v) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y;
-  if (x < v.nx) lbm::d2q9_update(v, x, y);
+  if (x < v.nx) lbm::d2q9_update<Mrt>(v, x, y);
 }
 
+template <bool Mrt>
 __global__ void d3q19_kernel(lbm::View v) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y, z = blockIdx.z;
-  if (x < v.nx) lbm::d3q19_update(v, x, y, z);
+  if (x < v.nx) lbm::d3q19_update<Mrt>(v, x, y, z);
 }
 
 struct DeviceLbm {
@@ -36,6 +39,7 @@ struct DeviceLbm {
   DeviceBuffer<std::uint8_t> node;
   DeviceBuffer<float> inlet, fa, fb, rho, ux, uy, uz;
   lbm::View v{};
+  bool mrt = false;
   dim3 grid, block;
 
   DeviceLbm(const LbmDomain& dom, const LbmParams& p)
@@ -45,6 +49,8 @@ struct DeviceLbm {
     v = lbm::View{d.nx, d.ny, d.nz, d.periodic[0], d.periodic[1], d.periodic[2], node.get(), inlet.get(), fb.get(),
                   fa.get(), static_cast<float>(1.0 / p.tau), static_cast<float>(p.rho_outlet), nullptr, nullptr,
                   nullptr, nullptr};
+    lbm_configure_view(v, d, p);
+    mrt = p.collision == LbmCollision::Mrt;
     init_kernel<<<static_cast<unsigned>((N + 255) / 256), 256>>>(v, N, d.nz > 1);
     cuda_check(cudaGetLastError(), "lbm init");
     cuda_check(cudaMemset(rho.get(), 0, N * sizeof(float)), "memset");
@@ -63,9 +69,9 @@ struct DeviceLbm {
     v.uy = write_macro ? uy.get() : nullptr;
     v.uz = write_macro ? uz.get() : nullptr;
     if (d.nz > 1)
-      d3q19_kernel<<<grid, block>>>(v);
+      mrt ? d3q19_kernel<true><<<grid, block>>>(v) : d3q19_kernel<false><<<grid, block>>>(v);
     else
-      d2q9_kernel<<<grid, block>>>(v);
+      mrt ? d2q9_kernel<true><<<grid, block>>>(v) : d2q9_kernel<false><<<grid, block>>>(v);
     float* next_src = v.f_dst;
     v.f_dst = const_cast<float*>(v.f_src);  // the buffers are our own (fa, fb)
     v.f_src = next_src;
@@ -99,6 +105,7 @@ LbmResult lbm_run_cuda(const LbmDomain& d, const LbmParams& p, const ProgressFn&
       s.uz.download(r.uz.data());
       const std::vector<float> cur[3] = {r.ux, r.uy, r.uz};
       r.residual = lbm_relative_change(d, prev, cur);
+      lbm_check_diverged(r.residual, r.steps, p.tau);
       for (int k = 0; k < 3; ++k) prev[k] = cur[k];
       cancel.throw_if_cancelled();
       if (progress) progress(static_cast<double>(r.steps) / p.max_steps, stage);

@@ -150,6 +150,7 @@ std::size_t cg_device_bytes(const noncart::Grid& g, std::size_t M, int coils, co
   b += c * nv * 8 * 2;                                           // F^H d per coil, sensitivities
   b += 6 * nv * 8;                                               // rhs, x, r, p, Ap, z
   b += 4 * n2v * 8;                                              // Q, Q^, pad, cuFFT work
+  if (p.preconditioner == "circulant") b += nv * 4 + 2 * nv * 8;  // inverse eigenvalues, cuFFT plan on the n grid
   if (!p.exact) b += std::max(nc::gridding_bytes(g.dims, g.n, p.oversampling), nc::gridding_bytes(g.dims, 2 * g.n, p.oversampling));
   return b;
 }
@@ -158,9 +159,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
                                            const FhdConfig& cfg, const std::vector<noncart::cfloat>& sens,
                                            Timing* timing, const ProgressFn& progress, const CancelToken& cancel) {
   noncart::validate_samples(g, s, "cg");
-  if (p.preconditioner == "circulant")
-    throw InputError("--preconditioner circulant: not in the CUDA backend (allowed there: none, diagonal; or --backend cpu)");
-  if (p.preconditioner != "none" && p.preconditioner != "diagonal")
+  if (p.preconditioner != "none" && p.preconditioner != "diagonal" && p.preconditioner != "circulant")
     throw InputError("--preconditioner " + p.preconditioner + ": unknown (allowed: none, diagonal, circulant)");
   if (p.regularizer != "identity" && p.regularizer != "finite-difference")
     throw InputError("--regularizer " + p.regularizer + ": unknown (allowed: identity, finite-difference)");
@@ -276,6 +275,33 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     }
     dinv.upload(h.data());
   }
+  // Circulant preconditioner: eigenvalues from Q once on the host (setup, core's formula); per iteration
+  // z = IFFT(inv ⊙ FFT(r)) with cuFFT on the n grid, no host round trip.
+  DeviceBuffer<float> circ_inv(p.preconditioner == "circulant" ? nv : 0);
+  cufftHandle circ_plan = 0;
+  if (p.preconditioner == "circulant") {
+    std::vector<float2> hq(n2v);
+    q.download(hq.data());
+    std::vector<noncart::cdouble> qd(n2v);
+    for (std::size_t i = 0; i < n2v; ++i) qd[i] = {hq[i].x, hq[i].y};
+    double mean_power = 1.0;
+    if (sense) {
+      mean_power = 0;
+      for (const auto& v : sens) mean_power += std::norm(v);
+      mean_power /= static_cast<double>(nv);
+    }
+    const std::vector<double> inv = noncart::circulant_preconditioner_inverse(
+        g, noncart::chan_circulant_eigenvalues(g, qd), mean_power, p.lambda, p.regularizer == "finite-difference");
+    circ_inv.upload(std::vector<float>(inv.begin(), inv.end()).data());
+    cufft_check(g.dims == 3 ? cufftPlan3d(&circ_plan, g.n, g.n, g.n, CUFFT_C2C) : cufftPlan2d(&circ_plan, g.n, g.n, CUFFT_C2C),
+                "circulant plan");
+  }
+  struct CircPlanGuard {
+    cufftHandle h;
+    ~CircPlanGuard() {
+      if (h) cufftDestroy(h);
+    }
+  } circ_guard{circ_plan};
   cublasHandle_t blas;
   cublas_check(cublasCreate(&blas), "create");
   struct BlasGuard {
@@ -291,6 +317,14 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   auto precond = [&]() -> const float2* {
     if (p.preconditioner == "diagonal") {
       scale_kernel<<<blocks(nv), 256>>>(nv, dinv.get(), r.get(), z.get());
+      return z.get();
+    }
+    if (p.preconditioner == "circulant") {
+      auto* zc = reinterpret_cast<cufftComplex*>(z.get());
+      cudaMemcpyAsync(z.get(), r.get(), nv * sizeof(float2), cudaMemcpyDeviceToDevice);
+      cufftExecC2C(circ_plan, zc, zc, CUFFT_FORWARD);
+      scale_kernel<<<blocks(nv), 256>>>(nv, circ_inv.get(), z.get(), z.get());
+      cufftExecC2C(circ_plan, zc, zc, CUFFT_INVERSE);
       return z.get();
     }
     return r.get();

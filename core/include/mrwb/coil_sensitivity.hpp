@@ -27,6 +27,16 @@ std::vector<std::complex<float>> uniform_coil_sensitivities(int ncoils, int nx, 
 
 // Fully sampled Cartesian raw data of `image` ([y][x]) seen by the coils: k_c = centred DFT(s_c · image),
 // the inverse of centred_ifft2 (recon_fft.hpp). Every line acquired for imaging.
+// Receiver noise covariance Psi [ncoils][ncoils] (row-major) of unit variance per channel and correlation
+// rho^|i − j| between channels i and j (neighbouring loops share flux and sample: 0 <= rho < 1).
+std::vector<std::complex<double>> coil_noise_covariance(int ncoils, double rho);
+// Adds complex Gaussian noise n = sigma·L·z (Psi = L·L^H, z i.i.d. with E|z|² = 1; Cholesky by Eigen) to
+// every acquired sample, and stores a noise-only scan of `noise_samples` samples of the same statistics
+// in raw.noise (ISMRMRD noise measurement) for prewhitening. Reproducible for a given seed. Throws
+// InputError when Psi is not ncoils² or not positive definite.
+void add_correlated_noise(RawData& raw, const std::vector<std::complex<double>>& psi, double sigma, int noise_samples,
+                          unsigned seed);
+
 RawData multicoil_raw(const std::vector<std::complex<float>>& image, const std::vector<std::complex<float>>& sens,
                       int ncoils, int nx, int ny, double fov_x_m, double fov_y_m);
 

@@ -30,7 +30,8 @@ struct RawFileSummary {
 void write_raw_ismrmrd(const std::string& path, const RawData& raw);
 // Reads the selected dataset. Readout oversampling stays in the data (nx = encoded matrix); the recon
 // space is recorded in recon_nx/recon_fov_*; asymmetric readouts are placed on the encoded grid by their
-// center_sample; noise acquisitions fill raw.noise; calibration lines are flagged in line_flags.
+// center_sample; noise acquisitions fill raw.noise, scaled to the data's dwell time and the header's
+// relativeReceiverNoiseBandwidth (noise_bandwidth_scale); calibration lines are flagged in line_flags.
 RawData read_raw_ismrmrd(const std::string& path, const RawSelection& selection, RawFileSummary* summary = nullptr);
 RawData read_raw_ismrmrd(const std::string& path);  // the first slice, repetition and contrast
 
@@ -93,8 +94,14 @@ PngPixels read_png(const std::string& path);
 // description is given it receives one line saying what was read and which slice/repetition/contrast.
 RawData read_raw(const std::string& path, const std::string& traj_path = "", const RawSelection& selection = {},
                  std::string* description = nullptr);
-// .h5 (ISMRMRD image), .cfl (BART), .nii (NIfTI-1 magnitude) or .png (8-bit magnitude).
-void write_image(const std::string& path, const Image2D& image);
+// How a magnitude PNG is rendered: 8 or 16 bits; window width and centre (level) in image units,
+// width <= 0: the full range 0 .. max.
+struct PngOptions {
+  int bit_depth = 8;
+  float window = 0, level = 0;
+};
+// .h5 (ISMRMRD image), .cfl (BART), .nii (NIfTI-1 magnitude) or .png (magnitude, rendered as png says).
+void write_image(const std::string& path, const Image2D& image, const PngOptions& png = {});
 // .h5, .cfl/.hdr, .nii. Throws InputError naming the file on a bad or missing file.
 Image2D read_image(const std::string& path);
 

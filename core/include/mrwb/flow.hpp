@@ -45,6 +45,9 @@ struct FlowField {
   double residual = 0;
   bool converged = true;
   double tau = 0;
+  std::string collision;  // "bgk" or "mrt"
+  // Re of the inlet (peak speed, diameter): physical from the blood's viscosity, lattice from tau. They
+  // agree only when the matching tau lies above the collision's floor; otherwise Re_lattice is lower.
   double reynolds_physical = 0, reynolds_lattice = 0;
   double lattice_dt_s = 0;  // physical time of one lattice step
   double max_speed_m_per_s() const;
@@ -56,11 +59,18 @@ FlowField poiseuille_flow_field(const VesselTree& tree, const VesselCells& cells
 
 // The LBM domain of the discretised lumen: fluid where fraction >= 0.5, inlet nodes in the first 1.5 cells
 // of the root with a parabolic profile of peak `u_peak_lattice` along its axis, outlet nodes in the last
-// 1.5 cells of every leaf.
+// 1.5 cells of every leaf; where a vessel crosses the grid's edge, the edge nodes are the inlet (root
+// flowing in) or an outlet (flow leaving).
 LbmDomain lbm_domain_from_cells(const VesselTree& tree, const VesselCells& cells, double u_peak_lattice);
-// Runs `runner` (lbm_run_cpu, or the CUDA twin) on the lumen, matching the physical Reynolds number of
-// the inlet where tau allows ([0.55, 1.5]; otherwise the nearest, reported), and scales the lattice
-// velocity to m/s by the inlet's peak speed.
+// Smallest tau used for Reynolds matching, measured on the presets (D2Q9, 256^2 cells of 0.5 mm,
+// u = 0.05, runs of 4000 steps): BGK and MRT at 0.55 ran without diverging on stenosis_75; MRT diverged
+// there at tau 0.52, 0.53 and 0.535 (and on liver_tree at 0.51, CUDA). MRT therefore buys no smaller tau
+// on the presets (its jet through the 75 % throat sets the limit) and both collisions share the floor.
+constexpr double k_lbm_tau_min_bgk = 0.55;
+constexpr double k_lbm_tau_min_mrt = 0.55;
+// Runs `runner` (lbm_run_cpu, or the CUDA twin) on the lumen with spec.lbm_collision, matching the
+// physical Reynolds number of the inlet where tau allows ([k_lbm_tau_min_*, 1.5]; otherwise the nearest,
+// reported as reynolds_lattice), and scales the lattice velocity to m/s by the inlet's peak speed.
 FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const FlowSpec& spec,
                          const LbmRunner& runner, const ProgressFn& progress = {}, const CancelToken& cancel = {});
 

@@ -1,6 +1,6 @@
 #pragma once
 // Lattice-Boltzmann flow solver (seed 004 takes its velocity field from an LBM, Jurczuk et al. 2013):
-// D2Q9 and D3Q19, BGK collision, pull streaming, halfway bounce-back at solid nodes (no-slip walls
+// D2Q9 and D3Q19, BGK or MRT collision, pull streaming, halfway bounce-back at solid nodes (no-slip walls
 // half a cell outside the last fluid node), equilibrium velocity inlets and pressure (density) outlets,
 // run until the relative change of the velocity over `check_every` steps falls below `tolerance`.
 // Everything is in lattice units: cell = 1, step = 1, c_s^2 = 1/3, nu = (tau - 1/2) / 3.
@@ -27,8 +27,14 @@ struct LbmDomain {
   int q() const { return nz > 1 ? 19 : 9; }
 };
 
+enum class LbmCollision { Bgk, Mrt };
+
 struct LbmParams {
-  double tau = 0.8;           // BGK relaxation time; stable for tau > 1/2 (kept in [0.51, 2])
+  double tau = 0.8;           // relaxation time of the stress (viscosity nu = (tau - 1/2) / 3); in [0.51, 2]
+  LbmCollision collision = LbmCollision::Bgk;
+  // MRT rates of the non-hydrodynamic moments {s_e, s_eps, s_q, s_pi, s_m}, each in (0, 2); 0 takes the
+  // default of lbm_mrt_rates. Setting all five to 1 / tau makes MRT equal to BGK.
+  double mrt_rates[5] = {0, 0, 0, 0, 0};
   int max_steps = 20000;
   double tolerance = 1e-5;    // on the relative velocity change per check interval (float32 floor ~1e-6)
   int check_every = 200;      // steps between residual checks (also the progress/cancel interval)
@@ -45,6 +51,20 @@ struct LbmResult {
 
 using LbmRunner = std::function<LbmResult(const LbmDomain&, const LbmParams&, const ProgressFn&, const CancelToken&)>;
 
+namespace lbm {
+struct View;
+}
+
+// The MRT rates used for `params` on a lattice of `q` velocities (9 or 19), each given rate or its default:
+// s_e, s_eps (and s_pi, s_m for D3Q19) as published (Lallemand & Luo 2000 for D2Q9; d'Humieres et al.
+// 2002 for D3Q19); s_q from Lambda = (1/s_nu - 1/2)(1/s_q - 1/2) = 3/16, which puts the halfway
+// bounce-back wall exactly half a cell outside the last fluid node in Poiseuille flow for every tau
+// (Ginzburg & d'Humieres 2003), so the channel profile does not drift with the viscosity.
+void lbm_mrt_rates(int q, const LbmParams& params, double (&rates)[5]);
+// Sets the collision fields of `view` (omega, rho_outlet, MRT rates) from `params`.
+void lbm_configure_view(lbm::View& view, const LbmDomain& domain, const LbmParams& params);
+std::string lbm_collision_name(LbmCollision collision);
+
 // Bytes the solver holds for `domain` (two distribution buffers plus fields).
 std::size_t lbm_memory_bytes(const LbmDomain& domain);
 // Throws InputError (naming `where`) for a malformed domain or parameters out of range.
@@ -58,7 +78,10 @@ LbmResult lbm_d3q19_cpu(const LbmDomain& domain, const LbmParams& params, const 
 LbmResult lbm_run_cpu(const LbmDomain& domain, const LbmParams& params, const ProgressFn& progress = {},
                       const CancelToken& cancel = {});
 
-// Relative change between two velocity snapshots over the non-solid nodes (shared by both backends).
+// Relative change between two velocity snapshots over the non-solid nodes (shared by both backends);
+// +infinity when a velocity is not finite (the run diverged).
 double lbm_relative_change(const LbmDomain& domain, const std::vector<float>* prev, const std::vector<float>* cur);
+// Throws InputError naming the step when `residual` says the run diverged (both backends' loops call it).
+void lbm_check_diverged(double residual, int steps, double tau);
 
 }  // namespace mrwb

@@ -84,6 +84,15 @@ class ToeplitzNormal {
   std::vector<cdouble> q_;
 };
 
+// T. Chan's optimal circulant approximation of the Toeplitz operator whose kernel is Q (2n grid): its
+// eigenvalues on the n grid (ToeplitzNormal::circulant_eigenvalues; the CUDA CG calls it on its Q).
+std::vector<double> chan_circulant_eigenvalues(const Grid& g, const std::vector<cdouble>& q);
+// The circulant preconditioner's inverse eigenvalues, 1 / (mean_coil_power eig_Q + lambda eig_W), floored
+// at 1e-6 of the largest, and divided by n^D so that IFFT(inv * FFT(r)) needs no further scaling (FFTW's
+// and cuFFT's unnormalised transforms). Shared by the CPU and CUDA solvers.
+std::vector<double> circulant_preconditioner_inverse(const Grid& g, const std::vector<double>& q_eig,
+                                                     double mean_coil_power, double lambda, bool finite_difference);
+
 // W^H W of first-order finite differences (non-periodic: differences across the edge are absent).
 void apply_fd_normal(const Grid& g, const cdouble* in, cdouble* out);
 // Eigenvalues of the periodic W^H W on the n grid (for the circulant preconditioner).
@@ -135,6 +144,21 @@ struct CgResult {
 CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams& p, Precision prec,
                             const std::vector<cfloat>& sens = {}, const ProgressFn& progress = {},
                             const CancelToken& cancel = {});
+
+// `mrwb recon` of a 3-D trajectory (samples_from_raw gives dims 3): the volume on the CPU, method "cg"
+// (CPU.SP, exact or gridded F^H d / Q, SENSE with estimated maps for several coils) or "gridding"
+// (Pipe-Menon weights, root-sum-of-squares over coils). Matrix p.matrix or default_matrix.
+Volume reconstruct_volume_cpu(const RawData& raw, const std::string& method, const NoncartParams& p,
+                              const ProgressFn& progress = {}, const CancelToken& cancel = {});
+// Writes a volume: .cfl (BART [n, n, n] complex, atomically). Other extensions: InputError naming the path.
+void write_volume(const std::string& path, const Volume& v);
+// True for a trajectory with kz (samples_from_raw gives dims 3).
+bool has_3d_trajectory(const RawData& raw);
+// `mrwb recon` of such data: outputs (.cfl only) and backend (auto | cpu: volumes run on the CPU here)
+// checked first, then reconstruct_volume_cpu and write_volume to each output.
+Volume reconstruct_volume_to_files(const RawData& raw, const std::string& method, const std::string& backend,
+                                   const NoncartParams& p, const std::vector<std::string>& outputs,
+                                   const ProgressFn& progress = {}, const CancelToken& cancel = {});
 
 // Image helpers.
 Image2D to_image2d(const Grid& g, const std::vector<cdouble>& v, double fov_m);

@@ -21,6 +21,9 @@ struct Phantom2D {
   std::vector<std::uint8_t> type;  // CellType
   std::vector<float> ux, uy;       // lattice velocity [cells per flow_dt_s]; |u| <= 1
   double flow_dt_s = 0;            // time step the lattice velocity refers to (0: static phantom)
+  // Vessel ends inside the grid (inlets/outlets): 1 on the fluid cells whose faces to non-fluid
+  // neighbours are open (transport_cell_ops.hpp); empty: every vessel end is a closed cap.
+  std::vector<std::uint8_t> open_end;
 
   // Centre of cell (0, 0). The grid follows the FFT convention: image voxel i is centred at
   // (i − matrix/2)·voxel, so the isocentre is the centre of voxel matrix/2, not a voxel corner.
@@ -31,6 +34,10 @@ struct Phantom2D {
   double x_m(int ix) const { return x0_m + ix * cell_size_m; }
   double y_m(int iy) const { return y0_m + iy * cell_size_m; }
 };
+
+// nx × ny cells of one tissue (PD, T1, T2) and one type, centred on the isocentre, no off-resonance,
+// at rest (flow_dt_s = 0): the base of test and benchmark objects.
+Phantom2D uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type);
 
 // Bytes the phantom and the simulator state need for `spec`; shown before building.
 std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix);

@@ -1,10 +1,12 @@
 #pragma once
 // The end-to-end path used by the GUI and `scripts/run`: simulate, reconstruct, compare with the truth.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mrwb/image.hpp"
 #include "mrwb/metrics.hpp"
+#include "mrwb/phase_contrast.hpp"
 #include "mrwb/progress.hpp"
 #include "mrwb/raw_data.hpp"
 #include "mrwb/scenario.hpp"
@@ -20,6 +22,8 @@ struct PipelineResult {
   std::string backend;           // simulation engine used
   double simulate_seconds = 0;
   double recon_seconds = 0;
+  // sequence.type "phase_contrast": velocity per encoded direction (raw/recon/truth: the reference segment).
+  std::optional<VelocityMap> velocity;
 };
 
 // progress: simulation is 0..0.95, reconstruction and metrics the rest.

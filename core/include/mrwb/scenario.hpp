@@ -44,10 +44,13 @@ struct FlowSpec {
   double lbm_tolerance = 1e-5;          // on the relative velocity change per 200 steps (float32
                                         // round-off floor ~1e-6)
   double lbm_u_max = 0.05;              // peak inlet speed in lattice units (low-Mach limit)
+  std::string lbm_collision = "bgk";    // bgk | mrt (multiple relaxation times: stable at smaller tau,
+                                        // so the lattice Reynolds number gets closer to the physical one)
 };
 
 struct SequenceSpec {
   std::string type = "spoiled_gre";  // "spoiled_gre" (ideal spoiling) | "spin_echo" (90°-180°), Cartesian
+                                     // | "bssfp" (TE = TR/2) | "tof" (simulated through the block model)
   double TR_s = 0.01;
   double TE_s = 0.004;
   double flip_angle_deg = 20;
@@ -57,6 +60,17 @@ struct SequenceSpec {
   int dummy_scans = 300;             // TRs played before the first line, to reach the steady state
   int acceleration = 1;              // phase-encode acceleration R: lines with (ky index − matrix/2) % R == 0
   int acs_lines = 0;                 // fully sampled calibration lines at the k-space centre (GRAPPA)
+  // spoiled_gre k-space trajectory (sequence_noncart_gre.hpp): cartesian | radial | golden_radial | spiral
+  std::string trajectory = "cartesian";
+  int spokes = 0;       // radial: spokes of `matrix` samples; 0 = ceil(pi/2 · matrix) (Nyquist)
+  int interleaves = 0;  // spiral: Archimedean interleaves; 0 = 16
+  // type "phase_contrast" only (JSON fields allowed with that type alone): velocity giving a phase
+  // difference of pi, and the encoded directions ("x" readout, "y" phase encode, "z" through plane).
+  double venc_m_per_s = 1.0;
+  std::vector<std::string> venc_directions = {"x"};
+  // type "tof" only (JSON field allowed with that type alone): first gradient moment nulled at TE on the
+  // readout and slice axes (sequence_blocks.hpp build_tof_blocks).
+  bool flow_compensation = true;
 };
 
 struct CoilSpec {
@@ -67,7 +81,7 @@ struct CoilSpec {
 
 // How the pipeline (GUI, scripts/run) reconstructs the simulated data.
 struct ReconSpec {
-  std::string method = "fft";  // "fft" (zero-filled when undersampled) | "grappa"
+  std::string method = "fft";  // "fft" (zero-filled when undersampled) | "grappa"; non-Cartesian: gridding | cg
   int grappa_kernel_pe = 4;    // GRAPPA improved-approach kernel K_PE × K_RO
   int grappa_kernel_ro = 5;
   double grappa_lambda = 1e-4; // Tikhonov chi

@@ -111,7 +111,24 @@ Gradient make_trapezoid_duration(double area_Hz_s_per_m, double duration_s, cons
 // and its rephaser (returned through `gz`, `gz_rephase`).
 RfPulse make_sinc_pulse(double flip_rad, double duration_s, double tbw, double phase_rad, const SystemLimits& sys,
                         double slice_thickness_m = 0, Gradient* gz = nullptr, Gradient* gz_rephase = nullptr);
+// Gaussian exp(-pi·(tbw/duration·t)²) (Pulseq makeGaussPulse without apodisation), slice select as above.
+RfPulse make_gauss_pulse(double flip_rad, double duration_s, double tbw, double phase_rad, const SystemLimits& sys,
+                         double slice_thickness_m = 0, Gradient* gz = nullptr, Gradient* gz_rephase = nullptr);
 RfPulse make_block_pulse(double flip_rad, double duration_s, double phase_rad, const SystemLimits& sys);
+// Piecewise-linear gradient through the corners (t [s] from the block start, on the gradient raster;
+// G [Hz/m]), as a Pulseq extended trapezoid; corners at the same time are merged (first value kept).
+Gradient make_extended_trapezoid(const std::vector<double>& t_s, const std::vector<double>& g_Hz_per_m,
+                                 const SystemLimits& sys);
+// Two adjacent trapezoid lobes of `lobe_s` each (one gradient of 2·lobe_s) whose areas bring the total
+// zeroth moment to m0_target and the first moment, about the lobes' start, to m1_target, given what the
+// rest of the waveform contributes (m0_fixed, m1_fixed about the same origin) [Hz/m·s, Hz/m·s²]. Flow
+// compensation: m0_target = 0, m1_target = 0. nullopt when the lobes do not fit the limits in lobe_s.
+std::optional<Gradient> make_moment_nulling_lobes(double m0_target, double m1_target, double m0_fixed, double m1_fixed,
+                                                  double lobe_s, const SystemLimits& sys);
+// Zeroth and first moment (about t = 0 of the block, shifted by `offset_s`) of `g` over [t_from, t_to] of
+// its block: m0 += ∫G dt, m1 += ∫G·(t + offset_s) dt (exact for the piecewise-linear waveform).
+void add_gradient_moments(const Gradient& g, double grad_raster_s, double t_from_s, double t_to_s, double offset_s,
+                          double& m0, double& m1);
 // Flip angle of a pulse: 2pi · |∫ B1 dt| [rad].
 double rf_flip_rad(const RfPulse& rf, double rf_raster_s);
 
@@ -122,11 +139,23 @@ struct ConversionOptions {
   // Hard-pulse step of shaped RF: 0 = every RF raster sample is its own instant rotation (exact to the
   // raster); larger steps group samples (B1 summed), for speed.
   double rf_step_s = 0;
+  // Simulate in the frame of the RF phase: when a pulse's phase offset changes (RF spoiling, bSSFP's
+  // 0/180° alternation) the spins are rotated about z by the change (two instant 180° pulses, exact) and
+  // every later phase is taken relative to it, so samples come out already demodulated where the ADC
+  // phase follows the RF phase (demod_phase_rad holds only the rest). For callers that do not demodulate.
+  bool follow_rf_phase = false;
+  // Ideal spoiling (seed 004): Mxy destroyed before every excitation (dummy TRs included), i.e. after the
+  // previous readout. Stands in for spoiler gradients, whose moment a cell grid cannot resolve (2 cycles
+  // per voxel alias to whole turns on its cells).
+  bool ideal_spoiling = false;
 };
 
-// Frequency offsets follow the simulator's convention (Mxy' = Mxy·exp(-i·theta)): an RF with offset f
-// addresses spins whose phase falls as -2pi·f·t, so its phase is phase − 2pi·f·t (t from the pulse start),
-// and the receiver demodulates each sample by exp(-i(phase − 2pi·f·t)) (t from the ADC start).
+// Phases follow Pulseq's convention (its examples set freq_offset = G·position and compensate the
+// slice-offset phase with phase_offset = −2pi·f·t_centre): a Pulseq RF has phase phi + 2pi·f·t (t from
+// the pulse start) and excites position f/G; an ADC with offset f puts position f/G at the image centre.
+// The simulator precesses clockwise (Mxy' = Mxy·exp(-i·theta), frequency γ̄G·r), the complex conjugate of
+// Pulseq's picture, so every Pulseq phase enters negated: RF phase −(phi + shape phase + 2pi·f·t), and the
+// receiver demodulates each sample by exp(-i·demod) with demod = −(phi + 2pi·f·t) (t from the ADC start).
 struct ProgramConversion {
   SequenceProgram program;
   bool per_sample_readouts = false;  // true: one Readout event per ADC sample (program.nx = 1)
@@ -156,8 +185,15 @@ struct CartesianParams {
   bool rf_spoiling = true;              // spoiled GRE: 117° quadratic RF phase, ADC phase follows
   int accel_R = 1;                      // keep every R-th phase-encode line ...
   int acs_lines = 0;                    // ... plus this many central lines, labelled REF (and IMA)
+  double partial_fourier = 1;           // fraction of the phase-encode lines acquired, 0.5 .. 1: the lowest
+                                        // ky lines are skipped, the centre and the upper half kept
   double venc_m_per_s = 1.0;            // phase contrast
   std::vector<int> venc_axes = {0};     // phase contrast: 0 x, 1 y, 2 z (1 to 3 distinct)
+  int slices = 1;                       // 2-D spoiled GRE / time of flight: slices excited in turn per TR
+  double slice_gap_m = 0;               // (label SLC), centred on z = 0, thickness + gap apart
+  bool flow_compensation = true;        // time of flight: first moment nulled at TE on readout and slice axes
+  int partitions = 1;                   // time of flight: 1 = 2-D slice; 2 .. 256 = 3-D slab of slice_thickness_m
+                                        // with that many kz partitions (label PAR)
 };
 
 struct BuiltSequence {
@@ -178,6 +214,10 @@ BuiltSequence build_bssfp_blocks(const CartesianParams& p, const std::string& so
 // (all axes −M1/2), segment d has axis d at +M1/2, so the first-moment step is 1/(2·VENC) [Hz/m·s²] and a
 // velocity of VENC gives a phase difference of pi. Label SET = segment.
 BuiltSequence build_phase_contrast_blocks(const CartesianParams& p, const std::string& source = "sequence");
+// Time of flight: short-TR spoiled GRE (2-D slice or 3-D slab with kz partitions). With flow compensation
+// a pair of lobes on x and z before the readout nulls the first gradient moment at TE (velocity phase 0
+// for constant flow) and, in 3-D, gives the kz encoding; the TE delay sits before them.
+BuiltSequence build_tof_blocks(const CartesianParams& p, const std::string& source = "sequence");
 BuiltSequence build_blocks(const std::string& type, const CartesianParams& p, const std::string& source = "sequence");
 
 // ---- Diagram (sequence_diagram.cpp): RF, Gx, Gy, Gz, ADC against time, for the GUI and --plot ----

@@ -1,5 +1,7 @@
 #pragma once
 // The simulator backend interface. CPU reference in core, CUDA twin in gpu/, chosen via the registry.
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <span>
 #include <string>
@@ -45,6 +47,40 @@ class SimulationEngine {
 bool phantom_moves(const Phantom2D& phantom);
 // Largest |ux| + |uy| over fluid cells: both engines sub-step so that this times dt/flow_dt <= 1.
 double max_courant_speed(const Phantom2D& phantom);
+// Longest step keeping the Courant number <= 1 [s] (0: nothing moves, no limit), and the number of
+// equal sub-steps an interval dt_s takes under it: the one rule both engines (and the bench) follow.
+inline double courant_dt_s(const Phantom2D& phantom) {
+  const double u = phantom.flow_dt_s > 0 ? max_courant_speed(phantom) : 0.0;
+  return u > 0 ? phantom.flow_dt_s / u : 0.0;
+}
+inline int courant_substeps(double dt_s, double courant_dt) {
+  return courant_dt > 0 ? std::max(1, static_cast<int>(std::ceil(dt_s / courant_dt - 1e-9))) : 1;
+}
+// Time steps the time-stepped path takes for `program` (sub-steps of every Free interval and every ADC
+// sample).
+long time_step_count(const Phantom2D& phantom, const SequenceProgram& program);
+
+// Progress once per TR, dummy TRs included: marks[e] = TRs completed when event e has been played
+// (simulated time / TR, rounded down; readouts played when the program has no TR); the last mark is
+// the total. Every engine reports progress(marks[e] / total) each time the mark increases.
+std::vector<int> tr_progress_marks(const SequenceProgram& program);
+
+// Runs `engine` on a thread, cancels it `delay_s` after the start and returns the seconds from cancel()
+// to the engine's return (−1 when the run ended before the cancel): the figure behind "cancel within
+// 100 ms", measured by `mrwb bench` and checked generously by the tests.
+double cancel_latency_s(SimulationEngine& engine, const Phantom2D& phantom, const SequenceProgram& program,
+                        double delay_s);
+
+// GPU memory the CUDA engine allocates for one run [bytes]: cell state (double-buffered when the phantom
+// moves), tissue and flow arrays, coil maps, truth, signal sums (double) and the event program. On the
+// host so that the refusal below is testable without a device.
+constexpr std::size_t k_device_event_bytes = 64;  // sizeof the CUDA engine's per-event record (checked there)
+constexpr std::size_t k_device_step_bytes = 64;   // sizeof its per-time-step record (checked there)
+constexpr std::size_t k_signal_slots = 16;        // partial sums per k-space sample on the device
+std::size_t cuda_simulation_bytes(const Phantom2D& phantom, const SequenceProgram& program, int ncoils);
+// Throws InputError (one line: bytes asked, bytes free, coarser cells or --backend cpu) when
+// need_bytes > free_bytes.
+void check_gpu_memory(std::size_t need_bytes, std::size_t free_bytes);
 
 // Multithreaded, deterministic CPU reference (same result for any thread count).
 class CpuSimulationEngine final : public SimulationEngine {

@@ -14,6 +14,14 @@ struct Trajectory {
 // 2-D radial spokes through the centre, `samples` points from -n/2 to n/2 (exclusive end), angles uniform
 // over [0, pi) or golden-angle (111.246...°) increments.
 Trajectory radial_2d(int n, int spokes, int samples, bool golden_angle);
+// 3-D radial (kooshball): `spokes` diameters through the centre, `samples` points from -n/2 to n/2
+// (exclusive end) along each, directions on the upper hemisphere by the 2-D golden means (Chan et al.,
+// MRM 2009: cos(polar) = frac(m·0.4656), azimuth = 2pi·frac(m·0.6823)), so any leading subset of spokes
+// covers the sphere nearly uniformly (seed 002's 128³ case).
+Trajectory radial_3d(int n, int spokes, int samples);
+// Nyquist spoke count of radial_3d for an n³ image: the 2·spokes ends on the sphere |k| = n/2 (area pi·n²)
+// at most 1 apart, ceil(pi/2 · n²).
+int radial_3d_nyquist_spokes(int n);
 
 struct SpiralLimits {
   double fov_m = 0.24;

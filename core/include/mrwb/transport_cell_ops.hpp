@@ -5,7 +5,10 @@
 // what one cell loses through a face its neighbour gains, so total magnetization is conserved exactly
 // (up to rounding). Faces touching a stationary or background cell carry nothing (walls). A fluid cell
 // on the grid edge exchanges with the outside when the boundary is open: outflow leaves the grid,
-// inflow brings fully relaxed spins M = (0, 0, PD).
+// inflow brings fully relaxed spins M = (0, 0, PD). A vessel end inside the grid (an inlet or outlet
+// cell, `open_end[i] != 0`) treats its faces to non-fluid neighbours the same way: fresh spins enter
+// where its velocity points into the vessel, magnetization leaves where it points out. Every other face
+// stays conservative, so Σ M changes only by inflow − outflow through open faces.
 // Written as a gather (each cell reads its four neighbours) so CPU threads and CUDA threads write only
 // their own cell; shared verbatim by both engines. Stable when Σ outgoing c <= 1 per cell; callers keep
 // (|ux| + |uy|)·dt/flow_dt <= 1.
@@ -22,11 +25,14 @@ struct Mag3 {
   T x, y, z;
 };
 
-// New magnetization of cell (ix, iy) after one transport step; `scale` = dt / flow_dt.
+// New magnetization of cell (ix, iy) after one transport step; `scale` = dt / flow_dt. `fresh_z`, when
+// given (initialised by the caller), accumulates the fresh inflow's Mz, so a caller can apply a uniform
+// instantaneous operator (RF, spoiling) to the transported old state alone: transport is linear.
 template <typename T>
 MRWB_HD Mag3<T> donor_cell_gather(int ix, int iy, int nx, int ny, const T* Mx, const T* My, const T* Mz,
                                   const float* ux, const float* uy, const std::uint8_t* type, const float* PD,
-                                  T scale, bool open_boundary) {
+                                  T scale, bool open_boundary, const std::uint8_t* open_end = nullptr,
+                                  T* fresh_z = nullptr) {
   const long i = static_cast<long>(iy) * nx + ix;
   Mag3<T> m{Mx[i], My[i], Mz[i]};
   if (type[i] != k_fluid) return m;
@@ -39,17 +45,18 @@ MRWB_HD Mag3<T> donor_cell_gather(int ix, int iy, int nx, int ny, const T* Mx, c
     const bool along_x = fx[f] != 0;
     const T dir = static_cast<T>(along_x ? fx[f] : fy[f]);
     const float ui = along_x ? ux[i] : uy[i];
-    const bool inside = jx >= 0 && jx < nx && jy >= 0 && jy < ny;
+    bool inside = jx >= 0 && jx < nx && jy >= 0 && jy < ny;
     long j = -1;
     T c;
-    if (inside) {
-      j = static_cast<long>(jy) * nx + jx;
-      if (type[j] != k_fluid) continue;  // wall
+    if (inside) j = static_cast<long>(jy) * nx + jx;
+    if (inside && type[j] == k_fluid) {
       const float uj = along_x ? ux[j] : uy[j];
       // Same expression from both sides of the face (i + j commutes), so the fluxes cancel exactly.
       c = static_cast<T>(0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui))) * scale;
     } else {
-      if (!open_boundary) continue;
+      // Grid edge (open when the boundary is) or a wall (open only at a vessel end).
+      if (inside ? !(open_end && open_end[i]) : !open_boundary) continue;
+      inside = false;
       c = static_cast<T>(ui) * scale;
     }
     const T out = c * dir;  // > 0: leaves cell i through this face; < 0: enters it
@@ -65,6 +72,7 @@ MRWB_HD Mag3<T> donor_cell_gather(int ix, int iy, int nx, int ny, const T* Mx, c
         d.z += in * Mz[j];
       } else {
         d.z += in * static_cast<T>(PD[i]);  // fresh, fully relaxed inflow
+        if (fresh_z) *fresh_z += in * static_cast<T>(PD[i]);
       }
     }
   }

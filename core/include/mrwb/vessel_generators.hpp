@@ -39,6 +39,10 @@ void validate_vessel_tree_spec(const VesselTreeSpec& spec, const std::string& wh
 // Builds the tree; validates the spec first. Trees other than organ_tree are centred on the origin.
 VesselTree generate_vessel_tree(const VesselTreeSpec& spec, const std::string& where = "phantom.tree");
 
+// organ_tree with every bifurcation left at the centroid of its three ends (no geometric optimisation
+// of the branch points), to compare with generate_vessel_tree's optimised tree. Same seed, same draws.
+VesselTree generate_organ_tree_unoptimised(const VesselTreeSpec& spec, const std::string& where = "phantom.tree");
+
 // Radii of two children by Murray's law for a parent of radius r0 and ratio q = r2 / r1.
 void murray_children(double r0, double q, double& r1, double& r2);
 

@@ -39,6 +39,7 @@ struct VesselTree {
   std::vector<int> outlets() const;  // segments with no children
   double min_radius_m() const;
   double segment_length_m(int s) const;
+  double lumen_volume_m3() const;  // sum of pi r^2 l over the segments (frustum per centreline piece)
   void bounds(Vec3& lo, Vec3& hi) const;  // axis-aligned box holding every tube and sac
 };
 

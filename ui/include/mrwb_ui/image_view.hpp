@@ -3,6 +3,8 @@
 // symmetric around 0 with a colorbar for signed maps (error maps). Left drag: window/level,
 // wheel / right drag: zoom, middle or Shift+left drag: pan, double-click: reset the view.
 // The view only maps data that core produced; it computes nothing but display ranges.
+// Views can be linked (ComparisonView): user zoom/pan emits cameraChanged, window/level emits
+// windowLevelChanged, and setViewState applies another view's state without emitting.
 #include <QString>
 #include <optional>
 #include <utility>
@@ -18,12 +20,31 @@ class vtkInteractorStyleImage;
 class vtkLookupTable;
 class vtkScalarBarActor;
 class vtkTextActor;
+class vtkTextProperty;
+class vtkColorTransferFunction;
 
 namespace mrwb::ui {
+
+// The workbench's look for VTK text (DejaVu Sans like the Qt UI, no shadow); shared by all VTK views.
+void styleVtkText(vtkTextProperty* p, int size, const double rgb[3], bool bold);
+// A 256-entry table sampled from a colour transfer function defined on [0, 1].
+void fillLookupTable(vtkLookupTable* lut, vtkColorTransferFunction* ctf);
+// A vertical colorbar at (x, y) with size (w, h) in normalised viewport units, in the workbench style.
+void styleColorbar(vtkScalarBarActor* bar, double x, double y, double w, double h);
 
 class ImageView : public VtkOpenGLWidget {
   Q_OBJECT
  public:
+  // Colour tables for unsigned images (signed images always use the diverging map).
+  enum class Colormap { Grey, Hot, Viridis };
+  // What linked views share: zoom and pan relative to each view's fitted camera (so panes with and
+  // without a colorbar stay aligned), and window/level.
+  struct ViewState {
+    double zoom = 1;               // fitted scale / current scale
+    double pan_x = 0, pan_y = 0;   // focal point minus the fitted one [voxels]
+    double window = 1, level = 0.5;
+  };
+
   explicit ImageView(const QString& title = {}, QWidget* parent = nullptr);
   ~ImageView() override;
 
@@ -45,14 +66,36 @@ class ImageView : public VtkOpenGLWidget {
   double colorLevel() const;
   double parallelScale() const;
 
+  Colormap colormap() const { return colormap_; }
+  void setColormap(Colormap map);
+  // Colorbar beside an unsigned image (e.g. an absolute error map); signed images always show one.
+  void setColorbarVisible(bool visible);
+  ViewState viewState() const;
+  // Applies a linked view's camera (and window/level when withWindowLevel); emits nothing.
+  void setViewState(const ViewState& state, bool withWindowLevel);
+  // The displayed values (empty without an image) and their size, for export.
+  std::vector<float> values() const;
+  int imageWidth() const { return nx_; }
+  int imageHeight() const { return ny_; }
+
  public slots:
   void resetView();
+
+ signals:
+  void cameraChanged();       // the user zoomed or panned
+  void windowLevelChanged();  // the user changed window/level
 
  protected:
   void viewportResized(int w, int h) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void wheelEvent(QWheelEvent* e) override;
 
  private:
+  void emitIfUserChanged();
+  void applyColormap();
+  bool colorbarShown() const { return signed_ || colorbarVisible_; }
   void fitCamera();
   void updateInfoText();
   void onWindowLevel();
@@ -63,10 +106,15 @@ class ImageView : public VtkOpenGLWidget {
   int nx_ = 0, ny_ = 0;
   double initialWindow_ = 1, initialLevel_ = 0.5;
   quint64 updateCount_ = 0;
+  Colormap colormap_ = Colormap::Grey;
+  bool colorbarVisible_ = false;
+  ViewState lastState_;  // as of the last emitted/applied change
+  double fitScale_ = 1, fitFocalX_ = 0, fitFocalY_ = 0;  // camera set by fitCamera
 
   vtkNew<vtkImageData> image_;
   vtkNew<vtkImageActor> actor_;
   vtkNew<vtkLookupTable> divergingLut_;
+  vtkNew<vtkLookupTable> magnitudeLut_;
   vtkNew<vtkScalarBarActor> colorbar_;
   vtkNew<vtkTextActor> titleText_;
   vtkNew<vtkTextActor> infoText_;

@@ -1,24 +1,45 @@
 #pragma once
-// The workbench window: scenario editor (left dock), reconstruction / ground truth / error map views
-// (centre), metrics (bottom dock), Run / Cancel with progress and time remaining. It owns the
-// Scenario being edited; core validates, simulates, reconstructs and compares.
+// The workbench window around a ScenarioDocument: docks for the scenario editor (Scenario), backend
+// choice and progress (Run) and the metrics table (Metrics) around the reconstruction / ground truth /
+// error map views; File (New, Open, Open Recent, Save, Save As), Edit (Undo, Redo), Teaching and View
+// menus; autosave and recovery. Core validates, simulates, reconstructs and compares; the window only
+// shows and forwards.
+//
+// Non-interactive mode (scripted runs, tests): no dialog ever opens. Errors go to the status bar and the
+// Run dock; the unsaved-changes question is answered with unsavedChangesAnswer() (Discard by default,
+// so a scripted New/Open/close never blocks; Save writes to the document's file when it has one, else
+// acts as Cancel); Save without a file fails instead of asking for a name.
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QString>
 #include <memory>
+#include <optional>
 
 #include "mrwb/pipeline.hpp"
 #include "mrwb/scenario.hpp"
 
 class QAction;
+class QComboBox;
+class QDockWidget;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QTableWidget;
 
 namespace mrwb::ui {
 
+class Autosave;
+class CoilMapView;
+class ComparisonView;
+class FlowView;
 class ImageView;
+class ScenarioDocument;
 class ScenarioPanel;
+class SequenceDiagramView;
 class SimulationWorker;
+class TeachingMenu;
+class TrajectoryPlotView;
+class VesselTreeView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -26,15 +47,54 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Loads a scenario JSON through core. On a bad file: status bar message and, when interactive,
-  // an error dialog; returns false and keeps the current scenario.
-  bool loadScenario(const QString& path);
-  bool saveScenario(const QString& path);
-  // Replaces the scenario being edited (e.g. a preset or one built by a test).
+  // --- document ----------------------------------------------------------------------------------
+  ScenarioDocument* document() const { return doc_; }
+  const mrwb::Scenario& scenario() const;
+  // Replaces the scenario without asking (a fresh, clean document with no file), e.g. from a test.
   void setScenario(const mrwb::Scenario& s);
-  const mrwb::Scenario& scenario() const { return scenario_; }
+  // Asks about unsaved changes, then loads through core. On a bad file: the message in the status
+  // bar (and a dialog when interactive); returns false and keeps the current document.
+  bool loadScenario(const QString& path);
+  // Writes the scenario (atomically, through core) and makes `path` the document's file.
+  bool saveScenario(const QString& path);
+  // Save to the document's file; without one: Save As (a dialog; non-interactive: returns false).
+  bool save();
+  // File > New: asks about unsaved changes, then the default preset. False when cancelled.
+  bool newScenario();
+  // The unsaved-changes question (Save / Discard / Cancel). True: go on (saved or discarded).
+  bool maybeSave();
+  void setUnsavedChangesAnswer(QMessageBox::StandardButton answer) { unsavedAnswer_ = answer; }
+  QMessageBox::StandardButton unsavedChangesAnswer() const { return unsavedAnswer_; }
 
-  // Interactive (default): errors also open a dialog. Scripted runs and tests turn dialogs off.
+  // --- autosave and recovery ---------------------------------------------------------------------
+  Autosave* autosave() const { return autosave_; }
+  void setAutosaveIntervalMs(int ms);
+  // The autosave to offer for the current document (newer than its file, or of an untitled one).
+  std::optional<QString> recoverableAutosave() const;
+  // Loads that autosave into the document (keeping its file name, marked unsaved). False if none.
+  bool restoreAutosave();
+  // At start: asks whether to restore an autosave (interactive only); returns whether one was restored.
+  bool offerRecovery();
+
+  // --- panels ------------------------------------------------------------------------------------
+  // Docks `w` (objectName also names the dock in QSettings and for --panel), adds its toggle to
+  // View > Panels and restores its saved place. For the view widgets other engineers add.
+  QDockWidget* addPanelDock(const QString& objectName, const QString& title, QWidget* w, Qt::DockWidgetArea area);
+  // Shows and raises the dock named `name`: its objectName ("runDock"), that without "Dock" ("run"),
+  // or its title, case-insensitive. False if none matches.
+  bool showPanel(const QString& name);
+  // objectNames of all docks.
+  QStringList panelNames() const;
+  ScenarioPanel* scenarioPanel() const { return panel_; }
+  QTableWidget* metricsTable() const { return metrics_; }
+  TeachingMenu* teachingMenu() const { return teaching_; }
+  QAction* runAction() const { return runAction_; }
+  QAction* undoAction() const { return undoAction_; }
+  QAction* redoAction() const { return redoAction_; }
+  // The message the Run dock shows (validation, failure, done).
+  QString runMessage() const;
+
+  // Interactive (default): errors and questions open dialogs. Scripted runs and tests turn them off.
   void setInteractive(bool on) { interactive_ = on; }
 
   ImageView* reconView() const { return reconView_; }
@@ -53,9 +113,11 @@ class MainWindow : public QMainWindow {
   void run();
   void cancel();
   void openScenarioDialog();
-  void saveScenarioAsDialog();
+  bool saveScenarioAsDialog();
 
  signals:
+  // After every change of the edited scenario: edit, undo, redo, open, new, preset, teaching, recovery.
+  void scenarioChanged(const mrwb::Scenario& s);
   // Emitted once per run(): true with new results, false on invalid input, failure or cancel.
   void runFinished(bool ok);
   void runCancelled();
@@ -67,11 +129,19 @@ class MainWindow : public QMainWindow {
   void buildActions();
   void buildViews();
   void buildDocks();
+  // The design and comparison views (main_window_views.cpp): one dock each, tabbed on the right.
+  void buildViewDocks();
+  // Hands a finished run to the comparison view and the phase-contrast velocity view.
+  void showViewResults(const mrwb::PipelineResult& r);
+  QWidget* buildRunPanel();
   void buildStatusBar();
-  void onScenarioEdited(const mrwb::Scenario& s);
+  void fillBackends();
+  void onScenarioChanged(const mrwb::Scenario& s);
   void onPresetRequested(const QString& name);
+  void rebuildRecentMenu();
   // Asks core whether the scenario is valid; shows the verdict. Returns the message ("" if valid).
   QString revalidate();
+  void setRunMessage(const QString& text, bool error);
   void setRunning(bool running);
   void showResult(const mrwb::PipelineResult& r);
   void clearMetrics();
@@ -79,9 +149,10 @@ class MainWindow : public QMainWindow {
   void updateWindowTitle();
   QString scenarioSource() const;
 
-  mrwb::Scenario scenario_;
-  QString scenarioPath_;
+  ScenarioDocument* doc_ = nullptr;
+  Autosave* autosave_ = nullptr;
   bool interactive_ = true;
+  QMessageBox::StandardButton unsavedAnswer_ = QMessageBox::Discard;
   bool valid_ = true;
   QString psnrText_;
   QString lastError_;
@@ -94,13 +165,30 @@ class MainWindow : public QMainWindow {
   ImageView* errorView_ = nullptr;
   QTableWidget* metrics_ = nullptr;
   SimulationWorker* worker_ = nullptr;
+  TeachingMenu* teaching_ = nullptr;
+  VesselTreeView* treeView_ = nullptr;
+  FlowView* flowView_ = nullptr;
+  SequenceDiagramView* sequenceView_ = nullptr;
+  TrajectoryPlotView* trajectoryView_ = nullptr;
+  CoilMapView* coilView_ = nullptr;
+  ComparisonView* comparison_ = nullptr;
+  ImageView* velocityView_ = nullptr;
 
+  QMenu* panelsMenu_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QAction* newAction_ = nullptr;
   QAction* openAction_ = nullptr;
+  QAction* saveAction_ = nullptr;
   QAction* saveAsAction_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
   QAction* runAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
+  QComboBox* backend_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* remaining_ = nullptr;
+  QLabel* memory_ = nullptr;
+  QLabel* runMessage_ = nullptr;
   QLabel* backendLabel_ = nullptr;
 };
 

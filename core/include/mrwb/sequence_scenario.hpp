@@ -1,0 +1,33 @@
+#pragma once
+// A scenario's sequence in the block model: for Pulseq export (`mrwb sequence --scenario`), for the GUI's
+// sequence diagram and k-space view, and as the simulator's program for the types it plays through the
+// block model (bssfp, tof).
+#include <string>
+
+#include "mrwb/scenario.hpp"
+#include "mrwb/sequence_blocks.hpp"
+#include "mrwb/sequence_program.hpp"
+#include "mrwb/trajectory.hpp"
+
+namespace mrwb::seq {
+
+// Builder parameters of a scenario's sequence: FOV, matrix, TE, TR, flip angle (spin echo: 90°),
+// bandwidth, dummy scans, acceleration R, ACS lines, flow compensation.
+CartesianParams cartesian_params(const SequenceSpec& spec);
+// The scenario's sequence as blocks, with R and ACS (labels LIN, REF, IMA). Throws InputError naming
+// `source` and the field (TE below the minimum, ...).
+BuiltSequence scenario_blocks(const SequenceSpec& spec, const std::string& source = "sequence");
+// bssfp and tof: the blocks converted for the simulator. The RF phase is followed (bSSFP's 0/180°
+// alternation: samples come out demodulated), tof has ideal spoiling after each readout instead of RF
+// spoiling; lines and flags come from the labels, ny = matrix. Throws InputError for other types.
+SequenceProgram block_sequence_program(const SequenceSpec& spec);
+
+// For the GUI. The diagram (RF |B1| [uT], Gx, Gy, Gz [mT/m], ADC [0/1] against time [s]) of the
+// scenario's sequence from the excitation of the first acquired line (after the dummy scans) for
+// `t_max_s` (<= 0: one TR).
+SequenceDiagram sequence_diagram(const Scenario& scenario, double t_max_s = 0);
+// The k-space positions of every ADC sample of the scenario's sequence, integrated from its gradients
+// (cycles per FOV, BART convention [readout][sample][dims], dims = 2: kx, ky), in acquisition order.
+noncart::Trajectory scenario_trajectory(const Scenario& scenario);
+
+}  // namespace mrwb::seq

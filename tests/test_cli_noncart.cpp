@@ -1,0 +1,160 @@
+// `mrwb recon` on non-Cartesian BART k-space (--traj): gridding and cg with their options, 3-D volumes, and
+// the bad-input contract (exit 2, one line, no output file).
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+#include "mrwb/analytic_phantom.hpp"
+#include "mrwb/file_io.hpp"
+#include "mrwb/metrics.hpp"
+#include "mrwb/trajectory.hpp"
+
+using namespace mrwb;
+using mrwb::noncart::AnalyticPhantom;
+
+namespace {
+
+struct Run {
+  int code;
+  QString out, err;
+};
+
+Run run_mrwb(const QStringList& args) {
+  QProcess p;
+  p.start(MRWB_CLI_PATH, args);
+  if (!p.waitForFinished(600000)) return {-1, {}, "timeout"};
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+// BART layout: trajectory [3, samples, readouts] (kz 0 for 2-D), k-space [1, samples, readouts, 1].
+void write_bart(const std::string& k_path, const std::string& t_path, const noncart::Trajectory& t,
+                const std::vector<std::complex<float>>& d) {
+  CflArray traj{{3, t.samples, t.readouts}, {}}, k{{1, t.samples, t.readouts, 1}, d};
+  for (std::size_t m = 0; m < t.count(); ++m)
+    traj.data.insert(traj.data.end(), {t.k[m * t.dims], t.k[m * t.dims + 1], t.dims == 3 ? t.k[m * 3 + 2] : 0.0f});
+  write_cfl(t_path, traj);
+  write_cfl(k_path, k);
+}
+
+std::vector<float> magnitude(const std::vector<std::complex<float>>& v) {
+  std::vector<float> m(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) m[i] = std::abs(v[i]);
+  return m;
+}
+
+}  // namespace
+
+class TestCliNoncart : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  std::string path(const char* n) const { return dir_.filePath(n).toStdString(); }
+  QString qpath(const char* n) const { return dir_.filePath(n); }
+  const int n_ = 32;
+  std::vector<float> truth_;
+
+  // Runs recon on k.cfl / t.cfl with extra options; returns the image magnitude (empty on failure).
+  std::vector<float> recon(const QStringList& extra, const char* out) {
+    QStringList args{"recon", "--in", qpath("k.cfl"), "--traj", qpath("t.cfl"), "--out", qpath(out), "--quiet",
+                     "--backend", "cpu", "--matrix", QString::number(n_)};
+    const Run r = run_mrwb(args + extra);
+    if (r.code != 0) {
+      qWarning("%s", qPrintable(r.err));
+      return {};
+    }
+    return magnitude(read_cfl(path(out)).data);
+  }
+
+ private slots:
+  void initTestCase() {
+    const auto t = noncart::radial_2d(n_, 40, 2 * n_, true);
+    const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(2);
+    write_bart(path("k"), path("t"), t, ph.kspace(t.k));
+    truth_ = ph.image(n_, 4);
+  }
+
+  // Every option reaches the reconstruction: error vs the analytic truth per variant, and the options
+  // change the result (2 vs 20 iterations; a huge lambda shrinks the image).
+  void methodsAndOptions() {
+    struct Case {
+      const char* name;
+      QStringList args;
+    };
+    const std::vector<Case> cases = {{"gridding", {"--method", "gridding"}},
+                                     {"cg exact 20", {"--method", "cg", "--exact", "--iterations", "20"}},
+                                     {"cg gridded 20", {"--method", "cg", "--gridded", "--iterations", "20"}},
+                                     {"cg exact 2", {"--method", "cg", "--iterations", "2"}},
+                                     {"cg lambda 1e3", {"--method", "cg", "--iterations", "20", "--lambda", "1e3"}}};
+    std::vector<Metrics> m;
+    std::vector<double> mean;
+    for (const auto& c : cases) {
+      const auto img = recon(c.args, "img.cfl");
+      QCOMPARE(img.size(), truth_.size());
+      m.push_back(compare_images(img, truth_, n_, n_));
+      double s = 0;
+      for (float v : img) s += v;
+      mean.push_back(s / img.size());
+      qInfo("%-14s %.2f %% error, PSNR %.2f dB, mean |img| %.4g", c.name, m.back().percent_error, m.back().psnr_db, mean.back());
+    }
+    QVERIFY(m[0].percent_error < 30.0 && m[1].percent_error < 30.0 && m[2].percent_error < 30.0);  // measured 25, 22, 22
+    QVERIFY(std::abs(m[1].psnr_db - m[2].psnr_db) < 0.5);       // gridded F^H d / Q close to exact
+    QVERIFY(m[3].percent_error > m[1].percent_error + 1.0);      // 2 iterations are visibly short of 20
+    QVERIFY(mean[4] < 0.1 * mean[1]);                             // lambda reached the solver
+  }
+
+  // A 3-D trajectory gives a volume: .cfl [n, n, n]; a .nii output is refused before any work.
+  void volumeFromStackOfSpirals() {
+    const int n = 16;
+    const auto t = noncart::stack_of_spirals(n, n, 4, 1.0, noncart::SpiralLimits{});
+    const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(3);
+    write_bart(path("k3"), path("t3"), t, ph.kspace(t.k));
+    for (const char* method : {"gridding", "cg"}) {
+      const Run r = run_mrwb({"recon", "--in", qpath("k3.cfl"), "--traj", qpath("t3.cfl"), "--method", method, "--gridded",
+                          "--iterations", "10", "--matrix", QString::number(n), "--out", qpath("vol.cfl"), "--quiet"});
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+      const CflArray v = read_cfl(path("vol.cfl"));
+      QCOMPARE(v.size(), static_cast<std::size_t>(n) * n * n);
+      QCOMPARE(v.dims[2], static_cast<long>(n));
+      const Metrics mv = compare_images(magnitude(v.data), ph.image(n, 2), n, n * n);
+      qInfo("3-D %s %d^3: %.2f %% error, PSNR %.2f dB", method, n, mv.percent_error, mv.psnr_db);
+      QVERIFY(mv.percent_error < 45.0);  // measured 39 (gridding), 33 (cg)
+    }
+    const Run r = run_mrwb({"recon", "--in", qpath("k3.cfl"), "--traj", qpath("t3.cfl"), "--method", "cg", "--out",
+                        qpath("vol.nii"), "--quiet"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(".cfl") && r.err.trimmed().count('\n') == 0, qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(qpath("vol.nii")));
+  }
+
+  void badInputExitsTwo_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("needle");
+    QTest::newRow("outside the band") << "band" << "outside the band";
+    QTest::newRow("NaN sample") << "nan" << "NaN";
+    QTest::newRow("count mismatch") << "count" << "";
+    QTest::newRow("bad iterations") << "iterations" << "--iterations";
+  }
+  void badInputExitsTwo() {
+    QFETCH(QString, kind);
+    QFETCH(QString, needle);
+    const auto t = noncart::radial_2d(n_, 8, 2 * n_, false);
+    auto d = AnalyticPhantom::shepp_logan(2).kspace(t.k);
+    QStringList extra{"--method", "cg", "--matrix", QString::number(n_)};
+    if (kind == "band") extra = QStringList{"--method", "cg", "--matrix", "16"};
+    if (kind == "nan") d[5] = {std::numeric_limits<float>::quiet_NaN(), 0.0f};
+    if (kind == "iterations") extra << "--iterations" << "0";
+    write_bart(path("kb"), path("tb"), t, d);
+    if (kind == "count") write_cfl(path("kb"), CflArray{{1, t.samples - 1, t.readouts, 1}, std::vector<std::complex<float>>(
+                                                                                                 (t.samples - 1) * t.readouts)});
+    const Run r = run_mrwb(QStringList{"recon", "--in", qpath("kb.cfl"), "--traj", qpath("tb.cfl"), "--out", qpath("bad.cfl"),
+                                   "--quiet", "--backend", "cpu"} + extra);
+    qInfo("%s: exit %d: %s", qPrintable(kind), r.code, qPrintable(r.err.trimmed()));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(needle), qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    QVERIFY(!QFileInfo::exists(qpath("bad.cfl")));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliNoncart)
+#include "test_cli_noncart.moc"

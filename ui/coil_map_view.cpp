@@ -1,0 +1,196 @@
+#include "mrwb_ui/coil_map_view.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "mrwb/coil_sensitivity.hpp"
+
+namespace mrwb::ui {
+
+namespace {
+const QColor kBackground(24, 26, 30);
+const QColor kText(200, 205, 212);
+
+// Viridis control points (matplotlib), linear in between: a perceptually even magnitude scale.
+QRgb viridis(double t) {
+  static const double c[5][3] = {{0.267, 0.005, 0.329}, {0.229, 0.322, 0.546}, {0.128, 0.567, 0.551},
+                                 {0.369, 0.789, 0.383}, {0.993, 0.906, 0.144}};
+  t = std::clamp(t, 0.0, 1.0) * 4;
+  const int i = std::min(3, static_cast<int>(t));
+  const double f = t - i;
+  auto ch = [&](int k) { return static_cast<int>(255 * (c[i][k] + f * (c[i + 1][k] - c[i][k]))); };
+  return qRgb(ch(0), ch(1), ch(2));
+}
+
+// Phase on a cyclic hue wheel, so -pi and +pi look alike.
+QRgb phaseColor(double rad) {
+  const double t = (rad + M_PI) / (2 * M_PI);
+  return QColor::fromHsvF(std::fmod(std::max(0.0, t), 1.0), 0.75, 0.95).rgb();
+}
+}  // namespace
+
+struct CoilMapView::Result {
+  std::vector<std::complex<float>> sens;
+  int ncoils = 0, n = 0;
+  QString error;
+};
+
+// The tiles in a near-square grid, with a colorbar on the right.
+class CoilMapCanvas : public QWidget {
+ public:
+  explicit CoilMapCanvas(QWidget* parent) : QWidget(parent) { setMinimumSize(240, 200); }
+  std::vector<QImage>* tiles = nullptr;
+  CoilMapView::Display display = CoilMapView::Display::Magnitude;
+  float maxMagnitude = 0;
+  QString message;
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.fillRect(rect(), kBackground);
+    p.setPen(kText);
+    if (!tiles || tiles->empty()) {
+      p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, message.isEmpty() ? QObject::tr("No coil maps") : message);
+      return;
+    }
+    const int barW = 70;
+    const int n = static_cast<int>(tiles->size());
+    const int cols = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+    const int rows = (n + cols - 1) / cols;
+    const int cell = std::max(8, std::min((width() - barW) / cols, height() / rows));
+    for (int c = 0; c < n; ++c) {
+      const QRect r((c % cols) * cell + 2, (c / cols) * cell + 2, cell - 4, cell - 4);
+      p.drawImage(r, (*tiles)[c]);
+      p.drawText(r.adjusted(3, 2, 0, 0), Qt::AlignLeft | Qt::AlignTop, QObject::tr("coil %1").arg(c + 1));
+    }
+    // Colorbar.
+    const QRect bar(width() - barW + 8, 16, 14, std::max(40, height() - 40));
+    for (int y = 0; y < bar.height(); ++y) {
+      const double t = 1.0 - static_cast<double>(y) / (bar.height() - 1);
+      p.setPen(display == CoilMapView::Display::Magnitude ? QColor(viridis(t)) : QColor(phaseColor(-M_PI + t * 2 * M_PI)));
+      p.drawLine(bar.left(), bar.top() + y, bar.right(), bar.top() + y);
+    }
+    p.setPen(kText);
+    const bool mag = display == CoilMapView::Display::Magnitude;
+    p.drawText(QPoint(bar.right() + 4, bar.top() + 8), mag ? QString::number(maxMagnitude, 'g', 2) : QStringLiteral("π"));
+    p.drawText(QPoint(bar.right() + 4, bar.bottom()), mag ? QStringLiteral("0") : QStringLiteral("-π"));
+    p.drawText(QPoint(bar.left() - 4, bar.bottom() + 16), mag ? QObject::tr("|s| [a.u.]") : QObject::tr("phase [rad]"));
+  }
+};
+
+CoilMapView::CoilMapView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  displayBox_ = new QComboBox(this);
+  displayBox_->addItem(tr("Magnitude"));
+  displayBox_->addItem(tr("Phase"));
+  status_ = new QLabel(this);
+  bar->addWidget(new QLabel(tr("Show:"), this));
+  bar->addWidget(displayBox_);
+  bar->addWidget(status_, 1);
+  layout->addLayout(bar);
+  canvas_ = new CoilMapCanvas(this);
+  canvas_->tiles = &tiles_;
+  layout->addWidget(canvas_, 1);
+  connect(displayBox_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { setDisplay(i == 0 ? Display::Magnitude : Display::Phase); });
+}
+
+CoilMapView::~CoilMapView() {
+  if (thread_) thread_->wait();  // short: one map computation
+}
+
+void CoilMapView::setScenario(const mrwb::Scenario& scenario) {
+  scenario_ = scenario;
+  if (thread_) {
+    restart_ = true;  // the running computation is stale; start again when it ends
+    return;
+  }
+  start();
+}
+
+void CoilMapView::start() {
+  restart_ = false;
+  const int ncoils = scenario_.coils.count;
+  const int n = std::min(scenario_.sequence.matrix, maxDisplayMatrix);
+  const double fov = scenario_.sequence.fov_m;
+  const bool loops = scenario_.coils.arrangement == "loops" && ncoils > 1;
+  auto result = std::make_shared<Result>();
+  pending_ = result;
+  status_->setText(tr("computing %1 coil maps…").arg(ncoils));
+  thread_ = QThread::create([result, ncoils, n, fov, loops] {
+    try {
+      result->sens = loops ? loop_coil_sensitivities(ncoils, n, n, fov) : uniform_coil_sensitivities(ncoils, n, n);
+      result->ncoils = ncoils;
+      result->n = n;
+    } catch (const std::exception& e) {
+      result->error = QString::fromStdString(e.what());
+    }
+  });
+  connect(thread_, &QThread::finished, this, &CoilMapView::onFinished);
+  thread_->start();
+}
+
+void CoilMapView::onFinished() {
+  thread_->deleteLater();
+  thread_ = nullptr;
+  if (restart_) {
+    start();
+    return;
+  }
+  const Result& r = *pending_;
+  error_ = r.error;
+  sens_ = r.sens;
+  ncoils_ = r.error.isEmpty() ? r.ncoils : 0;
+  n_ = r.n;
+  maxMagnitude_ = 0;
+  for (const auto& v : sens_) maxMagnitude_ = std::max(maxMagnitude_, std::abs(v));
+  status_->setText(error_.isEmpty() ? tr("%1 coils (%2), %3 x %3 px")
+                                          .arg(ncoils_)
+                                          .arg(QString::fromStdString(scenario_.coils.arrangement))
+                                          .arg(n_)
+                                    : error_);
+  rebuildTiles();
+  emit mapsReady();
+}
+
+void CoilMapView::setDisplay(Display display) {
+  display_ = display;
+  if (displayBox_->currentIndex() != (display == Display::Magnitude ? 0 : 1))
+    displayBox_->setCurrentIndex(display == Display::Magnitude ? 0 : 1);
+  rebuildTiles();
+}
+
+void CoilMapView::rebuildTiles() {
+  tiles_.clear();
+  const float scale = maxMagnitude_ > 0 ? 1.0f / maxMagnitude_ : 0.0f;
+  for (int c = 0; c < ncoils_; ++c) {
+    QImage img(n_, n_, QImage::Format_RGB32);
+    for (int y = 0; y < n_; ++y) {
+      // Row 0 is y = -FOV/2: draw it at the bottom, as the image views do.
+      auto* line = reinterpret_cast<QRgb*>(img.scanLine(n_ - 1 - y));
+      for (int x = 0; x < n_; ++x) {
+        const std::complex<float> s = sens_[(static_cast<std::size_t>(c) * n_ + y) * n_ + x];
+        line[x] = display_ == Display::Magnitude ? viridis(std::abs(s) * scale) : phaseColor(std::arg(s));
+      }
+    }
+    tiles_.push_back(std::move(img));
+  }
+  canvas_->display = display_;
+  canvas_->maxMagnitude = maxMagnitude_;
+  canvas_->message = error_;
+  canvas_->update();
+}
+
+QImage CoilMapView::tile(int coil) const {
+  return coil >= 0 && coil < static_cast<int>(tiles_.size()) ? tiles_[coil] : QImage();
+}
+
+}  // namespace mrwb::ui

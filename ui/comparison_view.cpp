@@ -1,0 +1,495 @@
+#include "mrwb_ui/comparison_view.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEvent>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMetaObject>
+#include <QMouseEvent>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "mrwb/file_io.hpp"
+
+namespace mrwb::ui {
+
+namespace {
+const char* const kMethods[] = {"fft", "grappa", "gridding", "cg"};
+const char* const kMethodLabels[] = {"FFT", "GRAPPA", "Gridding", "CG"};
+enum Column { ColMethod, ColBackend, ColTime, ColPsnr, ColError, ColNrmse, ColSsim, ColNote, ColCount };
+
+std::pair<double, double> maxAbsRange(const std::vector<const std::vector<float>*>& maps) {
+  double m = 0;
+  for (const auto* v : maps)
+    for (float x : *v)
+      if (std::isfinite(x)) m = std::max(m, static_cast<double>(std::abs(x)));
+  return {0.0, m};
+}
+}  // namespace
+
+struct ComparisonView::Job {
+  ReconComparison result;
+  QString error;
+  bool cancelled = false;
+};
+
+ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* runBar = new QHBoxLayout;
+  for (int m = 0; m < 4; ++m) {
+    auto* box = new QCheckBox(tr(kMethodLabels[m]), this);
+    box->setChecked(m == 0);
+    methodBoxes_.push_back(box);
+    runBar->addWidget(box);
+  }
+  backendBox_ = new QComboBox(this);
+  backendBox_->addItems({"auto", "cpu", "cuda"});
+  runBar->addWidget(new QLabel(tr("Backend:"), this));
+  runBar->addWidget(backendBox_);
+  runButton_ = new QPushButton(tr("Reconstruct && compare"), this);
+  cancelButton_ = new QPushButton(tr("Cancel"), this);
+  cancelButton_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setTextVisible(false);
+  runBar->addWidget(runButton_);
+  runBar->addWidget(cancelButton_);
+  runBar->addWidget(progress_, 1);
+  layout->addLayout(runBar);
+
+  auto* viewBar = new QHBoxLayout;
+  colormapBox_ = new QComboBox(this);
+  colormapBox_->addItems({tr("Grey"), tr("Hot"), tr("Viridis")});
+  errorBox_ = new QComboBox(this);
+  errorBox_->addItems({tr("Signed error"), tr("Absolute error")});
+  linkBox_ = new QCheckBox(tr("Link views"), this);
+  linkBox_->setChecked(true);
+  viewBar->addWidget(new QLabel(tr("Colormap:"), this));
+  viewBar->addWidget(colormapBox_);
+  viewBar->addWidget(errorBox_);
+  viewBar->addWidget(linkBox_);
+  viewBar->addStretch(1);
+  auto* pngButton = new QPushButton(tr("Image → PNG…"), this);
+  auto* niiButton = new QPushButton(tr("Image → NIfTI…"), this);
+  auto* h5Button = new QPushButton(tr("Raw → ISMRMRD…"), this);
+  auto* cflButton = new QPushButton(tr("Raw → .cfl…"), this);
+  for (auto* b : {pngButton, niiButton, h5Button, cflButton}) viewBar->addWidget(b);
+  layout->addLayout(viewBar);
+  status_ = new QLabel(tr("No raw data yet: run a simulation or open raw data."), this);
+  layout->addWidget(status_);
+
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  auto* panes = new QWidget(splitter);
+  grid_ = new QGridLayout(panes);
+  grid_->setContentsMargins(0, 0, 0, 0);
+  grid_->setSpacing(4);
+  truthPane_ = new ImageView(tr("Truth"), panes);
+  truthPane_->clearImage(tr("No truth"));
+  linkView(truthPane_);
+  table_ = new QTableWidget(0, ColCount, splitter);
+  table_->setHorizontalHeaderLabels(
+      {tr("Method"), tr("Backend"), tr("Time [ms]"), tr("PSNR [dB]"), tr("Error [%]"), tr("NRMSE"), tr("SSIM"), tr("Note")});
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->verticalHeader()->setVisible(false);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  splitter->addWidget(panes);
+  splitter->addWidget(table_);
+  splitter->setStretchFactor(0, 4);
+  splitter->setStretchFactor(1, 1);
+  layout->addWidget(splitter, 1);
+  rebuildPanes();
+
+  connect(runButton_, &QPushButton::clicked, this, &ComparisonView::run);
+  connect(cancelButton_, &QPushButton::clicked, this, &ComparisonView::cancel);
+  connect(colormapBox_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { setColormap(static_cast<ImageView::Colormap>(i)); });
+  connect(errorBox_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { setErrorMode(i == 0 ? ErrorMode::Signed : ErrorMode::Absolute); });
+  connect(linkBox_, &QCheckBox::toggled, this, &ComparisonView::setLinked);
+  auto saveAs = [this](const QString& filter, bool (ComparisonView::*write)(const QString&)) {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), {}, filter);
+    if (!path.isEmpty() && !(this->*write)(path)) status_->setText(lastError_);
+  };
+  connect(pngButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("PNG (*.png)"), &ComparisonView::exportImagePng); });
+  connect(niiButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("NIfTI (*.nii)"), &ComparisonView::exportImageNifti); });
+  connect(h5Button, &QPushButton::clicked, this, [saveAs] { saveAs(tr("ISMRMRD (*.h5)"), &ComparisonView::exportRawIsmrmrd); });
+  connect(cflButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("BART (*.cfl)"), &ComparisonView::exportRawCfl); });
+}
+
+ComparisonView::~ComparisonView() {
+  if (thread_) {
+    cancel_.cancel();
+    thread_->wait();
+  }
+}
+
+void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
+  setMethods(scenario.recon.method == "fft" ? std::vector<std::string>{"fft"}
+                                            : std::vector<std::string>{"fft", scenario.recon.method});
+  setBackend(scenario.backend);
+}
+
+void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth) {
+  raw_ = std::make_shared<const RawData>(raw);
+  truth_ = truth ? std::make_shared<const Image2D>(std::move(*truth)) : nullptr;
+  status_->setText(tr("Raw data: %1 x %2, %3 coils%4%5")
+                       .arg(raw.nx)
+                       .arg(raw.ny)
+                       .arg(raw.ncoils)
+                       .arg(raw.cartesian() ? tr(", Cartesian R = %1").arg(raw.accel_R) : tr(", non-Cartesian"))
+                       .arg(truth_ ? tr(", with truth") : QString()));
+}
+
+void ComparisonView::setMethods(const std::vector<std::string>& methods) {
+  for (int m = 0; m < 4; ++m)
+    methodBoxes_[m]->setChecked(std::find(methods.begin(), methods.end(), kMethods[m]) != methods.end());
+}
+
+std::vector<std::string> ComparisonView::methods() const {
+  std::vector<std::string> out;
+  for (int m = 0; m < 4; ++m)
+    if (methodBoxes_[m]->isChecked()) out.push_back(kMethods[m]);
+  return out;
+}
+
+void ComparisonView::setBackend(const std::string& backend) {
+  const int i = backendBox_->findText(QString::fromStdString(backend));
+  if (i >= 0) backendBox_->setCurrentIndex(i);
+}
+
+void ComparisonView::run() {
+  if (thread_ || !raw_) {
+    if (!raw_) status_->setText(tr("No raw data to reconstruct"));
+    return;
+  }
+  std::vector<ComparisonRequest> requests;
+  try {
+    requests = comparison_requests(methods(), backendBox_->currentText().toStdString());
+  } catch (const std::exception& e) {
+    status_->setText(QString::fromStdString(e.what()));
+    return;
+  }
+  if (requests.empty()) {
+    status_->setText(tr("Choose at least one method"));
+    return;
+  }
+  cancel_ = CancelToken();
+  auto job = std::make_shared<Job>();
+  job_ = job;
+  QPointer<ComparisonView> self(this);
+  ProgressFn progress = [self](double f, std::string_view) {
+    if (!self) return;
+    QMetaObject::invokeMethod(
+        self.data(), [self, f] { if (self) self->progress_->setValue(static_cast<int>(1000 * std::clamp(f, 0.0, 1.0))); },
+        Qt::QueuedConnection);
+  };
+  auto raw = raw_;
+  auto truth = truth_;
+  const CancelToken cancel = cancel_;
+  thread_ = QThread::create([job, raw, truth, requests, progress, cancel] {
+    try {
+      job->result = compare_reconstructions(*raw, truth.get(), requests, progress, cancel);
+    } catch (const Cancelled&) {
+      job->cancelled = true;
+    } catch (const std::exception& e) {
+      job->error = QString::fromStdString(e.what());
+    }
+  });
+  connect(thread_, &QThread::finished, this, &ComparisonView::onFinished);
+  runButton_->setEnabled(false);
+  cancelButton_->setEnabled(true);
+  progress_->setValue(0);
+  status_->setText(tr("Reconstructing with %1 method(s)…").arg(requests.size()));
+  thread_->start();
+}
+
+void ComparisonView::cancel() {
+  if (thread_) cancel_.cancel();
+}
+
+void ComparisonView::onFinished() {
+  thread_->deleteLater();
+  thread_ = nullptr;
+  runButton_->setEnabled(true);
+  cancelButton_->setEnabled(false);
+  const Job& job = *job_;
+  if (job.cancelled || !job.error.isEmpty()) {
+    status_->setText(job.cancelled ? tr("Cancelled; the previous results are kept") : job.error);
+    emit comparisonFinished(false);
+    return;
+  }
+  progress_->setValue(1000);
+  setComparison(job.result);
+  int failed = 0;
+  for (const auto& e : comparison_.entries) failed += !e.ok();
+  status_->setText(failed ? tr("%1 of %2 methods failed (see the table)").arg(failed).arg(comparison_.entries.size())
+                          : tr("%1 methods compared").arg(comparison_.entries.size()));
+  emit comparisonFinished(true);
+}
+
+void ComparisonView::setComparison(const mrwb::ReconComparison& comparison) {
+  comparison_ = comparison;
+  rebuildPanes();
+  showImages();
+  fillTable();
+}
+
+ImageView* ComparisonView::imagePane(int i) const {
+  return i >= 0 && i < paneCount() ? imagePanes_[i] : nullptr;
+}
+
+ImageView* ComparisonView::errorPane(int i) const {
+  return i >= 0 && i < paneCount() ? errorPanes_[i] : nullptr;
+}
+
+void ComparisonView::rebuildPanes() {
+  const int n = static_cast<int>(comparison_.entries.size());
+  while (paneCount() > n) {
+    delete imagePanes_.back();
+    delete errorPanes_.back();
+    imagePanes_.pop_back();
+    errorPanes_.pop_back();
+  }
+  QWidget* host = truthPane_->parentWidget();
+  while (paneCount() < n) {
+    auto* image = new ImageView({}, host);
+    auto* error = new ImageView({}, host);
+    linkView(image);
+    linkView(error);
+    imagePanes_.push_back(image);
+    errorPanes_.push_back(error);
+  }
+  grid_->addWidget(truthPane_, 0, 0);
+  for (int i = 0; i < n; ++i) {
+    grid_->addWidget(imagePanes_[i], 0, i + 1);
+    grid_->addWidget(errorPanes_[i], 1, i + 1);
+  }
+  if (selected_ >= n) selected_ = -1;
+}
+
+void ComparisonView::showImages() {
+  // One display range for the truth and every image, so intensities compare across panes.
+  std::vector<const std::vector<float>*> mags;
+  if (comparison_.has_truth) mags.push_back(&comparison_.truth_magnitude);
+  for (const auto& e : comparison_.entries)
+    if (e.ok()) mags.push_back(&e.magnitude);
+  const auto magRange = maxAbsRange(mags);
+  if (comparison_.has_truth)
+    truthPane_->setImage(comparison_.truth_magnitude, comparison_.truth.nx, comparison_.truth.ny, false, tr("Truth"), magRange);
+  else
+    truthPane_->clearImage(tr("No truth"));
+  truthPane_->setColormap(colormap_);
+  for (int i = 0; i < paneCount(); ++i) {
+    const ComparisonEntry& e = comparison_.entries[i];
+    ImageView* image = imagePanes_[i];
+    image->setColormap(colormap_);
+    if (e.ok())
+      image->setImage(e.magnitude, e.image.nx, e.image.ny, false, QString::fromStdString(e.label), magRange);
+    else
+      image->clearImage(tr("%1 failed:\n%2").arg(QString::fromStdString(e.label), QString::fromStdString(e.error)));
+  }
+  showErrorMaps();
+}
+
+// Signed (diverging map) or absolute (hot map with colorbar) errors, one scale for all methods.
+void ComparisonView::showErrorMaps() {
+  std::vector<const std::vector<float>*> errs;
+  for (const auto& e : comparison_.entries)
+    if (!e.error_map.empty()) errs.push_back(&e.error_map);
+  const double errMax = std::max(maxAbsRange(errs).second, 1e-12);
+  for (int i = 0; i < paneCount(); ++i) {
+    const ComparisonEntry& e = comparison_.entries[i];
+    const QString label = QString::fromStdString(e.label);
+    ImageView* error = errorPanes_[i];
+    if (!e.ok()) {
+      error->clearImage(tr("No error map"));
+    } else if (e.error_map.empty()) {
+      error->clearImage(comparison_.has_truth ? tr("Truth has another size") : tr("No truth"));
+    } else if (errorMode_ == ErrorMode::Signed) {
+      error->setColorbarVisible(false);
+      error->setImage(e.error_map, e.image.nx, e.image.ny, true, tr("%1 − truth").arg(label), std::pair{-errMax, errMax});
+    } else {
+      std::vector<float> absErr(e.error_map.size());
+      std::transform(e.error_map.begin(), e.error_map.end(), absErr.begin(), [](float v) { return std::abs(v); });
+      error->setColormap(ImageView::Colormap::Hot);
+      error->setColorbarVisible(true);
+      error->setImage(absErr, e.image.nx, e.image.ny, false, tr("|%1 − truth|").arg(label), std::pair{0.0, errMax});
+    }
+  }
+}
+
+void ComparisonView::fillTable() {
+  table_->setRowCount(static_cast<int>(comparison_.entries.size()));
+  auto put = [this](int row, int col, const QString& text) { table_->setItem(row, col, new QTableWidgetItem(text)); };
+  for (int r = 0; r < table_->rowCount(); ++r) {
+    const ComparisonEntry& e = comparison_.entries[r];
+    for (int c = 0; c < ColCount; ++c) put(r, c, QString());
+    put(r, ColMethod, QString::fromStdString(e.label));
+    put(r, ColBackend, QString::fromStdString(e.backend));
+    if (!e.ok()) {
+      put(r, ColNote, QString::fromStdString(e.error));
+      continue;
+    }
+    put(r, ColTime, QString::number(e.seconds * 1e3, 'f', 2));
+    if (e.has_metrics) {
+      put(r, ColPsnr, QString::number(e.metrics.psnr_db, 'f', 2));
+      put(r, ColError, QString::number(e.metrics.percent_error, 'f', 2));
+      put(r, ColNrmse, QString::number(e.metrics.nrmse, 'f', 4));
+      put(r, ColSsim, QString::number(e.metrics.ssim, 'f', 4));
+    } else {
+      put(r, ColNote, comparison_.has_truth ? tr("truth of another size") : tr("no truth"));
+    }
+  }
+  table_->resizeColumnsToContents();
+}
+
+void ComparisonView::setColormap(ImageView::Colormap map) {
+  colormap_ = map;
+  if (colormapBox_->currentIndex() != static_cast<int>(map)) colormapBox_->setCurrentIndex(static_cast<int>(map));
+  truthPane_->setColormap(map);
+  for (ImageView* v : imagePanes_) v->setColormap(map);
+}
+
+void ComparisonView::setErrorMode(ErrorMode mode) {
+  errorMode_ = mode;
+  const int i = mode == ErrorMode::Signed ? 0 : 1;
+  if (errorBox_->currentIndex() != i) errorBox_->setCurrentIndex(i);
+  showErrorMaps();
+  // The new error maps keep the zoom and pan of the linked images.
+  ImageView* lead = paneCount() > 0 ? imagePanes_[0] : nullptr;
+  if (linked_ && lead && lead->hasImage())
+    for (ImageView* v : errorPanes_)
+      if (v->hasImage()) v->setViewState(lead->viewState(), false);
+}
+
+void ComparisonView::setLinked(bool linked) {
+  linked_ = linked;
+  if (linkBox_->isChecked() != linked) linkBox_->setChecked(linked);
+}
+
+// Zoom/pan propagate to every pane; window/level only within its group (magnitudes, or error maps),
+// whose values share a scale.
+void ComparisonView::linkView(ImageView* view) {
+  view->installEventFilter(this);
+  connect(view, &ImageView::cameraChanged, this, [this, view] {
+    if (!linked_ || propagating_) return;
+    propagating_ = true;
+    const ImageView::ViewState s = view->viewState();
+    std::vector<ImageView*> all = imagePanes_;
+    all.insert(all.end(), errorPanes_.begin(), errorPanes_.end());
+    all.push_back(truthPane_);
+    for (ImageView* v : all)
+      if (v != view && v->hasImage()) v->setViewState(s, false);
+    propagating_ = false;
+  });
+  connect(view, &ImageView::windowLevelChanged, this, [this, view] {
+    if (!linked_ || propagating_) return;
+    propagating_ = true;
+    const ImageView::ViewState s = view->viewState();
+    const bool isError = std::find(errorPanes_.begin(), errorPanes_.end(), view) != errorPanes_.end();
+    std::vector<ImageView*> group = isError ? errorPanes_ : imagePanes_;
+    if (!isError) group.push_back(truthPane_);
+    for (ImageView* v : group)
+      if (v != view && v->hasImage()) v->setViewState(s, true);
+    propagating_ = false;
+  });
+}
+
+bool ComparisonView::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::MouseButtonPress) {
+    if (watched == truthPane_) selectPane(-1);
+    for (int i = 0; i < paneCount(); ++i)
+      if (watched == imagePanes_[i] || watched == errorPanes_[i]) selectPane(i);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void ComparisonView::selectPane(int pane) {
+  selected_ = (pane >= 0 && pane < paneCount()) ? pane : -1;
+  QString label;
+  selectedImage(&label);
+  status_->setText(tr("Selected for export: %1").arg(label));
+  emit paneSelected(selected_);
+}
+
+const mrwb::Image2D* ComparisonView::selectedImage(QString* label) const {
+  if (selected_ < 0) {
+    if (label) *label = tr("Truth");
+    return comparison_.has_truth ? &comparison_.truth : nullptr;
+  }
+  const ComparisonEntry& e = comparison_.entries[selected_];
+  if (label) *label = QString::fromStdString(e.label);
+  return e.ok() ? &e.image : nullptr;
+}
+
+bool ComparisonView::fail(const QString& message) {
+  lastError_ = message;
+  status_->setText(message);
+  return false;
+}
+
+bool ComparisonView::exportImagePng(const QString& path) {
+  QString label;
+  const Image2D* image = selectedImage(&label);
+  if (!image) return fail(tr("%1: no image to export").arg(label));
+  const ImageView* view = selected_ < 0 ? truthPane_ : imagePanes_[selected_];
+  try {
+    write_png_window_level(path.toStdString(), image->magnitude(), image->nx, image->ny,
+                           static_cast<float>(view->colorLevel()), static_cast<float>(view->colorWindow()));
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  status_->setText(tr("Wrote %1 (%2)").arg(path, label));
+  return true;
+}
+
+bool ComparisonView::exportImageNifti(const QString& path) {
+  QString label;
+  const Image2D* image = selectedImage(&label);
+  if (!image) return fail(tr("%1: no image to export").arg(label));
+  try {
+    write_nifti(path.toStdString(), *image);
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  status_->setText(tr("Wrote %1 (%2)").arg(path, label));
+  return true;
+}
+
+bool ComparisonView::exportRawIsmrmrd(const QString& path) {
+  if (!raw_) return fail(tr("No raw data to export"));
+  try {
+    write_raw_ismrmrd(path.toStdString(), *raw_);
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  status_->setText(tr("Wrote %1").arg(path));
+  return true;
+}
+
+bool ComparisonView::exportRawCfl(const QString& path) {
+  if (!raw_) return fail(tr("No raw data to export"));
+  QString base = path;
+  if (base.endsWith(".cfl") || base.endsWith(".hdr")) base.chop(4);
+  try {
+    write_raw_cfl(base.toStdString(), raw_->cartesian() ? std::string() : (base + "_traj").toStdString(), *raw_);
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  status_->setText(tr("Wrote %1.cfl/.hdr").arg(base));
+  return true;
+}
+
+}  // namespace mrwb::ui

@@ -1,0 +1,282 @@
+#include "mrwb_ui/flow_view.hpp"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMetaObject>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include <vtkActor.h>
+#include <vtkArrowSource.h>
+#include <vtkCamera.h>
+#include <vtkColorTransferFunction.h>
+#include <vtkCoordinate.h>
+#include <vtkFloatArray.h>
+#include <vtkGlyph3D.h>
+#include <vtkImageActor.h>
+#include <vtkImageData.h>
+#include <vtkImageProperty.h>
+#include <vtkInteractorStyleImage.h>
+#include <vtkLookupTable.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderer.h>
+#include <vtkScalarBarActor.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+
+#include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/vtk_opengl_widget.hpp"
+
+namespace mrwb::ui {
+
+namespace {
+constexpr double kMm = 1e3;
+constexpr double kCmPerS = 100.0;
+constexpr double kText[3] = {0.93, 0.94, 0.96};
+constexpr int kArrowsAcross = 24;  // about this many arrows across the field
+}  // namespace
+
+struct FlowView::Job {
+  std::shared_ptr<mrwb::FlowField> field;
+  QString error;
+  bool cancelled = false;
+};
+
+FlowView::FlowView(QWidget* parent) : QWidget(parent) {
+  runner_ = [](const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {
+    return lbm_run_cpu(d, p, progress, cancel);
+  };
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  computeButton_ = new QPushButton(tr("Compute flow"), this);
+  cancelButton_ = new QPushButton(tr("Cancel"), this);
+  cancelButton_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setTextVisible(false);
+  status_ = new QLabel(tr("Press Compute flow"), this);
+  bar->addWidget(computeButton_);
+  bar->addWidget(cancelButton_);
+  bar->addWidget(progress_, 1);
+  layout->addLayout(bar);
+  layout->addWidget(status_);
+  canvas_ = new VtkOpenGLWidget(this);
+  layout->addWidget(canvas_, 1);
+  connect(computeButton_, &QPushButton::clicked, this, &FlowView::computeFlow);
+  connect(cancelButton_, &QPushButton::clicked, this, &FlowView::cancel);
+
+  vtkRenderer* ren = canvas_->renderer();
+  ren->GradientBackgroundOn();
+  ren->SetBackground(0.07, 0.08, 0.09);
+  ren->SetBackground2(0.16, 0.17, 0.20);
+  vtkNew<vtkColorTransferFunction> ctf;  // "inferno"-like: dark (still) to bright (fast)
+  ctf->AddRGBPoint(0.0, 0.0, 0.0, 0.02);
+  ctf->AddRGBPoint(0.33, 0.47, 0.11, 0.43);
+  ctf->AddRGBPoint(0.66, 0.93, 0.41, 0.15);
+  ctf->AddRGBPoint(1.0, 0.99, 1.0, 0.64);
+  fillLookupTable(lut_, ctf);
+  speedActor_->SetInputData(speed_);
+  speedActor_->GetProperty()->SetLookupTable(lut_);
+  speedActor_->GetProperty()->UseLookupTableScalarRangeOn();
+  speedActor_->GetProperty()->SetInterpolationTypeToNearest();
+  speedActor_->VisibilityOff();
+  ren->AddViewProp(speedActor_);
+  arrows_->GetProperty()->SetColor(0.35, 0.95, 1.0);  // cyan: apart from every colour of the speed map
+  arrows_->VisibilityOff();
+  ren->AddActor(arrows_);
+
+  colorbar_->SetLookupTable(lut_);
+  colorbar_->SetTitle("|u| [cm/s]");
+  styleColorbar(colorbar_, 0.84, 0.10, 0.14, 0.76);
+  colorbar_->SetLabelFormat("%.3g");
+  colorbar_->VisibilityOff();
+  ren->AddViewProp(colorbar_);
+  styleVtkText(titleText_->GetTextProperty(), 14, kText, true);
+  titleText_->GetTextProperty()->SetVerticalJustificationToTop();
+  titleText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  titleText_->GetPositionCoordinate()->SetValue(0.015, 0.975);
+  titleText_->SetInput("No flow field yet. Press Compute flow.");
+  ren->AddViewProp(titleText_);
+
+  vtkNew<vtkInteractorStyleImage> style;  // 2-D: zoom and pan, no rotation
+  canvas_->interactor()->SetInteractorStyle(style);
+}
+
+FlowView::~FlowView() {
+  if (thread_) {
+    cancel_.cancel();
+    thread_->wait();
+  }
+}
+
+void FlowView::setLbmRunner(mrwb::LbmRunner runner) {
+  if (runner) runner_ = std::move(runner);
+}
+
+void FlowView::setScenario(const mrwb::Scenario& scenario) {
+  scenario_ = scenario;
+  if (field_) status_->setText(tr("Scenario changed: press Compute flow to update the field"));
+}
+
+void FlowView::computeFlow() {
+  if (thread_) return;
+  error_.clear();
+  cancel_ = CancelToken();
+  auto job = std::make_shared<Job>();
+  job_ = job;
+  const Scenario s = scenario_;
+  const LbmRunner runner = runner_;
+  const CancelToken cancel = cancel_;
+  QPointer<FlowView> self(this);
+  // Progress crosses threads as queued calls; none arrive after the view is gone (QPointer check in
+  // the GUI thread).
+  ProgressFn progress = [self](double f, std::string_view stage) {
+    if (!self) return;
+    const QString text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, f, text] {
+          if (!self) return;
+          self->progress_->setValue(static_cast<int>(1000 * std::clamp(f, 0.0, 1.0)));
+          self->status_->setText(tr("Computing flow (%1)…").arg(text));
+        },
+        Qt::QueuedConnection);
+  };
+  thread_ = QThread::create([job, s, runner, cancel, progress] {
+    try {
+      job->field = std::make_shared<FlowField>(scenario_flow_field(s, s.flow.solver, runner, {}, progress, cancel));
+    } catch (const Cancelled&) {
+      job->cancelled = true;
+    } catch (const std::exception& e) {
+      job->error = QString::fromStdString(e.what());
+    }
+  });
+  connect(thread_, &QThread::finished, this, &FlowView::onFinished);
+  computeButton_->setEnabled(false);
+  cancelButton_->setEnabled(true);
+  progress_->setValue(0);
+  status_->setText(tr("Computing flow (%1)…").arg(QString::fromStdString(s.flow.solver)));
+  thread_->start();
+}
+
+void FlowView::cancel() {
+  if (thread_) cancel_.cancel();
+}
+
+void FlowView::onFinished() {
+  thread_->deleteLater();
+  thread_ = nullptr;
+  computeButton_->setEnabled(true);
+  cancelButton_->setEnabled(false);
+  const Job& job = *job_;
+  bool ok = false;
+  if (job.cancelled) {
+    status_->setText(tr("Cancelled; the previous field is kept"));
+  } else if (!job.error.isEmpty()) {
+    error_ = job.error;
+    status_->setText(tr("Flow failed: %1").arg(error_));
+  } else {
+    field_ = job.field;
+    progress_->setValue(1000);
+    showField();
+    ok = true;
+  }
+  emit flowComputed(ok);
+}
+
+void FlowView::showField() {
+  const FlowField& f = *field_;
+  const CellGrid& g = f.grid;
+  // The imaging slice: z = 0, i.e. the layer nearest it for a 3-D field.
+  const int z = g.nz == 1 ? 0 : std::clamp(static_cast<int>(std::lround(-g.origin_m.z / g.cell_m)), 0, g.nz - 1);
+  speed_->SetDimensions(g.nx, g.ny, 1);
+  speed_->SetOrigin(g.origin_m.x * kMm, g.origin_m.y * kMm, 0);
+  speed_->SetSpacing(g.cell_m * kMm, g.cell_m * kMm, 1);
+  speed_->AllocateScalars(VTK_FLOAT, 1);
+  auto* px = static_cast<float*>(speed_->GetScalarPointer());
+  double vmax = 0;
+  for (int y = 0; y < g.ny; ++y)
+    for (int x = 0; x < g.nx; ++x) {
+      const std::size_t i = g.index(x, y, z);
+      const double u = std::hypot(f.ux_m_per_s[i], f.uy_m_per_s[i], f.uz_m_per_s.empty() ? 0.f : f.uz_m_per_s[i]);
+      px[static_cast<std::size_t>(y) * g.nx + x] = static_cast<float>(u * kCmPerS);
+      vmax = std::max(vmax, u * kCmPerS);
+    }
+  speed_->Modified();
+  lut_->SetRange(0, vmax > 0 ? vmax : 1);
+  speedActor_->VisibilityOn();
+  colorbar_->VisibilityOn();
+
+  // Arrows on every stride-th moving cell, length proportional to |u| (the fastest = 3 strides).
+  const int stride = std::max(1, std::max(g.nx, g.ny) / kArrowsAcross);
+  vtkNew<vtkPoints> pts;
+  vtkNew<vtkFloatArray> vec;
+  vec->SetNumberOfComponents(3);
+  vec->SetName("velocity");
+  for (int y = stride / 2; y < g.ny; y += stride)
+    for (int x = stride / 2; x < g.nx; x += stride) {
+      const std::size_t i = g.index(x, y, z);
+      const float ux = f.ux_m_per_s[i], uy = f.uy_m_per_s[i];
+      if (std::hypot(ux, uy) * kCmPerS < 0.02 * vmax) continue;
+      pts->InsertNextPoint(g.origin_m.x * kMm + x * g.cell_m * kMm, g.origin_m.y * kMm + y * g.cell_m * kMm, 0.1);
+      vec->InsertNextTuple3(ux * kCmPerS, uy * kCmPerS, 0);
+    }
+  vtkNew<vtkPolyData> seeds;
+  seeds->SetPoints(pts);
+  seeds->GetPointData()->SetVectors(vec);
+  vtkNew<vtkArrowSource> arrow;
+  arrow->SetShaftRadius(0.07);
+  arrow->SetTipRadius(0.2);
+  arrow->SetTipLength(0.4);
+  vtkNew<vtkGlyph3D> glyphs;
+  glyphs->SetSourceConnection(arrow->GetOutputPort());
+  glyphs->SetInputData(seeds);
+  glyphs->SetVectorModeToUseVector();
+  glyphs->SetScaleModeToScaleByVector();
+  glyphs->OrientOn();
+  glyphs->SetScaleFactor(vmax > 0 ? 3.0 * stride * g.cell_m * kMm / vmax : 1.0);
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputConnection(glyphs->GetOutputPort());
+  mapper->ScalarVisibilityOff();
+  arrows_->SetMapper(mapper);
+  arrows_->SetVisibility(pts->GetNumberOfPoints() > 0);
+
+  QString title = tr("%1 · max |u| %2 cm/s").arg(QString::fromStdString(f.solver)).arg(vmax, 0, 'g', 3);
+  if (f.solver.rfind("lbm", 0) == 0)
+    title += tr(" · %1 steps%2").arg(f.steps).arg(f.converged ? QString() : tr(" (not converged)"));
+  titleText_->SetInput(title.toUtf8().constData());
+  status_->setText(tr("Flow field: %1 x %2%3 cells of %4 mm")
+                       .arg(g.nx)
+                       .arg(g.ny)
+                       .arg(g.nz > 1 ? QStringLiteral(" x %1").arg(g.nz) : QString())
+                       .arg(g.cell_m * kMm, 0, 'g', 3));
+
+  // Top view of the slice with room for the colorbar on the right.
+  vtkRenderer* ren = canvas_->renderer();
+  vtkCamera* cam = ren->GetActiveCamera();
+  cam->ParallelProjectionOn();
+  const double w = g.nx * g.cell_m * kMm, h = g.ny * g.cell_m * kMm;
+  const double cx = g.origin_m.x * kMm + 0.5 * (g.nx - 1) * g.cell_m * kMm;
+  const double cy = g.origin_m.y * kMm + 0.5 * (g.ny - 1) * g.cell_m * kMm;
+  const int* size = canvas_->renderWindow()->GetSize();
+  const double aspect = (size[0] > 0 && size[1] > 0) ? static_cast<double>(size[0]) / size[1] : 1.0;
+  const double scale = std::max(h / (2 * 0.86), w / (2 * 0.78 * aspect));
+  cam->SetFocalPoint(cx + 0.1 * scale * aspect, cy, 0);
+  cam->SetPosition(cx + 0.1 * scale * aspect, cy, 1000);
+  cam->SetViewUp(0, 1, 0);
+  cam->SetParallelScale(scale);
+  ren->ResetCameraClippingRange();
+  canvas_->update();
+}
+
+}  // namespace mrwb::ui

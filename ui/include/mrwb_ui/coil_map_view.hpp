@@ -1,0 +1,69 @@
+#pragma once
+// Each receive coil's sensitivity (core: loop_coil_sensitivities / uniform_coil_sensitivities) as a
+// tile in a grid: magnitude (one shared scale, colorbar) or phase (cyclic colours, -pi .. pi).
+// Computed in a worker thread (Biot–Savart over every pixel grows with coils x matrix^2).
+#include <QImage>
+#include <QString>
+#include <QWidget>
+#include <complex>
+#include <memory>
+#include <vector>
+
+#include "mrwb/scenario.hpp"
+
+class QComboBox;
+class QLabel;
+class QThread;
+
+namespace mrwb::ui {
+
+class CoilMapCanvas;
+
+class CoilMapView : public QWidget {
+  Q_OBJECT
+ public:
+  enum class Display { Magnitude, Phase };
+  explicit CoilMapView(QWidget* parent = nullptr);
+  ~CoilMapView() override;
+
+  // Recomputes the maps for the scenario's coils on the image grid (at most maxDisplayMatrix pixels
+  // across); the result arrives asynchronously (mapsReady).
+  void setScenario(const mrwb::Scenario& scenario);
+  void setDisplay(Display display);
+  Display display() const { return display_; }
+
+  bool busy() const { return thread_ != nullptr; }
+  int coilCount() const { return ncoils_; }
+  int mapSize() const { return n_; }
+  QString errorText() const { return error_; }
+  // Tile of coil c as shown (for tests and export).
+  QImage tile(int coil) const;
+
+  static constexpr int maxDisplayMatrix = 128;
+
+ signals:
+  void mapsReady();
+
+ private:
+  void start();
+  void onFinished();
+  void rebuildTiles();
+
+  mrwb::Scenario scenario_;
+  Display display_ = Display::Magnitude;
+  QThread* thread_ = nullptr;
+  bool restart_ = false;
+  struct Result;
+  std::shared_ptr<Result> pending_;
+  std::vector<std::complex<float>> sens_;  // [coil][y][x]
+  int ncoils_ = 0, n_ = 0;
+  float maxMagnitude_ = 0;
+  QString error_;
+  std::vector<QImage> tiles_;
+
+  QComboBox* displayBox_;
+  QLabel* status_;
+  CoilMapCanvas* canvas_;
+};
+
+}  // namespace mrwb::ui

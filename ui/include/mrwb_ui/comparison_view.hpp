@@ -1,0 +1,125 @@
+#pragma once
+// Side-by-side reconstruction comparison (issue 9, item 5): one RawData reconstructed with several
+// methods (core: compare_reconstructions) in a worker thread; the truth and each result in linked
+// ImageViews (zoom, pan, window/level follow each other), under each its error map (signed, or
+// absolute with a colorbar) on one shared scale, a colormap choice, and a metrics table (PSNR, % error,
+// NRMSE, SSIM, time, backend). Export: the selected image to PNG (its window/level) or NIfTI, the raw
+// data to ISMRMRD or BART .cfl (core file_io). Click a pane to select it.
+#include <QString>
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mrwb/image.hpp"
+#include "mrwb/progress.hpp"
+#include "mrwb/raw_data.hpp"
+#include "mrwb/recon_comparison.hpp"
+#include "mrwb/scenario.hpp"
+#include "mrwb_ui/image_view.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+class QThread;
+
+namespace mrwb::ui {
+
+class ComparisonView : public QWidget {
+  Q_OBJECT
+ public:
+  enum class ErrorMode { Signed, Absolute };
+  explicit ComparisonView(QWidget* parent = nullptr);
+  ~ComparisonView() override;  // cancels a running comparison and waits for it
+
+  // Methods preselected from the scenario (its recon method, plus FFT) and its backend.
+  void setScenario(const mrwb::Scenario& scenario);
+  // The data the comparison runs on and the truth (optional) its metrics refer to.
+  void setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth = std::nullopt);
+  void setMethods(const std::vector<std::string>& methods);  // subset of fft, grappa, gridding, cg
+  std::vector<std::string> methods() const;
+  void setBackend(const std::string& backend);              // auto | cpu | cuda
+  // Shows results computed elsewhere (e.g. by the pipeline).
+  void setComparison(const mrwb::ReconComparison& comparison);
+  const mrwb::ReconComparison& comparison() const { return comparison_; }
+
+  void setColormap(ImageView::Colormap map);
+  void setErrorMode(ErrorMode mode);
+  ErrorMode errorMode() const { return errorMode_; }
+  void setLinked(bool linked);
+  bool linked() const { return linked_; }
+
+  bool busy() const { return thread_ != nullptr; }
+  bool hasRawData() const { return raw_ != nullptr; }
+  int paneCount() const { return static_cast<int>(imagePanes_.size()); }  // one per entry
+  ImageView* truthPane() const { return truthPane_; }
+  ImageView* imagePane(int i) const;
+  ImageView* errorPane(int i) const;
+  QTableWidget* metricsTable() const { return table_; }
+  int selectedPane() const { return selected_; }  // -1: truth
+  void selectPane(int pane);
+  QString lastError() const { return lastError_; }
+
+  // Exports; false with lastError() set on failure (nothing half-written: core writes atomically).
+  bool exportImagePng(const QString& path);     // selected pane, its current window/level
+  bool exportImageNifti(const QString& path);   // selected pane, magnitude
+  bool exportRawIsmrmrd(const QString& path);
+  bool exportRawCfl(const QString& path);       // k-space (+ "<path>_traj" for non-Cartesian data)
+
+ public slots:
+  void run();  // no-op while busy or without raw data
+  void cancel();
+
+ signals:
+  void comparisonFinished(bool ok);  // ok: results shown; false: cancelled or failed
+  void paneSelected(int pane);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  void onFinished();
+  void rebuildPanes();
+  void showImages();
+  void showErrorMaps();
+  void fillTable();
+  void linkView(ImageView* view);
+  const mrwb::Image2D* selectedImage(QString* label) const;
+  bool fail(const QString& message);
+
+  std::shared_ptr<const mrwb::RawData> raw_;
+  std::shared_ptr<const mrwb::Image2D> truth_;
+  mrwb::ReconComparison comparison_;
+  ErrorMode errorMode_ = ErrorMode::Signed;
+  ImageView::Colormap colormap_ = ImageView::Colormap::Grey;
+  bool linked_ = true;
+  bool propagating_ = false;
+  int selected_ = -1;
+  QString lastError_;
+
+  QThread* thread_ = nullptr;
+  mrwb::CancelToken cancel_;
+  struct Job;
+  std::shared_ptr<Job> job_;
+
+  std::vector<QCheckBox*> methodBoxes_;
+  QComboBox* backendBox_;
+  QComboBox* colormapBox_;
+  QComboBox* errorBox_;
+  QCheckBox* linkBox_;
+  QPushButton* runButton_;
+  QPushButton* cancelButton_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QGridLayout* grid_;
+  ImageView* truthPane_;
+  std::vector<ImageView*> imagePanes_, errorPanes_;
+  QTableWidget* table_;
+};
+
+}  // namespace mrwb::ui

@@ -1,0 +1,82 @@
+#pragma once
+// The flow field of the scenario (core: scenario_flow_field with the scenario's solver, Poiseuille or
+// LBM) in the imaging slice: velocity magnitude as a colour image with a colorbar, plus arrows
+// (vtkGlyph3D) on a subsampled set of fluid cells. "Compute flow" runs core in a worker thread with a
+// progress bar and Cancel; the interface never blocks.
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include <vtkNew.h>
+
+#include "mrwb/flow.hpp"
+#include "mrwb/lbm.hpp"
+#include "mrwb/progress.hpp"
+#include "mrwb/scenario.hpp"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QThread;
+class vtkActor;
+class vtkImageActor;
+class vtkImageData;
+class vtkLookupTable;
+class vtkScalarBarActor;
+class vtkTextActor;
+
+namespace mrwb::ui {
+
+class VtkOpenGLWidget;
+
+class FlowView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit FlowView(QWidget* parent = nullptr);
+  ~FlowView() override;  // cancels a running computation and waits for it
+
+  // Keeps the scenario for the next Compute flow; the shown field is marked out of date.
+  void setScenario(const mrwb::Scenario& scenario);
+  // LBM runner (default: core's lbm_run_cpu); the application may pass the CUDA twin.
+  void setLbmRunner(mrwb::LbmRunner runner);
+
+  bool busy() const { return thread_ != nullptr; }
+  bool hasField() const { return field_ != nullptr; }
+  const mrwb::FlowField* field() const { return field_.get(); }
+  QString errorText() const { return error_; }
+  VtkOpenGLWidget* canvas() const { return canvas_; }
+
+ public slots:
+  void computeFlow();  // no-op while busy
+  void cancel();
+
+ signals:
+  void flowComputed(bool ok);  // after computeFlow: ok = a field is shown; false: error or cancelled
+
+ private:
+  void onFinished();
+  void showField();
+
+  mrwb::Scenario scenario_;
+  mrwb::LbmRunner runner_;
+  QThread* thread_ = nullptr;
+  mrwb::CancelToken cancel_;
+  struct Job;
+  std::shared_ptr<Job> job_;
+  std::shared_ptr<const mrwb::FlowField> field_;
+  QString error_;
+
+  QPushButton* computeButton_;
+  QPushButton* cancelButton_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  VtkOpenGLWidget* canvas_;
+  vtkNew<vtkImageData> speed_;
+  vtkNew<vtkImageActor> speedActor_;
+  vtkNew<vtkActor> arrows_;
+  vtkNew<vtkLookupTable> lut_;
+  vtkNew<vtkScalarBarActor> colorbar_;
+  vtkNew<vtkTextActor> titleText_;
+};
+
+}  // namespace mrwb::ui

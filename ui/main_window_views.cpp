@@ -1,0 +1,92 @@
+// The main window's design and comparison docks: the phantom's vessel tree in 3-D, the flow field, the
+// sequence diagram, the k-space trajectory, the coil maps, the multi-method comparison and, for phase
+// contrast, the velocity map. Each view computes through core; the window only feeds it the edited
+// scenario and the finished run.
+#include <QDockWidget>
+#include <QScrollArea>
+#include <QTabWidget>
+
+#include <algorithm>
+#include <cmath>
+
+#include "mrwb_ui/coil_map_view.hpp"
+#include "mrwb_ui/comparison_view.hpp"
+#include "mrwb_ui/flow_view.hpp"
+#include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/main_window.hpp"
+#include "mrwb_ui/sequence_diagram_view.hpp"
+#include "mrwb_ui/trajectory_plot_view.hpp"
+#include "mrwb_ui/vessel_tree_view.hpp"
+
+namespace mrwb::ui {
+namespace {
+
+// A view in a scroll area: the dock column may be narrower than the view's own minimum (the comparison
+// table, the coil grid) without squeezing the central images.
+QWidget* scrollable(QWidget* view) {
+  auto* area = new QScrollArea;
+  area->setWidget(view);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
+}  // namespace
+
+void MainWindow::buildViewDocks() {
+  treeView_ = new VesselTreeView;
+  flowView_ = new FlowView;
+  sequenceView_ = new SequenceDiagramView;
+  trajectoryView_ = new TrajectoryPlotView;
+  coilView_ = new CoilMapView;
+  comparison_ = new ComparisonView;
+  velocityView_ = new ImageView;
+  velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
+
+  // Tabbed on the right: the design views first, then the results that compare methods.
+  QDockWidget* first =
+      addPanelDock(QStringLiteral("phantomDock"), tr("Phantom 3-D"), scrollable(treeView_), Qt::RightDockWidgetArea);
+  const std::pair<const char*, std::pair<QString, QWidget*>> more[] = {
+      {"flowDock", {tr("Flow"), flowView_}},
+      {"sequenceDock", {tr("Sequence"), sequenceView_}},
+      {"trajectoryDock", {tr("Trajectory"), trajectoryView_}},
+      {"coilsDock", {tr("Coils"), coilView_}},
+      {"compareDock", {tr("Compare"), comparison_}},
+      {"velocityDock", {tr("Velocity"), velocityView_}},
+  };
+  for (const auto& [name, titled] : more) {
+    QDockWidget* d = addPanelDock(QString::fromLatin1(name), titled.first, scrollable(titled.second), Qt::RightDockWidgetArea);
+    tabifyDockWidget(first, d);
+  }
+  first->raise();
+  // Side tabs keep every title readable, and a narrow column leaves the centre to the images.
+  setTabPosition(Qt::RightDockWidgetArea, QTabWidget::East);
+  resizeDocks({first}, {380}, Qt::Horizontal);
+
+  connect(this, &MainWindow::scenarioChanged, this, [this](const mrwb::Scenario& s) {
+    treeView_->setScenario(s);
+    flowView_->setScenario(s);
+    sequenceView_->setScenario(s);
+    trajectoryView_->setScenario(s);
+    coilView_->setScenario(s);
+    comparison_->setScenario(s);
+  });
+}
+
+void MainWindow::showViewResults(const mrwb::PipelineResult& r) {
+  comparison_->setRawData(r.raw, r.truth);
+  trajectoryView_->setRawData(r.raw);
+  if (!r.velocity || r.velocity->v_m_per_s.empty()) {
+    velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
+    return;
+  }
+  // The first encoded axis, on a diverging colormap symmetric about 0 and spanning ±VENC.
+  const auto& v = *r.velocity;
+  static const char* const kAxis[] = {"x", "y", "z"};
+  const int axis = v.axes.empty() ? 0 : std::clamp(v.axes.front(), 0, 2);
+  velocityView_->setImage(v.v_m_per_s.front(), v.nx, v.ny, true,
+                          tr("Velocity v%1 [m/s], VENC %2 m/s").arg(QLatin1String(kAxis[axis])).arg(v.venc_m_per_s),
+                          std::make_pair(-v.venc_m_per_s, v.venc_m_per_s));
+}
+
+}  // namespace mrwb::ui
