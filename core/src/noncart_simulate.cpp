@@ -1,5 +1,5 @@
-// The simulator on a non-Cartesian spoiled GE (sequence_noncart_gre.hpp). Mirrors simulate()'s coil
-// set-up and truth averaging (simulate.cpp) for the program it cannot select yet.
+// The simulator on a non-Cartesian spoiled GE (sequence_noncart_gre.hpp); simulate() hands non-Cartesian
+// scenarios here. Coils and truth as simulate() makes them.
 #include <chrono>
 #include <cmath>
 
@@ -15,12 +15,7 @@ SimulationResult simulate_noncart(const Scenario& scenario, SimulationEngine& en
   const SequenceSpec& seq = scenario.sequence;
   const Phantom2D ph = build_phantom(scenario);
   const SequenceProgram prog = build_noncart_gre(seq);
-  CoilMaps coils;
-  if (scenario.coils.count > 1) {
-    coils.ncoils = scenario.coils.count;
-    coils.sens = scenario.coils.arrangement == "uniform" ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
-                                                         : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, seq.fov_m);
-  }
+  const CoilMaps coils = scenario_coil_maps(scenario, ph);
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
   std::vector<std::complex<float>> samples(coils.ncoils * per_coil), cell_truth(ph.size());
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
@@ -42,21 +37,7 @@ SimulationResult simulate_noncart(const Scenario& scenario, SimulationEngine& en
   for (std::size_t i = 0; i < samples.size(); ++i) raw.kspace[i] = samples[i] * cell_scale;
   finish_noncart_raw(seq, raw);
 
-  Image2D& truth = r.truth;
-  truth.nx = truth.ny = seq.matrix;
-  truth.fov_x_m = truth.fov_y_m = seq.fov_m;
-  truth.data.assign(truth.size(), {});
-  for (int iy = 0; iy < ph.ny; ++iy)
-    for (int ix = 0; ix < ph.nx; ++ix) {
-      const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix;
-      float w = 1.f;
-      if (!coils.uniform()) {
-        float sos = 0.f;
-        for (int c = 0; c < coils.ncoils; ++c) sos += std::norm(coils.sens[c * ph.size() + i]);
-        w = std::sqrt(sos);
-      }
-      truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] += cell_truth[i] * (cell_scale * w);
-    }
+  r.truth = sos_weighted_truth(ph, coils, cell_truth, seq);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -3,6 +3,7 @@
 
 #include "mrwb/coil_sensitivity.hpp"
 #include "mrwb/errors.hpp"
+#include "mrwb/sequence_noncart_gre.hpp"
 #include "mrwb/simulation_engine.hpp"
 
 namespace mrwb {
@@ -10,20 +11,13 @@ namespace mrwb {
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel) {
   validate_scenario(scenario, "scenario");
+  if (scenario.sequence.trajectory != "cartesian") return simulate_noncart(scenario, engine, progress, cancel);
   const auto t0 = std::chrono::steady_clock::now();
   const auto& seq = scenario.sequence;
   const Phantom2D ph = build_phantom(scenario);  // with its flow field when the scenario has one
   const SequenceProgram prog = build_sequence_program(seq);
 
-  // Receive coils on the cell grid (sensitivities are smooth: evaluating them at cell centres rather
-  // than on the image grid's points shifts them by less than a voxel).
-  CoilMaps coils;
-  if (scenario.coils.count > 1) {
-    coils.ncoils = scenario.coils.count;
-    coils.sens = scenario.coils.arrangement == "uniform"
-                     ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
-                     : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, seq.fov_m);
-  }
+  const CoilMaps coils = scenario_coil_maps(scenario, ph);
   std::vector<std::complex<float>> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<std::complex<float>> cell_truth(ph.size());
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
@@ -55,10 +49,30 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   raw.accel_R = prog.accel_R;
   if (prog.accel_R > 1 || seq.acs_lines > 0) raw.line_flags = prog.line_flags;
 
-  // Ground truth: Mxy at TE averaged over the cells of each image voxel. With several coils it is the
-  // image an ideal root-sum-of-squares reconstruction shows, Mxy · sqrt(Σ_c |s_c|²), so that coil
-  // shading is not counted as reconstruction error.
-  Image2D& truth = r.truth;
+  r.truth = sos_weighted_truth(ph, coils, cell_truth, seq);
+
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+CoilMaps scenario_coil_maps(const Scenario& scenario, const Phantom2D& ph) {
+  // Sensitivities are smooth: evaluating them at cell centres rather than on the image grid's points
+  // shifts them by less than a voxel.
+  CoilMaps coils;
+  if (scenario.coils.count > 1) {
+    coils.ncoils = scenario.coils.count;
+    coils.sens = scenario.coils.arrangement == "uniform"
+                     ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
+                     : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, scenario.sequence.fov_m);
+  }
+  return coils;
+}
+
+Image2D sos_weighted_truth(const Phantom2D& ph, const CoilMaps& coils,
+                           const std::vector<std::complex<float>>& cell_truth, const SequenceSpec& seq) {
+  const int cpv = ph.cells_per_voxel;
+  const float scale = 1.0f / static_cast<float>(cpv * cpv);  // cell area / voxel area
+  Image2D truth;
   truth.nx = truth.ny = seq.matrix;
   truth.fov_x_m = truth.fov_y_m = seq.fov_m;
   truth.data.assign(truth.size(), {});
@@ -73,9 +87,7 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
       }
       truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] += cell_truth[i] * (scale * w);
     }
-
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  return truth;
 }
 
 }  // namespace mrwb

@@ -113,8 +113,16 @@ struct SimulationResult {
 };
 
 // Builds phantom and program from the scenario, runs `engine`, scales the signal to voxel units
-// (cell area / voxel area) so the FFT image and the truth share one scale.
+// (cell area / voxel area) so the FFT image and the truth share one scale. Non-Cartesian scenarios
+// (sequence.trajectory) go to simulate_noncart (sequence_noncart_gre.hpp).
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel);
+
+// The scenario's receive coils on the phantom's cell grid (none: one uniform coil).
+CoilMaps scenario_coil_maps(const Scenario& scenario, const Phantom2D& ph);
+// Ground truth on the image grid: Mxy at TE averaged over the cells of each voxel (in voxel units) and,
+// with several coils, weighted by sqrt(Σ_c |s_c|²) as an ideal root-sum-of-squares image shows it.
+Image2D sos_weighted_truth(const Phantom2D& ph, const CoilMaps& coils,
+                           const std::vector<std::complex<float>>& cell_truth, const SequenceSpec& seq);
 
 }  // namespace mrwb
