@@ -14,14 +14,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 GriddingParams gridding_params(const NoncartParams& p) {
   GriddingParams g;
   g.width = p.kb_width;
   g.oversampling = p.oversampling;
   return g;
 }
-
-}  // namespace
 
 void validate_samples(const Grid& g, const Samples& s, const std::string& where) {
   if (g.dims != 2 && g.dims != 3) throw InputError(where + ": trajectory dims " + std::to_string(g.dims) + " (allowed: 2, 3)");
@@ -192,15 +192,47 @@ void check_params(const NoncartParams& p) {
     throw InputError("--matrix " + std::to_string(p.matrix) + ": allowed even values 2 .. 1024 (0: from the trajectory)");
 }
 
+}  // namespace
+
+Recon2dInput recon_2d_input(const RawData& raw, const NoncartParams& p, const std::string& method) {
+  check_params(p);
+  Recon2dInput in{{}, samples_from_raw(raw)};
+  if (in.samples.dims != 2)
+    throw InputError("recon --method " + method + ": 3-D trajectories give volumes; use the library API (allowed here: 2-D)");
+  in.grid = Grid{2, p.matrix ? p.matrix : default_matrix(in.samples)};
+  validate_samples(in.grid, in.samples, method);
+  return in;
+}
+
+std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vector<cdouble>(int coil)>& coil_image,
+                                         const ProgressFn& progress, const CancelToken& cancel) {
+  std::vector<cdouble> out;
+  for (int c = 0; c < coils; ++c) {
+    cancel.throw_if_cancelled();
+    std::vector<cdouble> img = coil_image(c);
+    if (coils == 1) {
+      out = std::move(img);
+    } else {
+      out.resize(img.size());
+      for (std::size_t i = 0; i < img.size(); ++i) out[i] += std::norm(img[i]);  // root sum of squares below
+    }
+    if (progress) progress(static_cast<double>(c + 1) / coils, "gridding");
+  }
+  if (coils > 1)
+    for (auto& v : out) v = std::sqrt(v.real());
+  return out;
+}
+
+namespace {
+
 class CgReconstructor final : public Reconstructor {
  public:
   std::string name() const override { return "cg/cpu"; }
   Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                       const CancelToken& cancel) override {
-    check_params(options.noncart);
-    const Samples s = samples_from_raw(raw);
-    if (s.dims != 2) throw InputError("recon --method cg: 3-D trajectories give volumes; use the library API (allowed here: 2-D)");
-    const Grid g{2, options.noncart.matrix ? options.noncart.matrix : default_matrix(s)};
+    const auto in = recon_2d_input(raw, options.noncart, "cg");
+    const auto& g = in.grid;
+    const auto& s = in.samples;
     const CgResult r = reconstruct_cg_cpu(g, s, options.noncart, Precision::Single, {}, progress, cancel);
     return to_image2d(g, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
   }
@@ -211,27 +243,15 @@ class GriddingReconstructor final : public Reconstructor {
   std::string name() const override { return "gridding/cpu"; }
   Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                       const CancelToken& cancel) override {
-    check_params(options.noncart);
-    const Samples s = samples_from_raw(raw);
-    if (s.dims != 2) throw InputError("recon --method gridding: 3-D trajectories give volumes; use the library API (allowed here: 2-D)");
-    const Grid g{2, options.noncart.matrix ? options.noncart.matrix : default_matrix(s)};
-    validate_samples(g, s, "gridding");
+    const auto in = recon_2d_input(raw, options.noncart, "gridding");
+    const auto& g = in.grid;
+    const auto& s = in.samples;
     const GriddingParams gp = gridding_params(options.noncart);
     const std::vector<float> w = density_pipe_menon(g, s, gp);
     const std::size_t M = s.count();
-    std::vector<cdouble> out(g.voxels());
-    for (int c = 0; c < s.coils; ++c) {
-      cancel.throw_if_cancelled();
-      auto img = gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp);
-      if (s.coils == 1) {
-        out = img;
-      } else {
-        for (std::size_t i = 0; i < img.size(); ++i) out[i] += std::norm(img[i]);  // root sum of squares below
-      }
-      if (progress) progress(static_cast<double>(c + 1) / s.coils, "gridding");
-    }
-    if (s.coils > 1)
-      for (auto& v : out) v = std::sqrt(v.real());
+    const auto out = combine_coil_images(
+        s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },
+        progress, cancel);
     return to_image2d(g, out, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
   }
 };

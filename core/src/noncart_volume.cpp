@@ -16,24 +16,16 @@ Volume reconstruct_volume_cpu(const RawData& raw, const std::string& method, con
   const Samples s = samples_from_raw(raw);
   const Grid g{s.dims, p.matrix ? p.matrix : default_matrix(s)};
   validate_samples(g, s, method);
-  GriddingParams gp;
-  gp.width = p.kb_width;
-  gp.oversampling = p.oversampling;
+  const GriddingParams gp = gridding_params(p);
   std::vector<cdouble> img;
   if (method == "cg") {
     img = reconstruct_cg_cpu(g, s, p, Precision::Single, {}, progress, cancel).image;
   } else {
     const std::vector<float> w = density_pipe_menon(g, s, gp);
     const std::size_t M = s.count();
-    img.assign(g.voxels(), {});
-    for (int c = 0; c < s.coils; ++c) {
-      cancel.throw_if_cancelled();
-      const auto coil = gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp);
-      for (std::size_t i = 0; i < img.size(); ++i) img[i] = s.coils == 1 ? coil[i] : img[i] + std::norm(coil[i]);
-      if (progress) progress(static_cast<double>(c + 1) / s.coils, "gridding");
-    }
-    if (s.coils > 1)
-      for (auto& v : img) v = std::sqrt(v.real());
+    img = combine_coil_images(
+        s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },
+        progress, cancel);
   }
   Volume v;
   v.n = g.n;

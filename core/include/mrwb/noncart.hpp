@@ -131,6 +131,21 @@ Samples samples_from_raw(const RawData& raw);
 // Default matrix: smallest even n with max |k_j| <= n/2.
 int default_matrix(const Samples& s);
 
+// Kaiser-Bessel settings of the NoncartParams (width, oversampling).
+GriddingParams gridding_params(const NoncartParams& p);
+// What every 2-D `gridding` / `cg` reconstructor (CPU and CUDA) starts from: iterations and matrix checked
+// (InputError with the allowed range), the samples of the raw data (2-D only here), the grid (p.matrix or
+// default_matrix) and the samples validated against it under `method`'s name.
+struct Recon2dInput {
+  Grid grid;
+  Samples samples;
+};
+Recon2dInput recon_2d_input(const RawData& raw, const NoncartParams& p, const std::string& method);
+// Gridding of every coil by `coil_image(c)`, combined: the coil's image for one coil, root sum of squares
+// for several. Progress per coil; cancel between coils.
+std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vector<cdouble>(int coil)>& coil_image,
+                                         const ProgressFn& progress, const CancelToken& cancel);
+
 // Factories the registry uses (recon_registry.cpp).
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu();
 std::unique_ptr<Reconstructor> make_gridding_reconstructor_cpu();
