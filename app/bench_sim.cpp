@@ -19,9 +19,9 @@ namespace {
 
 // Seed 004 object (a): a straight tube filling the grid, blood, Poiseuille profile across y with a peak
 // of u_max cells per flow step.
-Phantom2D straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s) {
+CellPhantom straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s) {
   const TissueProperties& blood = tissue_1p5T("blood");
-  Phantom2D ph = uniform_phantom(nx, ny, cell_m, static_cast<float>(blood.PD), static_cast<float>(blood.T1_s),
+  CellPhantom ph = uniform_phantom(nx, ny, cell_m, static_cast<float>(blood.PD), static_cast<float>(blood.T1_s),
                                  static_cast<float>(blood.T2_s), CellType::Fluid);
   ph.flow_dt_s = flow_dt_s;
   for (int iy = 0; iy < ny; ++iy) {
@@ -45,7 +45,7 @@ SequenceSpec bench_ge(int lines, double fov_m) {
 
 struct MovingCase {
   std::string name;
-  Phantom2D ph;
+  CellPhantom ph;
   SequenceProgram prog;
   bool with_cpu;  // the CPU reference too (off where it would take minutes)
 };

@@ -260,7 +260,7 @@ class TestFlowModel : public QObject {
   void phantomCarriesLatticeVelocity() {
     Scenario s = scenario_preset("straight_tube");
     s.sequence.matrix = 64;
-    const Phantom2D ph = build_phantom(s);
+    const CellPhantom ph = build_phantom(s);
     QCOMPARE(ph.flow_dt_s, s.flow_time_step_s());
     double umax = 0;
     for (std::size_t i = 0; i < ph.size(); ++i) {

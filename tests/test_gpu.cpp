@@ -94,7 +94,7 @@ class TestGpu : public QObject {
     Scenario s = scenario_preset("default");
     s.sequence.matrix = 64;
     s.sequence.dummy_scans = 40;
-    Phantom2D ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
+    CellPhantom ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
     ph.flow_dt_s = 1e-3;
     for (std::size_t i = 0; i < ph.size(); ++i)
       if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
@@ -125,7 +125,7 @@ class TestGpu : public QObject {
   // into a zero-length step): CUDA vs CPU k-space and truth within 1e-4 relative RMS.
   void openEndsAndBackToBackOpsMatchCpu() {
     const int nx = 128, ny = 128;
-    Phantom2D ph = uniform_phantom(nx, ny, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary);
+    CellPhantom ph = uniform_phantom(nx, ny, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary);
     const std::size_t n = ph.size();
     ph.open_end.assign(n, 0);
     ph.flow_dt_s = 1e-3;
@@ -173,7 +173,7 @@ class TestGpu : public QObject {
     s.sequence.dummy_scans = 10;
     s.phantom.cells_per_voxel = 16;  // 1024² cells: long enough runs to cancel
     for (bool moving : {false, true}) {
-      Phantom2D ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
+      CellPhantom ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
       if (moving) {
         ph.flow_dt_s = 1e-3;
         for (std::size_t i = 0; i < ph.size(); ++i)

@@ -17,8 +17,8 @@ using namespace mrwb;
 namespace {
 
 // A uniform static object filling the whole grid.
-Phantom2D uniform_object(int n, double fov_m, float PD, float T1, float T2) {
-  Phantom2D ph;
+CellPhantom uniform_object(int n, double fov_m, float PD, float T1, float T2) {
+  CellPhantom ph;
   ph.nx = ph.ny = n;
   ph.cell_size_m = fov_m / n;
   ph.x0_m = ph.y0_m = -0.5 * fov_m;  // any placement: the object is uniform

@@ -28,8 +28,8 @@ std::string slurp(const std::string& p) {
   s << in.rdbuf();
   return s.str();
 }
-Phantom2D uniform_phantom(int n, double fov) {
-  Phantom2D ph;
+CellPhantom uniform_phantom(int n, double fov) {
+  CellPhantom ph;
   ph.nx = ph.ny = n;
   ph.cell_size_m = fov / n;
   ph.x0_m = ph.y0_m = -(n / 2) * ph.cell_size_m;
@@ -256,7 +256,7 @@ class TestPulseq : public QObject {
     const double x0 = x0_mm * 1e-3;
     const int n = 64;
     const double fov = 0.064;  // 1 mm cells and pixels
-    const Phantom2D ph = uniform_phantom(n, fov);
+    const CellPhantom ph = uniform_phantom(n, fov);
     struct Result {
       std::vector<double> profile;  // |1-D image| along x, pixel i at (i − n/2) mm
       std::complex<float> mxy_at_band;  // cell Mxy at the band centre, at the echo
@@ -311,7 +311,7 @@ class TestPulseq : public QObject {
     p.matrix = 16;
     p.dummy_scans = 10;
     const BuiltSequence b = build_blocks(type.toStdString(), p);
-    Phantom2D ph = uniform_phantom(32, p.fov_m);
+    CellPhantom ph = uniform_phantom(32, p.fov_m);
     for (std::size_t i = 0; i < ph.size(); ++i) ph.dB_T[i] = static_cast<float>(2e-7 * static_cast<double>(i % 32) / 32);
     ConversionOptions follow{20e-6};
     follow.follow_rf_phase = true;
@@ -350,7 +350,7 @@ class TestPulseq : public QObject {
     const BlockSequence s = read_pulseq(path);
     const ProgramConversion c = to_sequence_program(s, {20e-6});
     QVERIFY(!c.per_sample_readouts);
-    const Phantom2D ph = uniform_phantom(32, s.fov_m[0]);
+    const CellPhantom ph = uniform_phantom(32, s.fov_m[0]);
     std::vector<std::complex<float>> samples(static_cast<std::size_t>(c.program.readouts) * c.program.nx);
     std::vector<std::complex<float>> truth(ph.size());
     CpuSimulationEngine engine(2);

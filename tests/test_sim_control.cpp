@@ -18,8 +18,8 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 
 // A square of fluid cells in a stationary frame; `u` > 0 gives it a plug flow along x.
-Phantom2D square(int n, float u) {
-  Phantom2D ph = uniform_phantom(n, n, 1e-3, 0.9f, 1.2f, 0.2f, CellType::Stationary);
+CellPhantom square(int n, float u) {
+  CellPhantom ph = uniform_phantom(n, n, 1e-3, 0.9f, 1.2f, 0.2f, CellType::Stationary);
   for (int y = n / 4; y < 3 * n / 4; ++y)
     for (int x = 0; x < n; ++x) {
       ph.type[static_cast<std::size_t>(y) * n + x] = static_cast<std::uint8_t>(CellType::Fluid);
@@ -58,7 +58,7 @@ class TestSimControl : public QObject {
   void progressOncePerTr() {
     const SequenceProgram prog = ge(32, 4);
     for (float u : {0.f, 0.5f}) {
-      const Phantom2D ph = square(128, u);  // several cell chunks on the static path
+      const CellPhantom ph = square(128, u);  // several cell chunks on the static path
       std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(ph.size());
       CpuSimulationEngine engine(2);
       ProgressLog log;
@@ -77,7 +77,7 @@ class TestSimControl : public QObject {
   void cancelReturnsPromptly() {
     const SequenceProgram prog = ge(128, 2000);  // long enough that it is still running when cancelled
     for (float u : {0.f, 0.5f}) {
-      const Phantom2D ph = square(256, u);
+      const CellPhantom ph = square(256, u);
       CpuSimulationEngine engine(2);
       const double latency = cancel_latency_s(engine, ph, prog, 0.2);
       qInfo("%s path, 256x256 cells: cancel honoured after %.1f ms", u > 0 ? "time-stepped" : "static", latency * 1e3);
@@ -117,7 +117,7 @@ class TestSimControl : public QObject {
   // The GPU-memory estimate and the refusal: one line with the bytes asked and free and the way out.
   void gpuMemoryRefusalNamesBytesAndRemedy() {
     const SequenceProgram prog = ge(64, 10);
-    const Phantom2D still = square(128, 0.f), moving = square(128, 0.5f);
+    const CellPhantom still = square(128, 0.f), moving = square(128, 0.5f);
     const std::size_t a = cuda_simulation_bytes(still, prog, 1), b = cuda_simulation_bytes(moving, prog, 1),
                       c = cuda_simulation_bytes(still, prog, 8);
     const std::size_t n = still.size();

@@ -40,7 +40,7 @@ Scenario tube_scenario(double angle_deg, double radius_m, double v_peak_m_per_s)
 }
 
 // Mean of the cells' velocity [m/s] along (cos a, sin a) over fluid cells.
-double mean_fluid_speed(const Phantom2D& ph, double angle_rad) {
+double mean_fluid_speed(const CellPhantom& ph, double angle_rad) {
   double sum = 0;
   int n = 0;
   const double to_m_per_s = ph.cell_size_m / ph.flow_dt_s;
@@ -126,7 +126,7 @@ class TestSimFlowPhysics : public QObject {
     p.slice_thickness_m = 0.05;  // slice select within the low limit (the 2-D phantom has no z anyway)
     p.rf_duration_s = 2e-3;
     const seq::BuiltSequence built = seq::build_phase_contrast_blocks(p, "test");
-    const Phantom2D ph = build_phantom(s);
+    const CellPhantom ph = build_phantom(s);
     CpuSimulationEngine engine;
     BlockSimulationOptions opt;
     opt.max_step_s = 50e-6;
@@ -222,13 +222,13 @@ class TestSimFlowPhysics : public QObject {
     const double dt_echo_pe = echo_minus_phase_encode_s(built.seq);
     QVERIFY(dt_echo_pe > 0.005);
 
-    Phantom2D moving = build_phantom(s);
+    CellPhantom moving = build_phantom(s);
     for (std::size_t i = 0; i < moving.size(); ++i)  // vessel only: no tissue signal around it
       if (moving.type[i] != static_cast<std::uint8_t>(CellType::Fluid)) {
         moving.type[i] = static_cast<std::uint8_t>(CellType::Background);
         moving.PD[i] = 0.f;
       }
-    Phantom2D still = moving;
+    CellPhantom still = moving;
     std::fill(still.ux.begin(), still.ux.end(), 0.f);
     std::fill(still.uy.begin(), still.uy.end(), 0.f);
 

@@ -110,7 +110,7 @@ double lagrangian_mz(int age, int n_tr, int steps_per_tr, double PD, double E1, 
 
 // A horizontal vessel from column x_in to x_out (inclusive) in rows [y0, y1) of a stationary frame; its
 // end columns are open (inlet, outlet) when `open` is set.
-Phantom2D vessel_inside(int nx, int ny, int x_in, int x_out, int y0, int y1, bool open) {
+CellPhantom vessel_inside(int nx, int ny, int x_in, int x_out, int y0, int y1, bool open) {
   auto ph = uniform_phantom(nx, ny, 1e-3, 0.87f, 1.441f, 0.29f, CellType::Stationary);
   ph.open_end.assign(ph.size(), 0);
   for (int y = y0; y < y1; ++y)
@@ -290,7 +290,7 @@ class TestSimTransport : public QObject {
     s.sequence.matrix = 32;          // 64² cells of 2 mm: a few seconds on one CI core
     s.phantom.cells_per_voxel = 2;
     s.sequence.dummy_scans = 30;
-    const Phantom2D open = build_phantom(s);
+    const CellPhantom open = build_phantom(s);
     QVERIFY(!open.open_end.empty());
     const VesselTree tree = generate_vessel_tree(s.phantom.tree);
     const Vec3 inlet = tree.segments[0].centreline_m.front();
@@ -303,7 +303,7 @@ class TestSimTransport : public QObject {
         QVERIFY(std::abs(std::abs(x) - 0.03) <= 0.004 + 2 * open.cell_size_m);  // at one of the ends
         QVERIFY(std::abs(y) <= 0.004 + open.cell_size_m);
       }
-    Phantom2D closed = open;
+    CellPhantom closed = open;
     closed.open_end.clear();
     const auto prog = build_sequence_program(s.sequence);
     std::vector<std::complex<float>> k(prog.readouts * prog.nx), t_open(open.size()), t_closed(open.size());

@@ -44,7 +44,7 @@ class TestUnit : public QObject {
     p.cells_per_voxel = 2;
     p.disc_radius_m = 0.05;
     p.vessel_radius_m = 0.01;
-    const Phantom2D ph = build_phantom(p, 0.128, 32);
+    const CellPhantom ph = build_phantom(p, 0.128, 32);
     QCOMPARE(ph.nx, 64);
     QCOMPARE(ph.cell_size_m, 0.002);
     int fluid = 0, partial = 0;

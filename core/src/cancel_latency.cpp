@@ -7,7 +7,7 @@
 
 namespace mrwb {
 
-double cancel_latency_s(SimulationEngine& engine, const Phantom2D& ph, const SequenceProgram& prog, double delay_s) {
+double cancel_latency_s(SimulationEngine& engine, const CellPhantom& ph, const SequenceProgram& prog, double delay_s) {
   std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(ph.size());
   CancelToken token;
   std::chrono::steady_clock::time_point end;

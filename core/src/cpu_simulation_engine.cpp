@@ -21,7 +21,7 @@ namespace {
 using cplx = std::complex<double>;
 
 struct ChunkRun {
-  const Phantom2D& ph;
+  const CellPhantom& ph;
   const SequenceProgram& prog;
   const CoilMaps& coils;
   std::size_t begin, end;
@@ -99,14 +99,14 @@ struct ChunkRun {
 
 }  // namespace
 
-bool phantom_moves(const Phantom2D& ph) {
+bool phantom_moves(const CellPhantom& ph) {
   if (ph.flow_dt_s <= 0) return false;
   for (std::size_t i = 0; i < ph.ux.size(); ++i)
     if (ph.ux[i] != 0.f || ph.uy[i] != 0.f) return true;
   return false;
 }
 
-double max_courant_speed(const Phantom2D& ph) {
+double max_courant_speed(const CellPhantom& ph) {
   double u = 0;
   for (std::size_t i = 0; i < ph.size(); ++i)
     if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
@@ -117,11 +117,12 @@ double max_courant_speed(const Phantom2D& ph) {
 CpuSimulationEngine::CpuSimulationEngine(int threads)
     : threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
-void CpuSimulationEngine::run(const Phantom2D& ph, const SequenceProgram& prog, const CoilMaps& coils,
+void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
                               std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                               const ProgressFn& progress, const CancelToken& cancel) {
   if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
     throw std::invalid_argument("coil maps do not match the phantom");
+  if (ph.nz != 1) throw std::invalid_argument("the CPU engine plays 2-D phantoms only (nz = 1)");
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
   if (force_time_stepping_ || phantom_moves(ph))
     run_time_stepped(ph, prog, coils, samples, cell_truth, progress, cancel);
@@ -129,7 +130,7 @@ void CpuSimulationEngine::run(const Phantom2D& ph, const SequenceProgram& prog, 
     run_static(ph, prog, coils, samples, cell_truth, progress, cancel);
 }
 
-void CpuSimulationEngine::run_static(const Phantom2D& ph, const SequenceProgram& prog, const CoilMaps& coils,
+void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
                                      std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                                      const ProgressFn& progress, const CancelToken& cancel) {
   const std::size_t cells = ph.size();

@@ -22,7 +22,7 @@ using cplx = std::complex<double>;
 
 }  // namespace
 
-void CpuSimulationEngine::run_time_stepped(const Phantom2D& ph, const SequenceProgram& prog,
+void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog,
                                            const CoilMaps& coils, std::span<std::complex<float>> samples,
                                            std::span<std::complex<float>> cell_truth, const ProgressFn& progress,
                                            const CancelToken& cancel) {

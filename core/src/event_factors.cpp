@@ -14,7 +14,7 @@ std::complex<double> turn(double cycles) {
 
 }  // namespace
 
-void compute_event_factors(const Phantom2D& ph, double dt_s, double dk_x, double dk_y, std::size_t begin,
+void compute_event_factors(const CellPhantom& ph, double dt_s, double dk_x, double dk_y, std::size_t begin,
                            std::size_t end, EventFactors& f) {
   const std::size_t n = end - begin;
   f.c.resize(n);

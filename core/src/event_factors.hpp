@@ -18,7 +18,7 @@ struct EventFactors {
 // Relaxation depends only on (dt, T1, T2) and is recomputed only where the tissue changes; the gradient
 // phase exp(−i 2π (dkx·x + dky·y)) is separable (nx + ny sin/cos per event, not one per cell);
 // off-resonance adds a per-cell factor where dB != 0. Angles are reduced to a fraction of a turn first.
-void compute_event_factors(const Phantom2D& ph, double dt_s, double dk_x, double dk_y, std::size_t begin,
+void compute_event_factors(const CellPhantom& ph, double dt_s, double dk_x, double dk_y, std::size_t begin,
                            std::size_t end, EventFactors& f);
 
 }  // namespace mrwb

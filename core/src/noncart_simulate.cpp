@@ -13,7 +13,7 @@ SimulationResult simulate_noncart(const Scenario& scenario, SimulationEngine& en
   validate_scenario(scenario, "scenario");
   const auto t0 = std::chrono::steady_clock::now();
   const SequenceSpec& seq = scenario.sequence;
-  const Phantom2D ph = build_phantom(scenario);
+  const CellPhantom ph = build_phantom(scenario);
   const SequenceProgram prog = build_noncart_gre(seq);
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;

@@ -21,7 +21,7 @@ namespace {
 // organ ellipse for organ_tree. Partial volume: the vessel fraction from discretise_vessels (4x4
 // sub-samples), the tissue fraction from 4x4 sub-samples of the region, PD mixed by fraction, T1/T2 of
 // the majority.
-void fill_tree_phantom(Phantom2D& ph, const PhantomSpec& spec) {
+void fill_tree_phantom(CellPhantom& ph, const PhantomSpec& spec) {
   const VesselTree tree = generate_vessel_tree(spec.tree, "phantom.tree");
   CellGrid g;
   g.nx = ph.nx;
@@ -61,7 +61,7 @@ void fill_tree_phantom(Phantom2D& ph, const PhantomSpec& spec) {
 // disc (from a cell and a half inside it to a rounded cap beyond it) and within its radius plus a cell get
 // open_end = 1, so transport lets fresh blood in and outflow out there. Ends outside the grid need
 // nothing: the grid edge is open. 2-D trees only (a 3-D tree's ends are not in the imaged plane).
-void mark_vessel_ends(Phantom2D& ph, const VesselTree& tree) {
+void mark_vessel_ends(CellPhantom& ph, const VesselTree& tree) {
   if (tree.dims != 2) return;
   ph.open_end.assign(ph.size(), 0);
   bool any = false;
@@ -95,8 +95,8 @@ void mark_vessel_ends(Phantom2D& ph, const VesselTree& tree) {
 
 }  // namespace
 
-Phantom2D uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type) {
-  Phantom2D ph;
+CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type) {
+  CellPhantom ph;
   ph.nx = nx;
   ph.ny = ny;
   ph.cell_size_m = cell_m;
@@ -113,8 +113,8 @@ Phantom2D uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, f
   return ph;
 }
 
-Phantom2D build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
-  Phantom2D ph;
+CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
+  CellPhantom ph;
   const int cpv = spec.cells_per_voxel;
   ph.nx = ph.ny = matrix * cpv;
   ph.cells_per_voxel = cpv;
@@ -173,8 +173,8 @@ Phantom2D build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
   return ph;
 }
 
-Phantom2D build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
-  Phantom2D ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
+CellPhantom build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
+  CellPhantom ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
   if (!s.flow.enabled) return ph;
   const FlowField f = scenario_flow_field(s, s.flow.solver, lbm_runner ? lbm_runner : LbmRunner(lbm_run_cpu));
   // Lattice units of the simulator: cells per flow time step.

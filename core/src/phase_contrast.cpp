@@ -165,7 +165,7 @@ void refine_free_events(seq::ProgramConversion& c, const seq::BlockSequence& s, 
   c.program.events = std::move(out);
 }
 
-std::vector<RawData> simulate_block_sequence(const Phantom2D& ph, const seq::BlockSequence& s, SimulationEngine& engine,
+std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::BlockSequence& s, SimulationEngine& engine,
                                              const CoilMaps& coils, Image2D* truth, const ProgressFn& progress,
                                              const CancelToken& cancel, const BlockSimulationOptions& options) {
   seq::ConversionOptions opt;
@@ -250,7 +250,7 @@ PhaseContrastResult simulate_phase_contrast(const Scenario& sc, SimulationEngine
   const auto t0 = std::chrono::steady_clock::now();
   const seq::CartesianParams params = seq::cartesian_params(sc.sequence);
   const seq::BuiltSequence built = seq::build_phase_contrast_blocks(params, "scenario: sequence");
-  const Phantom2D ph = build_phantom(sc);
+  const CellPhantom ph = build_phantom(sc);
   CoilMaps coils;
   if (sc.coils.count > 1) {
     coils.ncoils = sc.coils.count;

@@ -14,7 +14,7 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   if (scenario.sequence.trajectory != "cartesian") return simulate_noncart(scenario, engine, progress, cancel);
   const auto t0 = std::chrono::steady_clock::now();
   const auto& seq = scenario.sequence;
-  const Phantom2D ph = build_phantom(scenario);  // with its flow field when the scenario has one
+  const CellPhantom ph = build_phantom(scenario);  // with its flow field when the scenario has one
   const SequenceProgram prog = build_sequence_program(seq);
 
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
@@ -55,7 +55,7 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   return r;
 }
 
-CoilMaps scenario_coil_maps(const Scenario& scenario, const Phantom2D& ph) {
+CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph) {
   // Sensitivities are smooth: evaluating them at cell centres rather than on the image grid's points
   // shifts them by less than a voxel.
   CoilMaps coils;
@@ -68,7 +68,7 @@ CoilMaps scenario_coil_maps(const Scenario& scenario, const Phantom2D& ph) {
   return coils;
 }
 
-Image2D sos_weighted_truth(const Phantom2D& ph, const CoilMaps& coils,
+Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,
                            const std::vector<std::complex<float>>& cell_truth, const SequenceSpec& seq) {
   const int cpv = ph.cells_per_voxel;
   const float scale = 1.0f / static_cast<float>(cpv * cpv);  // cell area / voxel area

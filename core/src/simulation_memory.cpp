@@ -7,7 +7,7 @@
 
 namespace mrwb {
 
-std::size_t cuda_simulation_bytes(const Phantom2D& ph, const SequenceProgram& prog, int ncoils) {
+std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& prog, int ncoils) {
   const std::size_t n = ph.size();
   const bool moving = phantom_moves(ph);
   const std::size_t state = (moving ? 6 : 3) * sizeof(float);        // Mx My Mz (A and B buffers when moving)
@@ -24,7 +24,7 @@ std::size_t cuda_simulation_bytes(const Phantom2D& ph, const SequenceProgram& pr
   return n * (state + tissue + ends + truth + coils) + sums + table;
 }
 
-long time_step_count(const Phantom2D& ph, const SequenceProgram& prog) {
+long time_step_count(const CellPhantom& ph, const SequenceProgram& prog) {
   const double dt_cfl = courant_dt_s(ph);
   long steps = 0;
   for (const SeqEvent& e : prog.events) {

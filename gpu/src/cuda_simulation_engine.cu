@@ -279,13 +279,14 @@ class CudaSimulationEngine final : public SimulationEngine {
   std::string name() const override { return "cuda"; }
   using SimulationEngine::run;
 
-  void run(const Phantom2D& ph, const SequenceProgram& prog, const CoilMaps& coils,
+  void run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
            std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
            const ProgressFn& progress, const CancelToken& cancel) override {
     const std::size_t n = ph.size();
     const bool moving = phantom_moves(ph);
     const std::size_t ncoils = static_cast<std::size_t>(coils.ncoils);
     if (n >= (std::size_t{1} << 31)) throw InputError("simulate: more than 2^31 cells; use coarser cells");
+    if (ph.nz != 1) throw std::invalid_argument("the CUDA engine plays 2-D phantoms only (nz = 1)");
     // Refuse sizes the device cannot hold, with the numbers, before allocating anything.
     std::size_t free_b = 0, total_b = 0;
     cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
@@ -403,7 +404,7 @@ class CudaSimulationEngine final : public SimulationEngine {
 
   // The step table: every sub-step of every Free interval and ADC sample, each RF/spoil folded into the
   // step after it (a zero-length step when two come in a row). trs_at: (steps, TRs completed by then).
-  static std::vector<DeviceStep> step_table(const Phantom2D& ph, const SequenceProgram& prog, const std::vector<int>& marks,
+  static std::vector<DeviceStep> step_table(const CellPhantom& ph, const SequenceProgram& prog, const std::vector<int>& marks,
                                             std::vector<std::pair<long, int>>& trs_at) {
     const double dt_cfl = courant_dt_s(ph);
     std::vector<DeviceStep> table;
@@ -452,7 +453,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   }
 
   template <typename TrDone>
-  void run_time_stepped(const Phantom2D& ph, const SequenceProgram& prog, const std::vector<int>& marks,
+  void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const std::vector<int>& marks,
                         const CellGrid& g, CellData d, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
     const std::size_t n = g.n;
     std::vector<std::pair<long, int>> trs_at;

@@ -1,7 +1,7 @@
 #pragma once
 // Flow fields on the phantom's cells: (a) analytic Poiseuille per segment with the inflow split at each
 // bifurcation by Poiseuille resistance, (b) lattice Boltzmann (lbm.hpp) on the discretised lumen.
-// Velocities are in m/s here; the simulator gets them in cells per step through Phantom2D.ux/uy
+// Velocities are in m/s here; the simulator gets them in cells per step through CellPhantom.ux/uy
 // (u_cells = u_m_per_s * Scenario::flow_time_step_s() / cell_m, |u| <= 1 enforced).
 // Pulsatile flow is quasi-steady: the field at time t is the steady field of Q(t) = Q_mean * w(t)
 // (Womersley effects neglected; valid for small Womersley numbers).

@@ -1,5 +1,6 @@
 #pragma once
-// A 2-D phantom discretised into square cells (the isochromats of seed 004), stored as SoA arrays.
+// A phantom discretised into square (2-D, nz = 1) or cubic (3-D) cells, the isochromats of seed 004,
+// stored as SoA arrays indexed (iz·ny + iy)·nx + ix.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -11,15 +12,17 @@ namespace mrwb {
 
 enum class CellType : std::uint8_t { Background = 0, Stationary = 1, Fluid = 2 };
 
-struct Phantom2D {
+struct CellPhantom {
   int nx = 0, ny = 0;        // cells along x (readout) and y (phase encode)
-  double cell_size_m = 0;    // edge of one square cell [m]
+  int nz = 1;                // cells along z (slice / partition direction); 1: a 2-D slice at z = z0_m
+  double cell_size_m = 0;    // edge of one square (cubic) cell [m]
   std::vector<float> PD;     // proton density (M0 of the cell)
   std::vector<float> T1_s;   // [s]; 0 where PD = 0
   std::vector<float> T2_s;   // [s]
   std::vector<float> dB_T;   // off-resonance field [T]
   std::vector<std::uint8_t> type;  // CellType
   std::vector<float> ux, uy;       // lattice velocity [cells per flow_dt_s]; |u| <= 1
+  std::vector<float> uz;           // 3-D only (empty: no through-plane motion)
   double flow_dt_s = 0;            // time step the lattice velocity refers to (0: static phantom)
   // Vessel ends inside the grid (inlets/outlets): 1 on the fluid cells whose faces to non-fluid
   // neighbours are open (transport_cell_ops.hpp); empty: every vessel end is a closed cap.
@@ -27,26 +30,28 @@ struct Phantom2D {
 
   // Centre of cell (0, 0). The grid follows the FFT convention: image voxel i is centred at
   // (i − matrix/2)·voxel, so the isocentre is the centre of voxel matrix/2, not a voxel corner.
-  double x0_m = 0, y0_m = 0;
+  double x0_m = 0, y0_m = 0, z0_m = 0;
   int cells_per_voxel = 1;
 
-  std::size_t size() const { return static_cast<std::size_t>(nx) * ny; }
+  std::size_t size() const { return static_cast<std::size_t>(nx) * ny * nz; }
+  std::size_t slice_size() const { return static_cast<std::size_t>(nx) * ny; }
   double x_m(int ix) const { return x0_m + ix * cell_size_m; }
   double y_m(int iy) const { return y0_m + iy * cell_size_m; }
+  double z_m(int iz) const { return z0_m + iz * cell_size_m; }
 };
 
 // nx × ny cells of one tissue (PD, T1, T2) and one type, centred on the isocentre, no off-resonance,
 // at rest (flow_dt_s = 0): the base of test and benchmark objects.
-Phantom2D uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type);
+CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type);
 
 // Bytes the phantom and the simulator state need for `spec`; shown before building.
 std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix);
 // Builds the cell grid: matrix * cells_per_voxel cells along each axis over fov_m. Partial volume at
 // tissue boundaries is resolved by 4x4 supersampling of each cell.
-Phantom2D build_phantom(const PhantomSpec& spec, double fov_m, int matrix);
+CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix);
 // The scenario's phantom with its flow: when the scenario has a "flow" section, ux/uy hold the field of
 // flow.solver in cells per Scenario::flow_time_step_s() (|u| <= 1 checked; InputError otherwise) on the
 // fluid cells. `lbm_runner` runs the LBM (empty: the CPU reference).
-Phantom2D build_phantom(const Scenario& scenario, const LbmRunner& lbm_runner = {});
+CellPhantom build_phantom(const Scenario& scenario, const LbmRunner& lbm_runner = {});
 
 }  // namespace mrwb

@@ -60,7 +60,7 @@ struct BlockSimulationOptions {
 // its centre (2-D phantom: slice profile not modelled), Free events refined, demodulated, and split by the
 // SET label into one RawData per segment (lines by LIN). Signal in voxel units (cell area / voxel area).
 // `truth` (optional) receives the voxel-averaged Mxy at the k-space centre in the receiver's frame.
-std::vector<RawData> simulate_block_sequence(const Phantom2D& phantom, const seq::BlockSequence& s,
+std::vector<RawData> simulate_block_sequence(const CellPhantom& phantom, const seq::BlockSequence& s,
                                              SimulationEngine& engine, const CoilMaps& coils, Image2D* truth,
                                              const ProgressFn& progress, const CancelToken& cancel,
                                              const BlockSimulationOptions& options = {});

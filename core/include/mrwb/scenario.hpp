@@ -26,7 +26,7 @@ struct PhantomSpec {
   VesselTreeSpec tree;              // read and written only for preset "vessel_tree" (JSON "tree")
 };
 
-// Optional "flow" section: the velocity field given to the simulator (Phantom2D.ux/uy) and written by
+// Optional "flow" section: the velocity field given to the simulator (CellPhantom.ux/uy) and written by
 // `mrwb flow`. Absent: no flow (a static phantom), as before.
 struct FlowSpec {
   bool enabled = false;                 // true when the scenario has a "flow" section
@@ -38,7 +38,7 @@ struct FlowSpec {
   double time_s = 0;                    // instant of the waveform at which the field is taken
   double viscosity_Pa_s = 3.5e-3;       // dynamic viscosity of blood
   double density_kg_per_m3 = 1060;      // blood
-  double time_step_s = 0;               // step of the simulator's flow transport: Phantom2D.ux/uy are in
+  double time_step_s = 0;               // step of the simulator's flow transport: CellPhantom.ux/uy are in
                                         // cells per time_step_s; 0 means the readout dwell (Scenario::dwell_s)
   int lbm_max_steps = 20000;
   double lbm_tolerance = 1e-5;          // on the relative velocity change per 200 steps (float32
@@ -102,7 +102,7 @@ struct Scenario {
 
   // Readout timing derived from the sequence.
   double dwell_s() const { return 1.0 / (sequence.bandwidth_Hz_per_pixel * sequence.matrix); }
-  // Time step of Phantom2D.ux/uy (cells per step): flow.time_step_s, or the readout dwell when 0.
+  // Time step of CellPhantom.ux/uy (cells per step): flow.time_step_s, or the readout dwell when 0.
   double flow_time_step_s() const { return flow.time_step_s > 0 ? flow.time_step_s : dwell_s(); }
 };
 

@@ -17,6 +17,7 @@ struct SeqEvent {
   double flip_rad = 0, phase_rad = 0;  // Rf
   double dt_s = 0;                     // Free: whole interval; Readout: per sample (dwell)
   double dk_x = 0, dk_y = 0;           // Free: over the interval; Readout: per sample
+  double dk_z = 0;                     // likewise along z (slice select, partition encoding; 3-D phantoms)
   int n_samples = 0;                   // Readout
   int line = -1;                       // Readout: destination row in the raw data
   int truth_sample = -1;               // Readout: sample at which cell Mxy is recorded as ground truth

@@ -33,23 +33,23 @@ class SimulationEngine {
   //   samples:    ncoils × readouts × nx, S_c(t) = Σ_cells C_c(r)·(Mx + i·My)
   //   cell_truth: Mxy of every cell at the truth sample (zero if the program records none)
   // Throws Cancelled when `cancel` is set; reports progress through `progress`.
-  virtual void run(const Phantom2D& phantom, const SequenceProgram& program, const CoilMaps& coils,
+  virtual void run(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
                    std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                    const ProgressFn& progress, const CancelToken& cancel) = 0;
   // Single uniform coil.
-  void run(const Phantom2D& phantom, const SequenceProgram& program, std::span<std::complex<float>> samples,
+  void run(const CellPhantom& phantom, const SequenceProgram& program, std::span<std::complex<float>> samples,
            std::span<std::complex<float>> cell_truth, const ProgressFn& progress, const CancelToken& cancel) {
     run(phantom, program, CoilMaps{}, samples, cell_truth, progress, cancel);
   }
 };
 
 // True when some fluid cell has a non-zero velocity and the phantom has a flow time step.
-bool phantom_moves(const Phantom2D& phantom);
+bool phantom_moves(const CellPhantom& phantom);
 // Largest |ux| + |uy| over fluid cells: both engines sub-step so that this times dt/flow_dt <= 1.
-double max_courant_speed(const Phantom2D& phantom);
+double max_courant_speed(const CellPhantom& phantom);
 // Longest step keeping the Courant number <= 1 [s] (0: nothing moves, no limit), and the number of
 // equal sub-steps an interval dt_s takes under it: the one rule both engines (and the bench) follow.
-inline double courant_dt_s(const Phantom2D& phantom) {
+inline double courant_dt_s(const CellPhantom& phantom) {
   const double u = phantom.flow_dt_s > 0 ? max_courant_speed(phantom) : 0.0;
   return u > 0 ? phantom.flow_dt_s / u : 0.0;
 }
@@ -58,7 +58,7 @@ inline int courant_substeps(double dt_s, double courant_dt) {
 }
 // Time steps the time-stepped path takes for `program` (sub-steps of every Free interval and every ADC
 // sample).
-long time_step_count(const Phantom2D& phantom, const SequenceProgram& program);
+long time_step_count(const CellPhantom& phantom, const SequenceProgram& program);
 
 // Progress once per TR, dummy TRs included: marks[e] = TRs completed when event e has been played
 // (simulated time / TR, rounded down; readouts played when the program has no TR); the last mark is
@@ -68,7 +68,7 @@ std::vector<int> tr_progress_marks(const SequenceProgram& program);
 // Runs `engine` on a thread, cancels it `delay_s` after the start and returns the seconds from cancel()
 // to the engine's return (−1 when the run ended before the cancel): the figure behind "cancel within
 // 100 ms", measured by `mrwb bench` and checked generously by the tests.
-double cancel_latency_s(SimulationEngine& engine, const Phantom2D& phantom, const SequenceProgram& program,
+double cancel_latency_s(SimulationEngine& engine, const CellPhantom& phantom, const SequenceProgram& program,
                         double delay_s);
 
 // GPU memory the CUDA engine allocates for one run [bytes]: cell state (double-buffered when the phantom
@@ -77,7 +77,7 @@ double cancel_latency_s(SimulationEngine& engine, const Phantom2D& phantom, cons
 constexpr std::size_t k_device_event_bytes = 64;  // sizeof the CUDA engine's per-event record (checked there)
 constexpr std::size_t k_device_step_bytes = 64;   // sizeof its per-time-step record (checked there)
 constexpr std::size_t k_signal_slots = 16;        // partial sums per k-space sample on the device
-std::size_t cuda_simulation_bytes(const Phantom2D& phantom, const SequenceProgram& program, int ncoils);
+std::size_t cuda_simulation_bytes(const CellPhantom& phantom, const SequenceProgram& program, int ncoils);
 // Throws InputError (one line: bytes asked, bytes free, coarser cells or --backend cpu) when
 // need_bytes > free_bytes.
 void check_gpu_memory(std::size_t need_bytes, std::size_t free_bytes);
@@ -88,17 +88,17 @@ class CpuSimulationEngine final : public SimulationEngine {
   explicit CpuSimulationEngine(int threads = 0);  // 0: hardware concurrency
   std::string name() const override { return "cpu"; }
   using SimulationEngine::run;
-  void run(const Phantom2D& phantom, const SequenceProgram& program, const CoilMaps& coils,
+  void run(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
            std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
            const ProgressFn& progress, const CancelToken& cancel) override;
   // Forces the time-stepped path even for a static phantom (tests compare the two paths).
   void set_force_time_stepping(bool on) { force_time_stepping_ = on; }
 
  private:
-  void run_static(const Phantom2D& phantom, const SequenceProgram& program, const CoilMaps& coils,
+  void run_static(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
                   std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                   const ProgressFn& progress, const CancelToken& cancel);
-  void run_time_stepped(const Phantom2D& phantom, const SequenceProgram& program, const CoilMaps& coils,
+  void run_time_stepped(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
                         std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                         const ProgressFn& progress, const CancelToken& cancel);
   int threads_;
@@ -119,10 +119,10 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
                           const CancelToken& cancel);
 
 // The scenario's receive coils on the phantom's cell grid (none: one uniform coil).
-CoilMaps scenario_coil_maps(const Scenario& scenario, const Phantom2D& ph);
+CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph);
 // Ground truth on the image grid: Mxy at TE averaged over the cells of each voxel (in voxel units) and,
 // with several coils, weighted by sqrt(Σ_c |s_c|²) as an ideal root-sum-of-squares image shows it.
-Image2D sos_weighted_truth(const Phantom2D& ph, const CoilMaps& coils,
+Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,
                            const std::vector<std::complex<float>>& cell_truth, const SequenceSpec& seq);
 
 }  // namespace mrwb
