@@ -1,12 +1,13 @@
 // `mrwb bench --suite sim`: the Bloch simulator, CPU and CUDA. Static spoiled-GE scenarios (exact event
 // path); seed 004's objects with flow (time-stepped path with transport): the straight tube 940 × 190
-// (128 PE), the bifurcation presets (512² cells, 128 PE) and a 1024² slice of the liver-like tree
-// (256 PE); the cancel latency. Cell-steps per second and, for the moving cases, the bytes each
-// cell-step moves against the card's memory bandwidth.
+// (128 PE), the bifurcation presets (512² cells, 128 PE), a 1024² slice of the liver-like tree (256 PE)
+// and the liver-like slab 1000 × 1000 × 70 in 3-D (256 PE); the cancel latency. Cell-steps per second
+// and, for the moving cases, the bytes the run moves against the card's memory bandwidth (run_traffic).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "bench_sim_slab.hpp"
 #include "bench_suites.hpp"
 #include "mrwb/backend_registry.hpp"
 #include "mrwb/scenario.hpp"
@@ -52,24 +53,77 @@ struct MovingCase {
 
 std::vector<std::string> engines(const BenchOptions& options);
 
-// Times one moving case on every engine: cell-steps as both engines take them (time_step_count) and
-// the bytes each cell-step of the CUDA step kernel moves: M read (12) and written (12), PD T1 T2 dB ux
-// uy (24), type (1), open_end (1, when the phantom has vessel ends inside the grid).
-void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json& report) {
+// Passes of the CUDA engine's closed-form path over its cells: one per group of events ending at a
+// readout, at most 64 events a group (cuda_simulation_engine.cu).
+long closed_form_passes(const SequenceProgram& prog) {
+  long passes = 0;
+  int in_group = 0;
+  for (const SeqEvent& e : prog.events) {
+    ++in_group;
+    if (e.kind == EventKind::Readout || in_group == 64) ++passes, in_group = 0;
+  }
+  return passes + (in_group > 0 ? 1 : 0);
+}
+
+// What one run moves through memory [bytes]. Cell-steps are counted for every cell at every time step
+// (time_step_count), cells the CUDA engine plays in closed form included as if they were stepped.
+// Time-stepped cell (all cells on the CPU; the fluid cells on CUDA), per step: M read (12) and written
+// (12), PD T1 T2 dB ux uy (24), type (1), uz (4, with 3-D flow), open_end (1, with vessel ends inside
+// the grid), the list index (4, CUDA, when not every cell is fluid). Closed-form cell (CUDA: non-fluid
+// cells with PD != 0), per pass: M read and written (24), PD T1 T2 dB (16), list index (4, when the
+// list is not every cell). Reads of neighbours are not counted (caches serve them).
+struct Traffic {
+  double bytes = 0, stepped_cells = 0, closed_form_cells = 0;
+};
+Traffic run_traffic(const CellPhantom& ph, const SequenceProgram& prog, bool hybrid) {
+  const double steps = static_cast<double>(time_step_count(ph, prog));
+  const double n = static_cast<double>(ph.size());
+  Traffic t;
+  for (std::size_t i = 0; i < ph.size(); ++i) {
+    if (!hybrid || ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
+      t.stepped_cells += 1;
+    else if (ph.PD[i] != 0.f)
+      t.closed_form_cells += 1;
+  }
+  const double step_bytes = 49 + (ph.uz.empty() ? 0 : 4) + (ph.open_end.empty() ? 0 : 1) + (hybrid && t.stepped_cells < n ? 4 : 0);
+  const double pass_bytes = 40 + (t.closed_form_cells < n ? 4 : 0);
+  t.bytes = t.stepped_cells * steps * step_bytes + t.closed_form_cells * static_cast<double>(closed_form_passes(prog)) * pass_bytes;
+  return t;
+}
+
+constexpr double k_roofline_GB_per_s = 3352;  // H100 SXM HBM3, nominal
+
+// Times one moving case on every engine; the CPU's time is estimated from `cpu_probe` (a sub-volume and
+// a shorter program of the same objects) when given: cell-steps/s measured there, applied to the case.
+void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json& report,
+                const MovingCase* cpu_probe = nullptr) {
   const double cell_steps = static_cast<double>(time_step_count(c.ph, c.prog)) * static_cast<double>(c.ph.size());
-  const double bytes_per_cell_step = 49 + (c.ph.open_end.empty() ? 0 : 1);
   for (const auto& b : engines(options)) {
-    if (b == "cpu" && !c.with_cpu) continue;
+    if (b == "cpu" && !c.with_cpu && !cpu_probe) continue;
+    const bool estimate = b == "cpu" && !c.with_cpu;
+    const MovingCase& run = estimate ? *cpu_probe : c;
     auto engine = make_simulation_engine(b);
-    std::vector<std::complex<float>> samples(static_cast<std::size_t>(c.prog.readouts) * c.prog.nx), truth(c.ph.size());
+    std::vector<std::complex<float>> samples(static_cast<std::size_t>(run.prog.readouts) * run.prog.nx), truth(run.ph.size());
     const auto t0 = std::chrono::steady_clock::now();
-    engine->run(c.ph, c.prog, samples, truth, {}, {});
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double gbs = cell_steps * bytes_per_cell_step / sec * 1e-9;
-    std::printf("%-44s %-6s %10.4f %14.3e %10.1f\n", c.name.c_str(), b.c_str(), sec, cell_steps / sec, gbs);
-    report["cases"].push_back({{"case", c.name}, {"engine", b}, {"seconds", sec}, {"cell_steps", cell_steps},
-                               {"cell_steps_per_s", cell_steps / sec}, {"bytes_per_cell_step", bytes_per_cell_step},
-                               {"GB_per_s", gbs}});
+    try {
+      engine->run(run.ph, run.prog, samples, truth, {}, {});
+    } catch (const std::exception& e) {
+      std::printf("%-44s %-6s not run: %s\n", c.name.c_str(), b.c_str(), e.what());
+      continue;
+    }
+    double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Traffic t = run_traffic(run.ph, run.prog, b == "cuda");
+    const double gbs = t.bytes / sec * 1e-9;
+    if (estimate) {  // probe rate applied to the whole case
+      const double probe_steps = static_cast<double>(time_step_count(run.ph, run.prog)) * static_cast<double>(run.ph.size());
+      sec *= cell_steps / probe_steps;
+    }
+    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %6.1f%%%s\n", c.name.c_str(), b.c_str(), sec, cell_steps / sec, gbs,
+                100 * gbs / k_roofline_GB_per_s, estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
+    report["cases"].push_back({{"case", c.name}, {"engine", b}, {"seconds", sec}, {"estimated", estimate},
+                               {"cell_steps", cell_steps}, {"cell_steps_per_s", cell_steps / sec},
+                               {"time_stepped_cells", t.stepped_cells}, {"closed_form_cells", t.closed_form_cells},
+                               {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", gbs / k_roofline_GB_per_s}});
   }
 }
 
@@ -88,7 +142,7 @@ std::vector<std::string> engines(const BenchOptions& options) {
 
 int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   report["cases"] = nlohmann::json::array();
-  std::printf("%-44s %-6s %10s %14s %10s\n", "case", "engine", "seconds", "cell-steps/s", "GB/s");
+  std::printf("%-44s %-6s %10s %14s %10s %7s\n", "case", "engine", "seconds", "cell-steps/s", "GB/s", "roof");
 
   // Static scenarios: every cell advanced once per event interval and once per ADC sample.
   struct StaticCase {
@@ -143,6 +197,22 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     std::snprintf(name, sizeof name, "%s %dx%d flow, GE %d PE", t.preset, c.ph.nx, c.ph.ny, t.matrix);
     c.name = name;
     run_moving(c, options, report);
+  }
+  // Seed 004's liver-like slab: 1000 × 1000 × 70 cubic cells of 0.2 mm, a 2-D spoiled GE with 256 phase
+  // encodes over the whole slab (non-selective pulses: the image is the projection along z). The CPU
+  // engine's rate is measured on the central 250 × 250 × 70 cells over the first 2 TRs.
+  {
+    const int sx = options.quick ? 100 : 1000, sz = options.quick ? 14 : 70, pe = options.quick ? 32 : 256;
+    const double cell_m = 2e-4;
+    MovingCase slab{"", liver_slab(sx, sx, sz, cell_m), build_spoiled_gre(bench_ge(pe, sx * cell_m)), false};
+    char name[96];
+    std::snprintf(name, sizeof name, "liver slab %dx%dx%d flow, GE %d PE", sx, sx, sz, pe);
+    slab.name = name;
+    const int px = sx / 4;
+    MovingCase probe{"", crop_phantom(slab.ph, (sx - px) / 2, (sx - px) / 2, 0, px, px, sz), first_readouts(slab.prog, 2), true};
+    std::snprintf(name, sizeof name, "%dx%dx%d cells, 2 TRs", px, px, sz);
+    probe.name = name;
+    run_moving(slab, options, report, &probe);
   }
   // Cancel latency: cancel() 300 ms into a long run of the tube, time until the engine returns.
   SequenceSpec long_seq = bench_ge(lines, tube_nx * 1e-4);

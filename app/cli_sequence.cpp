@@ -10,16 +10,26 @@
 #include "mrwb/sequence_scenario.hpp"
 
 namespace mrwb::cli {
+namespace {
+
+struct SequenceOpts {
+  std::string in, plot, scenario, out, type;
+  bool info = false;
+  double plot_from_s = 0, plot_to_s = 0;
+  double max_grad_mT_per_m = 0, max_slew_T_per_m_per_s = 0;  // 0: not given
+  int minor = 5;
+};
+
+void apply_limits(const SequenceOpts& o, seq::SystemLimits& sys) {
+  if (o.max_grad_mT_per_m > 0) sys.max_grad_Hz_per_m = o.max_grad_mT_per_m * 1e-3 * seq::gamma_Hz_per_T;
+  if (o.max_slew_T_per_m_per_s > 0) sys.max_slew_Hz_per_m_per_s = o.max_slew_T_per_m_per_s * seq::gamma_Hz_per_T;
+}
+
+}  // namespace
 
 Action add_sequence(CLI::App& app) {
   auto* sub = app.add_subcommand("sequence", "Pulse sequences and Pulseq files: --in X.seq [--info] [--plot P.png] | --scenario S.json --out Y.seq");
-  struct Opts {
-    std::string in, plot, scenario, out, type;
-    bool info = false;
-    double plot_from_s = 0, plot_to_s = 0;
-    int minor = 5;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<SequenceOpts>();
   sub->add_option("--in", o->in, "Pulseq file to read (1.4 or 1.5)");
   sub->add_flag("--info", o->info, "print duration, blocks, ADC samples, TE/TR");
   sub->add_option("--plot", o->plot, "write the sequence diagram (RF, Gx, Gy, Gz, ADC) as PNG");
@@ -28,6 +38,12 @@ Action add_sequence(CLI::App& app) {
   sub->add_option("--scenario", o->scenario, "scenario JSON whose sequence is exported");
   sub->add_option("--type", o->type, "override the scenario's sequence type (spoiled_gre, spin_echo, bssfp, phase_contrast, tof)");
   sub->add_option("--out", o->out, "Pulseq file to write");
+  sub->add_option("--max-grad", o->max_grad_mT_per_m,
+                  "gradient amplitude limit [mT/m]: --in checks the file against it, --scenario designs within it (default 32)")
+      ->check(CLI::Range(1.0, 1000.0));
+  sub->add_option("--max-slew", o->max_slew_T_per_m_per_s,
+                  "slew-rate limit [T/m/s]: --in checks the file against it, --scenario designs within it (default 130)")
+      ->check(CLI::Range(1.0, 10000.0));
   sub->add_option("--pulseq-minor", o->minor, "Pulseq version 1.<minor> to write (4 or 5)")->check(CLI::IsMember({4, 5}));
   return [o] {
     if (o->in.empty() == o->scenario.empty())
@@ -35,12 +51,18 @@ Action add_sequence(CLI::App& app) {
     seq::BlockSequence s;
     if (!o->in.empty()) {
       s = seq::read_pulseq(o->in);
+      // A file carries no hardware limits: checked only against the ones given, before anything is written.
+      if (o->max_grad_mT_per_m > 0 || o->max_slew_T_per_m_per_s > 0) {
+        apply_limits(*o, s.sys);
+        seq::check_limits(s, o->in);
+      }
     } else {
       if (o->out.empty() && o->plot.empty() && !o->info)
         throw InputError("sequence: --scenario needs --out Y.seq, --plot P.png or --info");
       const Scenario sc = load_scenario(o->scenario);
       // R, ACS (labels REF / IMA), VENC and flow compensation come with the scenario's parameters.
       seq::CartesianParams p = seq::cartesian_params(sc.sequence);
+      apply_limits(*o, p.sys);
       const std::string type = o->type.empty() ? sc.sequence.type : o->type;
       if (type == "bssfp" && sc.sequence.type != "bssfp") p.TE_s = 0;  // TE follows TR/2
       p.flip_angle_deg = type == "spin_echo" ? 90 : sc.sequence.flip_angle_deg;

@@ -6,6 +6,9 @@
 #include "mrwb/backend_registry.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/phase_contrast.hpp"
+#include "mrwb/pulseq.hpp"
+#include "mrwb/pulseq_simulation.hpp"
 #include "mrwb/scenario.hpp"
 #include "mrwb/sequence_noncart_gre.hpp"
 #include "mrwb/simulation_engine.hpp"
@@ -15,12 +18,81 @@ namespace {
 
 std::string extension(const std::string& path) { return std::filesystem::path(path).extension().string(); }
 
+// "dir/name.ext" -> "dir/name<suffix>.ext": the per-encoding and per-axis files of a phase-contrast run.
+std::string with_suffix(const std::string& path, const std::string& suffix) {
+  std::filesystem::path p(path);
+  const std::string ext = p.extension().string();
+  return p.replace_extension().string() + suffix + ext;
+}
+
+const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+void write_raw(const std::string& path, const RawData& raw) {
+  if (extension(path) == ".h5") write_raw_ismrmrd(path, raw);
+  else write_raw_cfl(path, "", raw);
+}
+
+// A signed velocity map [m/s]: complex (v, 0) in .h5 / .cfl; .png as a diverging map of ±VENC.
+void write_velocity(const std::string& path, const VelocityMap& m, const std::vector<float>& v) {
+  if (extension(path) == ".png") return write_png_error_map(path, v, m.nx, m.ny, static_cast<float>(m.venc_m_per_s));
+  Image2D img;
+  img.nx = m.nx;
+  img.ny = m.ny;
+  img.fov_x_m = m.fov_x_m;
+  img.fov_y_m = m.fov_y_m;
+  img.data.assign(v.begin(), v.end());
+  write_image(path, img);
+}
+
+// Phase contrast: every encoding as its own raw-data file (the reference at `out`, each encoded axis at
+// <out>_venc_<axis>), and per axis the measured velocity <velocity_out>_<axis> and its truth
+// <velocity_out>_<axis>_truth. Everything is simulated before anything is written.
+SimulationResult simulate_phase_contrast_files(const Scenario& s, SimulationEngine& engine, const std::string& out,
+                                               const std::string& velocity_out, bool quiet) {
+  PhaseContrastResult pc = simulate_phase_contrast(s, engine, terminal_progress(quiet), interrupt_token());
+  for (std::size_t seg = 0; seg < pc.segments.size(); ++seg)
+    write_raw(seg == 0 ? out : with_suffix(out, std::string("_venc_") + axis_name(pc.velocity.axes[seg - 1])), pc.segments[seg]);
+  if (!velocity_out.empty())
+    for (std::size_t a = 0; a < pc.velocity.axes.size(); ++a) {
+      const std::string base = with_suffix(velocity_out, std::string("_") + axis_name(pc.velocity.axes[a]));
+      write_velocity(base, pc.velocity, pc.velocity.v_m_per_s[a]);
+      write_velocity(with_suffix(base, "_truth"), pc.velocity, pc.velocity_truth_m_per_s[a]);
+    }
+  if (!quiet)
+    std::cerr << pc.sequence_report << "\nwrote " << pc.segments.size() << " encodings: " << out << " (reference) and "
+              << with_suffix(out, "_venc_<axis>") << "\n";
+  SimulationResult r;
+  r.raw = std::move(pc.segments.front());
+  r.truth = std::move(pc.truth);
+  r.backend = pc.backend;
+  r.seconds = pc.simulate_seconds;
+  return r;
+}
+
+// An imported Pulseq file on the scenario's phantom and coils: the first segment (SET label) at `out`,
+// further segments at <out>_set<k>. Everything is simulated before anything is written.
+SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engine, const std::string& seq_path,
+                                       const std::string& out, bool quiet) {
+  const seq::BlockSequence sequence = seq::read_pulseq(seq_path);
+  ImportedSequenceRun run = simulate_imported_sequence(s, sequence, engine, terminal_progress(quiet), interrupt_token());
+  for (std::size_t seg = 0; seg < run.segments.size(); ++seg)
+    write_raw(seg == 0 ? out : with_suffix(out, "_set" + std::to_string(seg)), run.segments[seg]);
+  if (!quiet && run.segments.size() > 1)
+    std::cerr << "wrote " << run.segments.size() << " segments: " << out << " and " << with_suffix(out, "_set<k>") << "\n";
+  SimulationResult r;
+  r.raw = std::move(run.segments.front());
+  r.truth = std::move(run.truth);
+  r.backend = run.backend;
+  r.seconds = run.seconds;
+  return r;
+}
+
 }  // namespace
 
 Action add_simulate(CLI::App& app) {
   auto* sub = app.add_subcommand("simulate", "Run the Bloch simulator on a scenario; write ISMRMRD or BART raw data");
   struct Opts {
-    std::string scenario, out, traj_out, backend;
+    std::string scenario, out, traj_out, backend, velocity_out, seq;
     std::vector<std::string> truth;
     PngOptions png;
     bool quiet = false;
@@ -31,6 +103,10 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--traj-out", o->traj_out,
                   "BART trajectory .cfl of non-Cartesian data ([3, samples, lines], cycles/FOV; default <out>_traj.cfl)");
   sub->add_option("--truth", o->truth, "Ground truth image(s): .h5, .cfl, .nii and/or .png (repeatable)");
+  sub->add_option("--velocity-out", o->velocity_out,
+                  "Phase contrast: velocity maps [m/s] per encoded axis, V_<axis> and V_<axis>_truth (.h5, .cfl or .png)");
+  sub->add_option("--seq", o->seq,
+                  "Play this Pulseq .seq (1.4/1.5) on the scenario's phantom and coils instead of the scenario's sequence");
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the scenario's)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
@@ -48,14 +124,29 @@ Action add_simulate(CLI::App& app) {
     for (const auto& t : o->truth)
       if (const auto te = extension(t); te != ".h5" && te != ".cfl" && te != ".nii" && te != ".png")
         throw InputError(t + ": unknown --truth image format '" + te + "' (allowed: .h5, .cfl, .nii, .png)");
+    const bool pc = s.sequence.type == "phase_contrast";
+    if (!o->velocity_out.empty()) {
+      if (!pc)
+        throw InputError(o->velocity_out + ": --velocity-out needs sequence.type \"phase_contrast\" (the scenario has \"" +
+                         s.sequence.type + "\")");
+      // NIfTI is refused: the NIfTI writer stores magnitude, which would drop the velocity's sign.
+      if (const auto ve = extension(o->velocity_out); ve != ".h5" && ve != ".cfl" && ve != ".png")
+        throw InputError(o->velocity_out + ": unknown --velocity-out format '" + ve + "' (allowed: .h5, .cfl, .png)");
+    }
+    if (!o->seq.empty() && (pc || !o->traj_out.empty()))
+      throw InputError(o->seq + ": --seq plays a Cartesian Pulseq file; it does not combine with phase contrast or --traj-out");
     auto engine = make_simulation_engine(s.backend);
     if (!o->quiet) std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << "\n";
     // Radial / spiral scenarios play their own readouts (as the pipeline does); the raw data carries the trajectory.
-    SimulationResult r = s.sequence.trajectory == "cartesian"
+    SimulationResult r = !o->seq.empty() ? simulate_pulseq_files(s, *engine, o->seq, o->out, o->quiet)
+                         : pc ? simulate_phase_contrast_files(s, *engine, o->out, o->velocity_out, o->quiet)
+                         : s.sequence.trajectory == "cartesian"
                              ? simulate(s, *engine, terminal_progress(o->quiet), interrupt_token())
                              : simulate_noncart(s, *engine, terminal_progress(o->quiet), interrupt_token());
     std::string traj_written;
-    if (ext == ".h5") {
+    if (pc || !o->seq.empty()) {
+      // written above, every encoding / segment
+    } else if (ext == ".h5") {
       write_raw_ismrmrd(o->out, r.raw);
     } else {
       if (!r.raw.cartesian())

@@ -1,9 +1,12 @@
 // mrwb-gui: the workbench window. Scripted use (docs, tests):
-//   mrwb-gui [--scenario S.json] [--run] [--panel NAME] [--screenshot P.png]
+//   mrwb-gui [--scenario S.json] [--run] [--panel NAME] [--compute-flow] [--import-pulseq X.seq [--simulate-pulseq]]
+//            [--segment N] [--screenshot P.png]
 // --run with --screenshot: run, save the window as PNG (atomically), exit 0; failure: one line on
 // stderr, exit 1 (2 when the input is at fault: bad scenario file, unavailable backend).
 // --screenshot alone: capture the window as opened. --panel NAME shows and raises that dock first
 // (scenario, run, metrics, or any dock's objectName / title), so the README can show each panel.
+// --compute-flow computes the flow field (after the run) before the screenshot; --import-pulseq X.seq
+// imports a Pulseq file into the Pulseq dock (--simulate-pulseq plays it); --segment N selects vessel segment N for its editor.
 // Interactive start (no --screenshot): an autosave newer than the scenario file is offered for recovery.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -12,15 +15,20 @@
 #include <QImage>
 #include <QTimer>
 #include <cstdio>
+#include <functional>
 
 #include "mrwb/errors.hpp"
 #include "mrwb/scenario.hpp"
 #include "mrwb/version.hpp"
+#include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/main_window.hpp"
+#include "mrwb_ui/pulseq_panel.hpp"
+#include "mrwb_ui/vessel_tree_view.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
 #include "mrwb_ui/workbench_style.hpp"
 
 #if defined(MRWB_HAVE_CUDA)
+#include "mrwb_gpu/lbm_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"
 #endif
 
@@ -66,7 +74,16 @@ int main(int argc, char** argv) {
   const QCommandLineOption panelOpt(QStringLiteral("panel"),
                                     QStringLiteral("Show and raise this dock before the screenshot (scenario, run, metrics, ...)."),
                                     QStringLiteral("NAME"));
-  parser.addOptions({scenarioOpt, runOpt, shotOpt, panelOpt});
+  const QCommandLineOption flowOpt(QStringLiteral("compute-flow"),
+                                   QStringLiteral("Compute the flow field (after the run with --run) before the screenshot."));
+  const QCommandLineOption pulseqOpt(QStringLiteral("import-pulseq"), QStringLiteral("Import this Pulseq file at start."),
+                                     QStringLiteral("X.seq"));
+  const QCommandLineOption segmentOpt(QStringLiteral("segment"),
+                                      QStringLiteral("Select this vessel segment in Phantom 3-D (its editor shows it)."),
+                                      QStringLiteral("N"));
+  const QCommandLineOption simPulseqOpt(QStringLiteral("simulate-pulseq"),
+                                        QStringLiteral("Play the imported Pulseq file on the scenario's phantom before the screenshot."));
+  parser.addOptions({scenarioOpt, runOpt, shotOpt, panelOpt, flowOpt, pulseqOpt, simPulseqOpt, segmentOpt});
   parser.process(app);  // exits on --help / --version / unknown options
 
   const bool doRun = parser.isSet(runOpt);
@@ -80,6 +97,13 @@ int main(int argc, char** argv) {
   mrwb::ui::applyWorkbenchStyle(app);
   mrwb::ui::MainWindow window;
   window.setInteractive(false);  // a bad --scenario is one line on stderr, not a dialog
+#if defined(MRWB_HAVE_CUDA)
+  // Compute Flow may run the LBM on the GPU: the CUDA twin is handed to the view (ui/ links core only).
+  if (mrwb::gpu::device_available())
+    window.flowView()->addLbmBackend(QStringLiteral("CUDA (%1)").arg(QString::fromStdString(mrwb::gpu::device_description())),
+                                     [](const mrwb::LbmDomain& d, const mrwb::LbmParams& p, const mrwb::ProgressFn& pr,
+                                        const mrwb::CancelToken& c) { return mrwb::gpu::lbm_run_cuda(d, p, pr, c); });
+#endif
   if (parser.isSet(scenarioOpt) && !window.loadScenario(parser.value(scenarioOpt))) {
     fail(window.lastError());
     return 2;
@@ -88,6 +112,20 @@ int main(int argc, char** argv) {
     fail(QStringLiteral("--panel: unknown panel '%1' (allowed: %2)")
              .arg(parser.value(panelOpt), window.panelNames().join(QStringLiteral(", "))));
     return 2;
+  }
+  if (parser.isSet(pulseqOpt) && !window.importPulseq(parser.value(pulseqOpt))) {
+    fail(window.pulseqPanel()->lastError());
+    return 2;
+  }
+  if (parser.isSet(segmentOpt)) {
+    bool ok = false;
+    const int segment = parser.value(segmentOpt).toInt(&ok);
+    if (!ok || !window.selectSegment(segment)) {
+      fail(QStringLiteral("--segment %1: no such segment (allowed: 0 .. %2)")
+               .arg(parser.value(segmentOpt))
+               .arg(window.vesselTreeView()->segmentCount() - 1));
+      return 2;
+    }
   }
   window.setInteractive(!scripted);  // no modal dialogs when nobody is there to close them
   window.show();
@@ -106,6 +144,31 @@ int main(int argc, char** argv) {
     });
   };
 
+  // After the run (if any): play the imported Pulseq file and Compute Flow (if asked), then the screenshot.
+  const bool computeFlow = parser.isSet(flowOpt), simulatePulseq = parser.isSet(simPulseqOpt);
+  auto afterStep = [&](bool ok, const QString& error, const std::function<void()>& next) {
+    if (!ok) {
+      fail(error);
+      if (scripted) QApplication::exit(1);
+      return;
+    }
+    next();
+  };
+  std::function<void()> finish = [&] {
+    if (scripted) screenshotAndQuit();
+  };
+  std::function<void()> flowStep = [&] {
+    if (!computeFlow) return finish();
+    QObject::connect(window.flowView(), &mrwb::ui::FlowView::flowComputed, &window,
+                     [&](bool ok) { afterStep(ok, window.flowView()->errorText(), finish); });
+    window.flowView()->computeFlow();
+  };
+  std::function<void()> afterRun = [&] {
+    if (!simulatePulseq || !window.pulseqPanel()->hasSequence()) return flowStep();
+    QObject::connect(window.pulseqPanel(), &mrwb::ui::PulseqPanel::simulationFinished, &window,
+                     [&](bool ok) { afterStep(ok, window.pulseqPanel()->lastError(), flowStep); });
+    window.pulseqPanel()->simulate();
+  };
   if (doRun) {
     QObject::connect(&window, &mrwb::ui::MainWindow::runFinished, &window, [&](bool ok) {
       if (!ok) {
@@ -113,12 +176,12 @@ int main(int argc, char** argv) {
         if (scripted) QApplication::exit(window.lastErrorIsInputError() ? 2 : 1);
         return;
       }
-      if (scripted) screenshotAndQuit();
+      afterRun();
     });
     // Start once the event loop runs, so the window is mapped and the views have GL contexts.
     QTimer::singleShot(0, &window, [&] { window.run(); });
-  } else if (scripted) {
-    screenshotAndQuit();
+  } else {
+    QTimer::singleShot(0, &window, [&] { afterRun(); });
   }
 
   const int rc = app.exec();

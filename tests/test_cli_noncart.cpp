@@ -2,7 +2,13 @@
 // the bad-input contract (exit 2, one line, no output file).
 #include <QtTest>
 
+#include "process_runner.hpp"
+
+#include <ismrmrd/dataset.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "mrwb/analytic_phantom.hpp"
@@ -15,17 +21,8 @@ using mrwb::noncart::AnalyticPhantom;
 
 namespace {
 
-struct Run {
-  int code;
-  QString out, err;
-};
-
-Run run_mrwb(const QStringList& args) {
-  QProcess p;
-  p.start(MRWB_CLI_PATH, args);
-  if (!p.waitForFinished(600000)) return {-1, {}, "timeout"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using mrwb_test::Run;
+using mrwb_test::run_mrwb;
 
 // BART layout: trajectory [3, samples, readouts] (kz 0 for 2-D), k-space [1, samples, readouts, 1].
 void write_bart(const std::string& k_path, const std::string& t_path, const noncart::Trajectory& t,
@@ -102,28 +99,59 @@ class TestCliNoncart : public QObject {
     QVERIFY(mean[4] < 0.1 * mean[1]);                             // lambda reached the solver
   }
 
-  // A 3-D trajectory gives a volume: .cfl [n, n, n]; a .nii output is refused before any work.
+  // A 3-D trajectory gives a volume: .cfl [n, n, n], NIfTI-1 .nii (float32 magnitude) and ISMRMRD .h5
+  // (complex n^3), the same volume in each; a .png output is refused before any work.
   void volumeFromStackOfSpirals() {
     const int n = 16;
     const auto t = noncart::stack_of_spirals(n, n, 4, 1.0, noncart::SpiralLimits{});
     const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(3);
     write_bart(path("k3"), path("t3"), t, ph.kspace(t.k));
+    const std::size_t nv = static_cast<std::size_t>(n) * n * n;
     for (const char* method : {"gridding", "cg"}) {
       const Run r = run_mrwb({"recon", "--in", qpath("k3.cfl"), "--traj", qpath("t3.cfl"), "--method", method, "--gridded",
-                          "--iterations", "10", "--matrix", QString::number(n), "--out", qpath("vol.cfl"), "--quiet"});
+                              "--iterations", "10", "--matrix", QString::number(n), "--out", qpath("vol.cfl"), "--out",
+                              qpath("vol.nii"), "--out", qpath("vol.h5"), "--quiet", "--backend", "cpu"});
       QVERIFY2(r.code == 0, qPrintable(r.err));
       const CflArray v = read_cfl(path("vol.cfl"));
-      QCOMPARE(v.size(), static_cast<std::size_t>(n) * n * n);
+      QCOMPARE(v.size(), nv);
       QCOMPARE(v.dims[2], static_cast<long>(n));
-      const Metrics mv = compare_images(magnitude(v.data), ph.image(n, 2), n, n * n);
+      const std::vector<float> m = magnitude(v.data);
+      const Metrics mv = compare_images(m, ph.image(n, 2), n, n * n);
       qInfo("3-D %s %d^3: %.2f %% error, PSNR %.2f dB", method, n, mv.percent_error, mv.psnr_db);
       QVERIFY(mv.percent_error < 45.0);  // measured 39 (gridding), 33 (cg)
+      // NIfTI-1: dim = {3, n, n, n}, float32 at byte 352, equal to |.cfl|.
+      QFile nii(qpath("vol.nii"));
+      QVERIFY(nii.open(QIODevice::ReadOnly));
+      const QByteArray b = nii.readAll();
+      QCOMPARE(b.size(), static_cast<qsizetype>(352 + 4 * nv));
+      std::int16_t dim[4];
+      std::memcpy(dim, b.constData() + 40, sizeof dim);
+      QVERIFY(dim[0] == 3 && dim[1] == n && dim[2] == n && dim[3] == n);
+      std::vector<float> nm(nv);
+      std::memcpy(nm.data(), b.constData() + 352, 4 * nv);
+      QVERIFY(nm == m);
+      // ISMRMRD image: matrix n^3, the complex volume of the .cfl.
+      ISMRMRD::Dataset d(path("vol.h5").c_str(), "dataset", false);
+      ISMRMRD::Image<std::complex<float>> im;
+      d.readImage("image_0", 0, im);
+      QVERIFY(im.getMatrixSizeX() == n && im.getMatrixSizeY() == n && im.getMatrixSizeZ() == n);
+      QVERIFY(std::equal(v.data.begin(), v.data.end(), im.begin()));
     }
-    const Run r = run_mrwb({"recon", "--in", qpath("k3.cfl"), "--traj", qpath("t3.cfl"), "--method", "cg", "--out",
-                        qpath("vol.nii"), "--quiet"});
-    QCOMPARE(r.code, 2);
-    QVERIFY2(r.err.contains(".cfl") && r.err.trimmed().count('\n') == 0, qPrintable(r.err));
-    QVERIFY(!QFileInfo::exists(qpath("vol.nii")));
+    // Exact F^H d and Q on the same data (CPU.SP, 20 iterations): the error of the iterative volume.
+    const Run r = run_mrwb({"recon", "--in", qpath("k3.cfl"), "--traj", qpath("t3.cfl"), "--method", "cg", "--exact",
+                            "--iterations", "20", "--matrix", QString::number(n), "--out", qpath("vole.cfl"), "--quiet",
+                            "--backend", "cpu"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const Metrics me = compare_images(magnitude(read_cfl(path("vole.cfl")).data), ph.image(n, 2), n, n * n);
+    qInfo("3-D cg exact %d^3: %.2f %% error, PSNR %.2f dB", n, me.percent_error, me.psnr_db);
+    QVERIFY(me.percent_error < 45.0);
+    for (const char* bad : {"vol.png", "vol.txt"}) {
+      const Run rb = run_mrwb({"recon", "--in", qpath("k3.cfl"), "--traj", qpath("t3.cfl"), "--method", "cg", "--out",
+                               qpath(bad), "--quiet"});
+      QCOMPARE(rb.code, 2);
+      QVERIFY2(rb.err.contains(".nii") && rb.err.trimmed().count('\n') == 0, qPrintable(rb.err));
+      QVERIFY(!QFileInfo::exists(qpath(bad)));
+    }
   }
 
   void badInputExitsTwo_data() {

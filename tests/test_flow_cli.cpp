@@ -2,6 +2,8 @@
 // and exit 2 with no .vti written, and the LBM reports its lattice against its physical Reynolds number.
 #include <QtTest>
 
+#include "process_runner.hpp"
+
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -10,18 +12,9 @@
 using namespace mrwb;
 
 namespace {
-struct Run {
-  int code;
-  QString out, err;
-};
 
-Run mrwb_cli(const QStringList& args) {
-  QProcess p;
-  p.start(MRWB_CLI_PATH, args);
-  if (!p.waitForFinished(600000)) return {-1, {}, "timeout"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
-
+using mrwb_test::Run;
+using mrwb_test::run_mrwb;
 // The straight-tube preset on a small grid (64 x 64 cells of 0.5 mm): fast enough for a CPU LBM.
 Scenario small_tube() {
   Scenario s = scenario_preset("straight_tube");
@@ -47,7 +40,7 @@ class TestFlowCli : public QObject {
 
  private slots:
   void listNamesTheShippedFiles() {
-    const Run r = mrwb_cli({"phantom", "--list"});
+    const Run r = run_mrwb({"phantom", "--list"});
     QCOMPARE(r.code, 0);
     for (const char* n : {"straight_tube", "stenosis_50", "stenosis_75", "bifurcation", "multi_bifurcation",
                           "aneurysm_saccular", "aneurysm_fusiform", "liver_tree"})
@@ -84,7 +77,7 @@ class TestFlowCli : public QObject {
     }
     if (what == "collision") replace("\"lbm_collision\": \"bgk\"", "\"lbm_collision\": \"trt\"");
     const QString scenario = write(what + ".json", text);
-    const Run r = mrwb_cli({"flow", "--scenario", scenario, "--solver", "poiseuille", "--out", path(what + ".vti"), "--quiet"});
+    const Run r = run_mrwb({"flow", "--scenario", scenario, "--solver", "poiseuille", "--out", path(what + ".vti"), "--quiet"});
     QCOMPARE(r.code, 2);
     QCOMPARE(r.err.trimmed().count('\n'), 0);
     QVERIFY2(r.err.contains(expect), qPrintable(r.err));
@@ -107,7 +100,7 @@ class TestFlowCli : public QObject {
     s.flow.lbm_max_steps = 400;
     s.backend = "cpu";
     const QString scenario = write("lbm_" + collision + ".json", scenario_to_json_text(s));
-    const Run r = mrwb_cli({"flow", "--scenario", scenario, "--solver", "lbm", "--backend", "cpu", "--out",
+    const Run r = run_mrwb({"flow", "--scenario", scenario, "--solver", "lbm", "--backend", "cpu", "--out",
                             path("lbm_" + collision + ".vti")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(QFileInfo::exists(path("lbm_" + collision + ".vti")));

@@ -89,6 +89,87 @@ class TestGpuNoncart : public QObject {
     }
   }
 
+  // Voxel tiling (seed 002): a small 3-D case forced into many tiles equals the single pass (rel L2 <= 1e-5),
+  // F^H d and Q, both kernels; and the tiles still match CPU.DP.
+  void tiledMatchesUntiled() {
+    const Grid g{3, 24};
+    const std::size_t M = 3000;
+    const auto k = random_k(M, 3, g.n / 2.0, 61);
+    const auto d = random_d(M, 62);
+    const auto ref = exact_fhd(g, k.data(), d.data(), M, Precision::Double);
+    const Grid gq{3, 12};
+    const auto qref = exact_q(gq, k.data(), M, Precision::Double);
+    for (gpu::FhdConfig c : {kSfu, kRotate}) {
+      const auto whole = gpu::fhd_on_device(g, k.data(), d.data(), M, c);
+      const auto qwhole = gpu::q_on_device(gq, k.data(), M, c);
+      c.voxel_tile = 1000;  // 41 rows of 24: 15 tiles of F^H d, 8 of Q's 24 x 24 x 13 half
+      const auto tiled = gpu::fhd_on_device(g, k.data(), d.data(), M, c);
+      const auto qtiled = gpu::q_on_device(gq, k.data(), M, c);
+      const double e = rel_l2(tiled, whole), eq = rel_l2(qtiled, qwhole);
+      qInfo("%s tiled vs single pass: F^H d rel L2 %.3g, Q %.3g; tiled vs CPU.DP %.3g, %.3g", c.variant.c_str(), e, eq,
+            rel_l2(tiled, ref), rel_l2(qtiled, qref));
+      QVERIFY(e <= 1e-5);
+      QVERIFY(eq <= 1e-5);
+      QVERIFY(rel_l2(tiled, ref) < 1e-4);
+      QVERIFY(rel_l2(qtiled, qref) < 1e-4);
+    }
+  }
+
+  void voxelTilePlan() {
+    const auto p = gpu::plan_voxel_tiles(24 * 24 * 24, 24, 3000, 3, true, std::size_t{1} << 30, 1000);
+    QCOMPARE(p.tile_voxels, std::size_t{984});
+    QCOMPARE(p.tiles, std::size_t{15});
+    const auto a = gpu::plan_voxel_tiles(std::size_t{512} * 512 * 257, 512, 284592, 3, false, std::size_t{40} << 30, 0);
+    QCOMPARE(a.tile_voxels, gpu::kAutoTileVoxels);
+    QCOMPARE(a.tiles, std::size_t{5});
+    try {  // 1 MB free cannot hold 100k samples: one line with the bytes needed and free
+      gpu::plan_voxel_tiles(256 * 256 * 256, 256, 100000, 3, true, 1000000, 0);
+      QFAIL("expected InputError");
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      qInfo("%s", e.what());
+      QVERIFY(msg.find("bytes of GPU memory") != std::string::npos && msg.find("1000000 free") != std::string::npos);
+      QVERIFY(msg.find('\n') == std::string::npos);
+    }
+  }
+
+  // `mrwb recon` of a 3-D trajectory on the device (the "cuda" volume backend) against the CPU path:
+  // gridding and CG (gridded F^H d / Q), analytic 3-D phantom on a stack of spirals.
+  void volumeCudaMatchesCpu() {
+    const int n = 16;
+    const auto t = stack_of_spirals(n, n, 4, 1.0, SpiralLimits{});
+    RawData raw;
+    raw.nx = t.samples;
+    raw.ny = t.readouts;
+    raw.traj_dims = 3;
+    raw.traj = t.k;
+    raw.kspace = AnalyticPhantom::shepp_logan(3).kspace(t.k);
+    NoncartParams p;
+    p.matrix = n;
+    p.iterations = 10;
+    p.exact = false;
+    const std::vector<float> truth = AnalyticPhantom::shepp_logan(3).image(n, 2);
+    for (const char* method : {"gridding", "cg"}) {
+      const Volume cpu = reconstruct_volume_cpu(raw, method, p);
+      const Volume cuda = gpu::reconstruct_volume_cuda(raw, method, p, {}, {});
+      QCOMPARE(cuda.data.size(), cpu.data.size());
+      const std::vector<cdouble> a(cuda.data.begin(), cuda.data.end()), b(cpu.data.begin(), cpu.data.end());
+      const double e = rel_l2(a, b);
+      const Metrics mc = compare_images(mag(b), truth, n, n * n), mg = compare_images(mag(a), truth, n, n * n);
+      qInfo("3-D volume %s %d^3: CUDA vs CPU relative L2 %.3g; PSNR vs truth CPU %.3f dB, CUDA %.3f dB", method, n, e,
+            mc.psnr_db, mg.psnr_db);
+      if (std::string(method) == "gridding") {
+        QVERIFY(e < 1e-4);  // as the 2-D gridding twins (2.5e-6 measured)
+      } else {
+        // Float CG on the device against the double CG of the CPU: the recurrences drift apart (first H100
+        // run: 1.04e-2 here, 4.4e-3 in 2-D), while a 3e-7 perturbation of the data moves the CPU result by
+        // only 1e-6 (not ill-conditioning). The bar is issue 8's: within 0.1 dB of the reference PSNR.
+        QVERIFY(std::abs(mc.psnr_db - mg.psnr_db) < 0.1);
+        QVERIFY(e < 2e-2);
+      }
+    }
+  }
+
   void griddingMatchesCpu() {
     for (int dims : {2, 3}) {
       const Grid g{dims, dims == 3 ? 24 : 64};

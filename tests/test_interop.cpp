@@ -3,6 +3,8 @@
 // is generated here, in a temporary folder. A missing tool is a visible SKIP.
 #include <QtTest>
 
+#include "process_runner.hpp"
+
 #include <hdf5.h>
 #include <ismrmrd/dataset.h>
 #include <ismrmrd/xml.h>
@@ -21,17 +23,8 @@ using namespace mrwb;
 
 namespace {
 
-struct Run {
-  int code;
-  QString out, err;
-};
-
-Run run(const QString& program, const QStringList& args) {
-  QProcess p;
-  p.start(program, args);
-  if (!p.waitForFinished(300000)) return {-1, {}, "timeout"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using mrwb_test::Run;
+using mrwb_test::run_program;
 
 QString tool(const char* name) { return QStandardPaths::findExecutable(name); }
 
@@ -144,7 +137,7 @@ class TestInterop : public QObject {
     QStringList args = {"-m", "128", "-c", "8", "-O", "2", "-C", "-o", path(name)};
     args << extra;
     if (!QFileInfo::exists(path(name))) {
-      const Run r = run(gen, args);
+      const Run r = run_program(gen, args);
       if (r.code != 0) qWarning("%s", qPrintable(r.err));
     }
     RawData raw = read_raw_ismrmrd(spath(name));
@@ -175,7 +168,7 @@ class TestInterop : public QObject {
   void sheppLoganOversampledEightCoilsWithNoiseMatchesCoilImages() {
     if (tool("ismrmrd_generate_cartesian_shepp_logan").isEmpty()) QSKIP("ismrmrd_generate_cartesian_shepp_logan not installed");
     RawFileSummary sum;
-    QVERIFY(run(tool("ismrmrd_generate_cartesian_shepp_logan"), {"-m", "128", "-C", "-o", path("sl.h5")}).code == 0);
+    QVERIFY(run_program(tool("ismrmrd_generate_cartesian_shepp_logan"), {"-m", "128", "-C", "-o", path("sl.h5")}).code == 0);
     const RawData raw = read_raw_ismrmrd(spath("sl.h5"), RawSelection{}, &sum);
     QCOMPARE(raw.ncoils, 8);
     QCOMPARE(raw.nx, 256);  // readout oversampling 2 stays in the data
@@ -209,7 +202,7 @@ class TestInterop : public QObject {
 
   void sheppLoganAcceleratedFlagsCalibrationAndRepetitions() {
     if (tool("ismrmrd_generate_cartesian_shepp_logan").isEmpty()) QSKIP("ismrmrd_generate_cartesian_shepp_logan not installed");
-    QVERIFY(run(tool("ismrmrd_generate_cartesian_shepp_logan"),
+    QVERIFY(run_program(tool("ismrmrd_generate_cartesian_shepp_logan"),
                 {"-m", "64", "-c", "4", "-a", "2", "-w", "16", "-r", "2", "-C", "-o", path("acc.h5")}).code == 0);
     RawFileSummary sum;
     // The generator writes one repetition per acceleration shift: repetition = r·R + shift.
@@ -251,8 +244,8 @@ class TestInterop : public QObject {
       QSKIP(e.what());
     }
     const QString gen = tool("ismrmrd_generate_cartesian_shepp_logan");
-    QVERIFY(run(gen, {"-m", "128", "-n", "0.005", "-a", "2", "-w", "24", "-C", "-o", path("g_acc.h5")}).code == 0);
-    QVERIFY(run(gen, {"-m", "128", "-n", "0.005", "-C", "-o", path("g_full.h5")}).code == 0);
+    QVERIFY(run_program(gen, {"-m", "128", "-n", "0.005", "-a", "2", "-w", "24", "-C", "-o", path("g_acc.h5")}).code == 0);
+    QVERIFY(run_program(gen, {"-m", "128", "-n", "0.005", "-C", "-o", path("g_full.h5")}).code == 0);
     const RawData acc = read_raw_ismrmrd(spath("g_acc.h5"));
     const Image2D full = reconstruct_fft(read_raw_ismrmrd(spath("g_full.h5")));
     const Image2D zf = reconstruct_fft(acc);
@@ -276,7 +269,7 @@ class TestInterop : public QObject {
       for (int s = 0; s < raw.nx; ++s)
         raw.at(0, l, s) = std::polar(1.0f / (1.0f + 0.01f * ((s - 32) * (s - 32) + (l - 16) * (l - 16))), 0.3f * s - 0.2f * l);
     write_raw_ismrmrd(spath("ours.h5"), raw);
-    const Run r = run(recon, {path("ours.h5")});
+    const Run r = run_program(recon, {path("ours.h5")});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     QVERIFY(r.out.contains("Encoding Matrix Size        : [64, 32, 1]"));
     QVERIFY(r.out.contains("Reconstruction Matrix Size  : [32, 32, 1]"));
@@ -328,17 +321,17 @@ class TestInterop : public QObject {
     }
     const QString xsd = "/usr/share/ismrmrd/schema/ismrmrd.xsd";
     if (!tool("xmllint").isEmpty() && QFileInfo::exists(xsd)) {
-      const Run r = run(tool("xmllint"), {"--noout", "--schema", xsd, path("indep.xml")});
+      const Run r = run_program(tool("xmllint"), {"--noout", "--schema", xsd, path("indep.xml")});
       QVERIFY2(r.code == 0, qPrintable(r.err));
     } else {
       qWarning("xmllint or the ISMRMRD schema missing: schema check skipped");
     }
     if (!tool("ismrmrd_test_xml").isEmpty()) {
-      const Run r = run(tool("ismrmrd_test_xml"), {path("indep.xml")});
+      const Run r = run_program(tool("ismrmrd_test_xml"), {path("indep.xml")});
       QVERIFY2(r.code == 0, qPrintable(r.out + r.err));  // it aborts on a header it cannot deserialize
     }
     if (!tool("ismrmrd_read_timing_test").isEmpty()) {
-      const Run r = run(tool("ismrmrd_read_timing_test"), {path("indep.h5")});
+      const Run r = run_program(tool("ismrmrd_read_timing_test"), {path("indep.h5")});
       QVERIFY2(r.code == 0 && r.out.contains("READ TIMER"), qPrintable(r.out + r.err));
     }
     ISMRMRD::IsmrmrdHeader h;
@@ -363,7 +356,7 @@ class TestInterop : public QObject {
 
   void bartPhantomReadBackExactly() {
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
-    QCOMPARE(run(tool("bart"), {"phantom", "-x", "128", path("ph")}).code, 0);
+    QCOMPARE(run_program(tool("bart"), {"phantom", "-x", "128", path("ph")}).code, 0);
     const CflArray a = read_cfl(spath("ph"));
     QCOMPARE(a.dims.at(0), 128L);
     QCOMPARE(a.dims.at(1), 128L);
@@ -374,18 +367,18 @@ class TestInterop : public QObject {
     QVERIFY(f1.open(QIODevice::ReadOnly) && f2.open(QIODevice::ReadOnly));
     QVERIFY(f1.readAll() == f2.readAll());
     // BART reads ours: dimensions, and a value at a known index.
-    Run r = run(tool("bart"), {"show", "-m", path("ph_ours")});
+    Run r = run_program(tool("bart"), {"show", "-m", path("ph_ours")});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains("Dimensions: 16") && r.out.contains("AoD:\t128\t128\t1"), qPrintable(r.out));
-    r = run(tool("bart"), {"nrmse", path("ph"), path("ph_ours")});
+    r = run_program(tool("bart"), {"nrmse", path("ph"), path("ph_ours")});
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out.trimmed().toDouble(), 0.0);
     // The image reader agrees with BART's own dump.
     const Image2D img = read_image_cfl(spath("ph"));
     QCOMPARE(img.nx, 128);
-    r = run(tool("bart"), {"slice", "1", "64", path("ph"), path("row")});
+    r = run_program(tool("bart"), {"slice", "1", "64", path("ph"), path("row")});
     QCOMPARE(r.code, 0);
-    r = run(tool("bart"), {"show", path("row")});
+    r = run_program(tool("bart"), {"show", path("row")});
     const QStringList vals = r.out.split(QRegularExpression("\\s+"), Qt::SkipEmptyParts);
     QCOMPARE(vals.size(), 128);
     for (int x = 0; x < 128; x += 17) {
@@ -398,7 +391,7 @@ class TestInterop : public QObject {
   void bartMultiCoilKspaceReconAndOutputReadByBart() {
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
     const QString bart = tool("bart");
-    QCOMPARE(run(bart, {"phantom", "-k", "-s", "4", "-x", "64", path("k")}).code, 0);
+    QCOMPARE(run_program(bart, {"phantom", "-k", "-s", "4", "-x", "64", path("k")}).code, 0);
     const RawData raw = read_raw_cfl(spath("k.cfl"));
     QCOMPARE(raw.nx, 64);
     QCOMPARE(raw.ny, 64);
@@ -406,10 +399,10 @@ class TestInterop : public QObject {
     const Image2D ours = reconstruct_fft(raw);
     write_image_cfl(spath("ours"), ours);
     // BART's reconstruction of the same k-space: inverse FFT (unnormalised) and root sum of squares.
-    QCOMPARE(run(bart, {"fft", "-i", "3", path("k"), path("coils")}).code, 0);
-    QCOMPARE(run(bart, {"rss", "8", path("coils"), path("rss")}).code, 0);
-    QCOMPARE(run(bart, {"scale", QString::number(1.0 / (64 * 64), 'g', 17), path("rss"), path("rss_n")}).code, 0);
-    const Run r = run(bart, {"nrmse", path("rss_n"), path("ours")});
+    QCOMPARE(run_program(bart, {"fft", "-i", "3", path("k"), path("coils")}).code, 0);
+    QCOMPARE(run_program(bart, {"rss", "8", path("coils"), path("rss")}).code, 0);
+    QCOMPARE(run_program(bart, {"scale", QString::number(1.0 / (64 * 64), 'g', 17), path("rss"), path("rss_n")}).code, 0);
+    const Run r = run_program(bart, {"nrmse", path("rss_n"), path("ours")});
     QCOMPARE(r.code, 0);
     qInfo("BART fft+rss vs ours: nrmse %s", qPrintable(r.out.trimmed()));
     QVERIFY2(r.out.trimmed().toDouble() < 1e-5, qPrintable(r.out));
@@ -418,8 +411,8 @@ class TestInterop : public QObject {
   void bartRadialTrajectoryIsReadInCyclesPerFov() {
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
     const QString bart = tool("bart");
-    QCOMPARE(run(bart, {"traj", "-r", "-x", "64", "-y", "33", path("t")}).code, 0);
-    QCOMPARE(run(bart, {"phantom", "-k", "-s", "2", "-t", path("t"), path("kr")}).code, 0);
+    QCOMPARE(run_program(bart, {"traj", "-r", "-x", "64", "-y", "33", path("t")}).code, 0);
+    QCOMPARE(run_program(bart, {"phantom", "-k", "-s", "2", "-t", path("t"), path("kr")}).code, 0);
     const RawData raw = read_raw_cfl(spath("kr"), spath("t"));
     QVERIFY(!raw.cartesian());
     QCOMPARE(raw.nx, 64);
@@ -446,26 +439,26 @@ class TestInterop : public QObject {
   void cliReconReadsCflWritesEveryFormatAndSaysWhatItRead() {
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
     const QString bart = tool("bart");
-    QCOMPARE(run(bart, {"phantom", "-k", "-s", "4", "-x", "64", path("ck")}).code, 0);
-    Run r = run(MRWB_CLI_PATH, {"recon", "--in", path("ck.cfl"), "--out", path("ci.cfl"), "--out", path("ci.nii"),
+    QCOMPARE(run_program(bart, {"phantom", "-k", "-s", "4", "-x", "64", path("ck")}).code, 0);
+    Run r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("ck.cfl"), "--out", path("ci.cfl"), "--out", path("ci.nii"),
                                 "--out", path("ci.png"), "--out", path("ci.h5")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("slice 0, repetition 0, contrast 0") && r.err.contains("4 coil(s)"), qPrintable(r.err));
-    r = run(bart, {"show", "-m", path("ci")});
+    r = run_program(bart, {"show", "-m", path("ci")});
     QVERIFY2(r.out.contains("AoD:\t64\t64\t1"), qPrintable(r.out));
     for (const char* other : {"ci.nii", "ci.h5"}) {
-      r = run(MRWB_CLI_PATH, {"compare", "--image", path("ci.cfl"), "--reference", path(other), "--json"});
+      r = run_program(MRWB_CLI_PATH, {"compare", "--image", path("ci.cfl"), "--reference", path(other), "--json"});
       QVERIFY2(r.code == 0, qPrintable(r.err));
       QVERIFY2(r.out.contains("\"nrmse\": 0.0"), qPrintable(r.out));
     }
   }
   void cliReconPicksRepetitionOfIsmrmrdFile() {
     if (tool("ismrmrd_generate_cartesian_shepp_logan").isEmpty()) QSKIP("ismrmrd_generate_cartesian_shepp_logan not installed");
-    QVERIFY(run(tool("ismrmrd_generate_cartesian_shepp_logan"), {"-m", "32", "-c", "2", "-r", "3", "-C", "-o", path("rep.h5")}).code == 0);
-    Run r = run(MRWB_CLI_PATH, {"recon", "--in", path("rep.h5"), "--repetition", "2", "--out", path("rep2.h5")});
+    QVERIFY(run_program(tool("ismrmrd_generate_cartesian_shepp_logan"), {"-m", "32", "-c", "2", "-r", "3", "-C", "-o", path("rep.h5")}).code == 0);
+    Run r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("rep.h5"), "--repetition", "2", "--out", path("rep2.h5")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("repetition 2 of 0..2") && r.err.contains("1 noise acquisition"), qPrintable(r.err));
-    r = run(MRWB_CLI_PATH, {"recon", "--in", path("rep.h5"), "--repetition", "3", "--out", path("rep3.h5")});
+    r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("rep.h5"), "--repetition", "3", "--out", path("rep3.h5")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.trimmed().count('\n') == 0 && r.err.contains("repetition 0..2"), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(path("rep3.h5")));
@@ -482,37 +475,37 @@ class TestInterop : public QObject {
                      "matrix": 32, "bandwidth_Hz_per_pixel": 500.0, "dummy_scans": 20},
         "coils": {"count": 2}, "backend": "cpu"})");
     }
-    Run r = run(MRWB_CLI_PATH, {"simulate", "--scenario", path("small.json"), "--out", path("sk.cfl"), "--truth",
+    Run r = run_program(MRWB_CLI_PATH, {"simulate", "--scenario", path("small.json"), "--out", path("sk.cfl"), "--truth",
                                 path("st.cfl"), "--truth", path("st.nii"), "--truth", path("st.png"), "--png-bits", "16",
                                 "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // BART reads our k-space [READ, PHS1, 1, COIL]; its inverse FFT + root sum of squares matches our FFT recon.
-    r = run(bart, {"show", "-m", path("sk")});
+    r = run_program(bart, {"show", "-m", path("sk")});
     QVERIFY2(r.out.contains("AoD:\t32\t32\t1\t2"), qPrintable(r.out));
-    QCOMPARE(run(bart, {"fft", "-i", "3", path("sk"), path("sc")}).code, 0);
-    QCOMPARE(run(bart, {"rss", "8", path("sc"), path("srss")}).code, 0);
-    QCOMPARE(run(bart, {"scale", QString::number(1.0 / (32 * 32), 'g', 17), path("srss"), path("srss_n")}).code, 0);
-    r = run(MRWB_CLI_PATH, {"recon", "--in", path("sk.cfl"), "--out", path("sr.cfl"), "--quiet"});
+    QCOMPARE(run_program(bart, {"fft", "-i", "3", path("sk"), path("sc")}).code, 0);
+    QCOMPARE(run_program(bart, {"rss", "8", path("sc"), path("srss")}).code, 0);
+    QCOMPARE(run_program(bart, {"scale", QString::number(1.0 / (32 * 32), 'g', 17), path("srss"), path("srss_n")}).code, 0);
+    r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("sk.cfl"), "--out", path("sr.cfl"), "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = run(bart, {"nrmse", path("srss_n"), path("sr")});
+    r = run_program(bart, {"nrmse", path("srss_n"), path("sr")});
     QCOMPARE(r.code, 0);
     qInfo("simulate --out .cfl: BART fft -i + rss vs our FFT recon, nrmse %s", qPrintable(r.out.trimmed()));
     QVERIFY2(r.out.trimmed().toDouble() < 1e-5, qPrintable(r.out));
     // The truth in every format is the same image; the PNG has the asked bit depth.
-    r = run(MRWB_CLI_PATH, {"compare", "--image", path("st.cfl"), "--reference", path("st.nii"), "--json"});
+    r = run_program(MRWB_CLI_PATH, {"compare", "--image", path("st.cfl"), "--reference", path("st.nii"), "--json"});
     QVERIFY2(r.code == 0 && r.out.contains("\"nrmse\": 0.0"), qPrintable(r.out + r.err));
     const PngPixels png = read_png(spath("st.png"));
     QCOMPARE(png.bit_depth, 16);
     QCOMPARE(png.width, 32);
     // Cartesian k-space has no trajectory: --traj-out is refused, nothing is written.
-    r = run(MRWB_CLI_PATH, {"simulate", "--scenario", path("small.json"), "--out", path("sk2.cfl"), "--traj-out",
+    r = run_program(MRWB_CLI_PATH, {"simulate", "--scenario", path("small.json"), "--out", path("sk2.cfl"), "--traj-out",
                             path("st2.cfl"), "--quiet"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.trimmed().count('\n') == 0 && r.err.contains("--traj-out"), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(path("sk2.cfl")) && !QFileInfo::exists(path("st2.cfl")));
     // Unknown formats fail before simulating.
     for (const QStringList& bad : {QStringList{"--out", path("sk3.mat")}, QStringList{"--out", path("sk3.cfl"), "--truth", path("t.jpg")}}) {
-      r = run(MRWB_CLI_PATH, QStringList{"simulate", "--scenario", path("small.json"), "--quiet"} + bad);
+      r = run_program(MRWB_CLI_PATH, QStringList{"simulate", "--scenario", path("small.json"), "--quiet"} + bad);
       QCOMPARE(r.code, 2);
       QVERIFY2(r.err.trimmed().count('\n') == 0, qPrintable(r.err));
       QVERIFY(!QFileInfo::exists(path("sk3.cfl")));
@@ -530,15 +523,15 @@ class TestInterop : public QObject {
         "recon": {"method": "gridding"}, "coils": {"count": 2}, "backend": "cpu"})");
     }
     // The same simulation as ISMRMRD and as BART k-space + trajectory (default name <out>_traj.cfl).
-    Run r = run(MRWB_CLI_PATH, {"simulate", "--scenario", path("radial.json"), "--out", path("rad.h5"), "--quiet"});
+    Run r = run_program(MRWB_CLI_PATH, {"simulate", "--scenario", path("radial.json"), "--out", path("rad.h5"), "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = run(MRWB_CLI_PATH, {"simulate", "--scenario", path("radial.json"), "--out", path("rad.cfl")});
+    r = run_program(MRWB_CLI_PATH, {"simulate", "--scenario", path("radial.json"), "--out", path("rad.cfl")});
     QVERIFY2(r.code == 0 && r.err.contains("rad_traj.cfl"), qPrintable(r.err));
     const RawData h5 = read_raw_ismrmrd(spath("rad.h5"));
     QVERIFY(!h5.cartesian());
-    r = run(tool("bart"), {"show", "-m", path("rad_traj")});
+    r = run_program(tool("bart"), {"show", "-m", path("rad_traj")});
     QVERIFY2(r.out.contains(QString("AoD:\t3\t%1\t%2").arg(h5.nx).arg(h5.ny)), qPrintable(r.out));
-    r = run(tool("bart"), {"show", "-m", path("rad")});
+    r = run_program(tool("bart"), {"show", "-m", path("rad")});
     QVERIFY2(r.out.contains(QString("AoD:\t1\t%1\t%2\t2").arg(h5.nx).arg(h5.ny)), qPrintable(r.out));
     const RawData cfl = read_raw_cfl(spath("rad.cfl"), spath("rad_traj.cfl"));
     QCOMPARE(cfl.traj.size(), h5.traj.size());
@@ -555,19 +548,19 @@ class TestInterop : public QObject {
     // BART's radial k-space and trajectory read and written back by us: identical arrays for BART.
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
     const QString bart = tool("bart");
-    QCOMPARE(run(bart, {"traj", "-r", "-x", "32", "-y", "21", path("rt")}).code, 0);
-    QCOMPARE(run(bart, {"phantom", "-k", "-s", "2", "-t", path("rt"), path("rk")}).code, 0);
+    QCOMPARE(run_program(bart, {"traj", "-r", "-x", "32", "-y", "21", path("rt")}).code, 0);
+    QCOMPARE(run_program(bart, {"phantom", "-k", "-s", "2", "-t", path("rt"), path("rk")}).code, 0);
     write_raw_cfl(spath("rk_ours.cfl"), spath("rt_ours.cfl"), read_raw_cfl(spath("rk"), spath("rt")));
     for (const auto& [theirs, ours] : {std::pair{"rk", "rk_ours"}, std::pair{"rt", "rt_ours"}}) {
-      const Run r = run(bart, {"nrmse", path(theirs), path(ours)});
+      const Run r = run_program(bart, {"nrmse", path(theirs), path(ours)});
       QVERIFY2(r.code == 0 && r.out.trimmed().toDouble() == 0.0, qPrintable(QString(ours) + ": " + r.out + r.err));
     }
   }
   void cliPngBitDepthWindowLevelAndErrorMapScale() {
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
-    QCOMPARE(run(tool("bart"), {"phantom", "-k", "-s", "2", "-x", "48", path("pk")}).code, 0);
+    QCOMPARE(run_program(tool("bart"), {"phantom", "-k", "-s", "2", "-x", "48", path("pk")}).code, 0);
     // Window 0.5 wide centred at 0.35: [0.1, 0.6] maps onto 0 .. 65535.
-    Run r = run(MRWB_CLI_PATH, {"recon", "--in", path("pk.cfl"), "--out", path("pw.png"), "--out", path("pw.cfl"),
+    Run r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("pk.cfl"), "--out", path("pw.png"), "--out", path("pw.cfl"),
                                 "--png-bits", "16", "--window", "0.5", "--level", "0.35", "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const Image2D img = read_image_cfl(spath("pw"));
@@ -590,7 +583,7 @@ class TestInterop : public QObject {
     QVERIFY2(worst <= 2, qPrintable(QString("16-bit window off by %1").arg(worst)));  // float rounding of the magnitude
     QVERIFY(below > 0 && above > 0);  // the window clips at both ends here
     // Default: 8 bits, full range 0 .. max.
-    r = run(MRWB_CLI_PATH, {"recon", "--in", path("pk.cfl"), "--out", path("pf.png"), "--quiet"});
+    r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("pk.cfl"), "--out", path("pf.png"), "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const PngPixels full = read_png(spath("pf.png"));
     QCOMPARE(full.bit_depth, 8);
@@ -598,12 +591,12 @@ class TestInterop : public QObject {
     // Bad options: one line, exit 2, no output.
     for (const QStringList& bad : {QStringList{"--png-bits", "12"}, QStringList{"--window", "0.5"},
                                    QStringList{"--window", "-1", "--level", "0"}}) {
-      r = run(MRWB_CLI_PATH, QStringList{"recon", "--in", path("pk.cfl"), "--out", path("pbad.png"), "--quiet"} + bad);
+      r = run_program(MRWB_CLI_PATH, QStringList{"recon", "--in", path("pk.cfl"), "--out", path("pbad.png"), "--quiet"} + bad);
       QVERIFY2(r.code == 2 && r.err.trimmed().count('\n') == 0, qPrintable(bad.join(' ') + ": " + r.err));
       QVERIFY(!QFileInfo::exists(path("pbad.png")));
     }
     // compare: error map in a perceptual colormap with a colorbar, scale as asked.
-    r = run(MRWB_CLI_PATH, {"compare", "--image", path("pw.cfl"), "--reference", path("pw.cfl"), "--error-map",
+    r = run_program(MRWB_CLI_PATH, {"compare", "--image", path("pw.cfl"), "--reference", path("pw.cfl"), "--error-map",
                             path("pe.png"), "--error-max", "0.25"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const PngPixels err = read_png(spath("pe.png"));
@@ -638,7 +631,7 @@ class TestInterop : public QObject {
       t.write(all.left(all.size() / 2));
     }
     for (const char* in : {"bad.cfl", "absurd.cfl", "trunc.h5"}) {
-      const Run r = run(MRWB_CLI_PATH, {"recon", "--in", path(in), "--out", path("never.h5")});
+      const Run r = run_program(MRWB_CLI_PATH, {"recon", "--in", path(in), "--out", path("never.h5")});
       QVERIFY2(r.code == 2, qPrintable(QString(in) + ": " + r.err));
       QVERIFY2(r.err.trimmed().count(QChar(10)) == 0 && r.err.contains(QString(in).section(QChar(46), 0, 0)), qPrintable(r.err));  // names the file
       QVERIFY(!QFileInfo::exists(path("never.h5")));
@@ -647,21 +640,21 @@ class TestInterop : public QObject {
   void cliNonCartesianCflWithTrajectory() {
     if (tool("bart").isEmpty()) QSKIP("bart not installed");
     const QString bart = tool("bart");
-    QCOMPARE(run(bart, {"traj", "-r", "-x", "64", "-y", "101", path("nt")}).code, 0);
-    QCOMPARE(run(bart, {"phantom", "-k", "-t", path("nt"), path("nk")}).code, 0);
+    QCOMPARE(run_program(bart, {"traj", "-r", "-x", "64", "-y", "101", path("nt")}).code, 0);
+    QCOMPARE(run_program(bart, {"phantom", "-k", "-t", path("nt"), path("nk")}).code, 0);
     // FFT cannot take it: a one-line input error.
-    Run r = run(MRWB_CLI_PATH, {"recon", "--in", path("nk.cfl"), "--traj", path("nt.cfl"), "--method", "fft", "--out", path("nf.cfl")});
+    Run r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("nk.cfl"), "--traj", path("nt.cfl"), "--method", "fft", "--out", path("nf.cfl")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("non-Cartesian"), qPrintable(r.err));
     // Gridding: whatever the registry offers for it answers (see reconstructor.hpp).
-    r = run(MRWB_CLI_PATH, {"recon", "--in", path("nk.cfl"), "--traj", path("nt.cfl"), "--method", "gridding",
+    r = run_program(MRWB_CLI_PATH, {"recon", "--in", path("nk.cfl"), "--traj", path("nt.cfl"), "--method", "gridding",
                             "--backend", "cpu", "--out", path("ng.cfl")});
     if (r.code == 1 && r.err.contains("not yet available")) QSKIP("gridding is not available in this build");
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("non-Cartesian k-space"), qPrintable(r.err));
-    r = run(bart, {"show", "-m", path("ng")});
+    r = run_program(bart, {"show", "-m", path("ng")});
     QCOMPARE(r.code, 0);
-    QCOMPARE(run(bart, {"phantom", "-x", "64", path("np")}).code, 0);
+    QCOMPARE(run_program(bart, {"phantom", "-x", "64", path("np")}).code, 0);
     // How close the gridding image is to BART's phantom (shape only: magnitudes, best scale).
     const Image2D g = read_image_cfl(spath("ng")), p = read_image_cfl(spath("np"));
     if (g.nx == p.nx && g.ny == p.ny) {

@@ -36,6 +36,22 @@ std::vector<float> magnitude(const std::vector<noncart::cdouble>& v) {
   return m;
 }
 
+// Kaiser-Bessel gridding with Pipe-Menon density (GriddingParams defaults), as magnitudes.
+std::vector<float> gridding_magnitude(const noncart::Grid& g, const noncart::Samples& s) {
+  const noncart::GriddingParams gp;
+  const auto w = noncart::density_pipe_menon(g, s, gp);
+  return magnitude(noncart::gridding_recon(g, s.k.data(), s.d.data(), s.count(), w, gp));
+}
+
+// Seed 002's fair comparison for gridding: the magnitude image scaled by the least-squares factor
+// <|g|, truth> / <|g|, |g|> to the truth's scale before the metrics.
+std::vector<float> scale_matched(std::vector<float> image, const std::vector<float>& truth) {
+  double gt = 0, gg = 0;
+  for (std::size_t i = 0; i < image.size(); ++i) gt += double(image[i]) * truth[i], gg += double(image[i]) * image[i];
+  for (float& v : image) v = static_cast<float>(v * gt / gg);
+  return image;
+}
+
 void expect_input_error(const Scenario& s, const char* needle) {
   try {
     validate_scenario(s, "s.json");
@@ -96,6 +112,13 @@ class TestSimNoncart : public QObject {
     expect_input_error(bad, "sequence.interleaves");
     bad = disc_scenario("radial", 64), bad.sequence.spokes = -1;
     expect_input_error(bad, "sequence.spokes");
+    Scenario under = s;
+    under.sequence.interleaves = 4, under.sequence.design_interleaves = 16;
+    QCOMPARE(scenario_from_json_text(scenario_to_json_text(under), "u.json").sequence.design_interleaves, 16);
+    bad = under, bad.sequence.design_interleaves = 3;  // fewer than the acquired interleaves
+    expect_input_error(bad, "sequence.design_interleaves");
+    bad = disc_scenario("radial", 64), bad.sequence.design_interleaves = 16;
+    expect_input_error(bad, "sequence.design_interleaves");
     bad = s, bad.recon.method = "fft";
     expect_input_error(bad, "recon.method");
     bad = s, bad.sequence.acceleration = 2;
@@ -131,12 +154,10 @@ class TestSimNoncart : public QObject {
       p.iterations = 20;
       const auto dp = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Double);
       const auto sp = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Single);
-      const noncart::GriddingParams gp;
-      const auto w = noncart::density_pipe_menon(g, s, gp);
-      const auto grid = noncart::gridding_recon(g, s.k.data(), s.d.data(), s.count(), w, gp);
+      const std::vector<float> grid = gridding_magnitude(g, s);
       const Metrics mdp = compare_images(magnitude(dp.image), truth, n, n);
       const Metrics msp = compare_images(magnitude(sp.image), truth, n, n);
-      const Metrics mg = compare_images(magnitude(grid), truth, n, n);
+      const Metrics mg = compare_images(grid, truth, n, n);
       qInfo("%s %d^2, %zu samples: CG CPU.DP %.2f %% / %.2f dB, CPU.SP %.2f %% / %.2f dB, gridding %.2f %% / %.2f dB", traj, n,
             s.count(), mdp.percent_error, mdp.psnr_db, msp.percent_error, msp.psnr_db, mg.percent_error, mg.psnr_db);
       QVERIFY(std::abs(mdp.psnr_db - msp.psnr_db) < 0.1);  // single precision costs under 0.1 dB
@@ -146,6 +167,80 @@ class TestSimNoncart : public QObject {
       QVERIFY(mdp.percent_error < mg.percent_error);
       QVERIFY(mg.percent_error < 15.0);
     }
+  }
+
+  // Angular undersampling of the spiral (seed 002's case is heavily undersampled: 284,592 samples for 2^21
+  // voxels). 4 interleaves of a readout designed for 4R interleaves at Nyquist, R = 1 .. 4, 48^2 disc:
+  // gridding (Pipe-Menon density) and CG (CPU.DP, 20 iterations) % error against the simulator's truth,
+  // gridding scaled to the truth as seed 002 did (its unscaled figure is printed too).
+  // Asserted: each R acquires R-fold fewer samples (within the slew-limited start of each readout, 15 %), and
+  // CG is below gridding at every R. Bar fixed from seed 002's "about three times lower % error" (42 % vs
+  // 12-13 %, noisy 47 % vs 16 %): at R = 4 gridding's % error at least 2.5 times CG's. Measured 1.15 (the
+  // ratio falls from 1.5 at R = 1 as both alias); kept as an expected failure so the miss stays visible and
+  // an improvement that meets the bar turns into an XPASS (a failure) prompting removal of the marker.
+  void undersampledSpiralCgVersusGridding() {
+    const int n = 48, interleaves = 4;
+    double ratio_at_4 = 0;
+    std::size_t nyquist_samples = 0, previous_samples = 0;
+    for (int R = 1; R <= 4; ++R) {
+      Scenario sc = disc_scenario("spiral", n);
+      sc.sequence.interleaves = interleaves;
+      sc.sequence.design_interleaves = R * interleaves;
+      sc.sequence.TR_s = 0.02;  // room for the 4-interleave Nyquist readout
+      validate_scenario(sc, "undersampled.json");
+      CpuSimulationEngine engine;
+      const SimulationResult sim = simulate_noncart(sc, engine, {}, {});
+      const noncart::Samples s = noncart::samples_from_raw(sim.raw);
+      const noncart::Grid g{2, n};
+      const std::vector<float> truth = sim.truth.magnitude();
+      NoncartParams p;
+      p.iterations = 20;
+      const auto cg = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Double);
+      const std::vector<float> grid = gridding_magnitude(g, s);
+      const Metrics mc = compare_images(magnitude(cg.image), truth, n, n);
+      const Metrics mg_raw = compare_images(grid, truth, n, n);
+      const Metrics mg = compare_images(scale_matched(grid, truth), truth, n, n);
+      const double ratio = mg.percent_error / mc.percent_error;
+      qInfo("spiral %d^2, %d of %d design interleaves (R = %d), %zu samples: gridding %.2f %% / %.2f dB (unscaled %.2f %%), "
+            "CG %.2f %% / %.2f dB, ratio %.2f", n, interleaves, R * interleaves, R, s.count(), mg.percent_error, mg.psnr_db,
+            mg_raw.percent_error, mc.percent_error, mc.psnr_db, ratio);
+      if (R == 1) nyquist_samples = s.count();
+      QVERIFY(R == 1 || s.count() < previous_samples);
+      QVERIFY(static_cast<double>(s.count()) * R <= 1.15 * nyquist_samples);
+      previous_samples = s.count();
+      QVERIFY(mc.percent_error < mg.percent_error);
+      if (R == 4) ratio_at_4 = ratio;
+    }
+    QEXPECT_FAIL("", "seed 002's ~3x is not reproduced on the simulator's undersampled spiral (1.15 at R = 4)", Continue);
+    QVERIFY2(ratio_at_4 >= 2.5, qPrintable(QString("gridding / CG %% error at R = 4: %1 (bar 2.5)").arg(ratio_at_4)));
+  }
+
+  // 3-D: a stack of spirals (partition encode as dk_z) played on a slab of the disc (the CPU engine's 3-D
+  // cells), reconstructed as a 16^3 volume by CG (CPU.SP, exact) and gridding against the simulator's voxel
+  // truth. Geometry and scale right (no rescaling), and CG below gridding.
+  void stackOfSpiralsVolume() {
+    const int n = 16;
+    Scenario sc = disc_scenario("stack_of_spirals", n);
+    sc.sequence.interleaves = 4;
+    sc.phantom.slab_thickness_m = 6 * sc.sequence.fov_m / n;  // 6 voxels of 12 cells, centred
+    CpuSimulationEngine engine;
+    const NoncartVolumeSimulation sim = simulate_noncart_volume(sc, engine, {}, {});
+    QCOMPARE(sim.result.raw.traj_dims, 3);
+    const noncart::Samples s = noncart::samples_from_raw(sim.result.raw);
+    QCOMPARE(s.dims, 3);
+    const noncart::Grid g{3, n};
+    std::vector<float> truth(sim.truth.data.size());
+    for (std::size_t i = 0; i < truth.size(); ++i) truth[i] = std::abs(sim.truth.data[i]);
+    NoncartParams p;
+    p.iterations = 20;
+    const auto cg = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Single);
+    const std::vector<float> grid = gridding_magnitude(g, s);
+    const Metrics mc = compare_images(magnitude(cg.image), truth, n, n * n);
+    const Metrics mg = compare_images(grid, truth, n, n * n);
+    qInfo("stack of spirals %d^3 (%d partitions x 4 interleaves, %zu samples), slab of 6 voxels: CG %.2f %% / %.2f dB, "
+          "gridding %.2f %% / %.2f dB", n, n, s.count(), mc.percent_error, mc.psnr_db, mg.percent_error, mg.psnr_db);
+    QVERIFY(mc.percent_error < 20.0);  // a slab shifted by a voxel in z or a wrong 3-D scale: > 40 %
+    QVERIFY(mc.percent_error < mg.percent_error);
   }
 
   // The pipeline (GUI, scripts/run) on a radial scenario with recon.method cg.

@@ -1,6 +1,8 @@
 #include "mrwb_ui/comparison_view.hpp"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
@@ -54,6 +56,23 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     methodBoxes_.push_back(box);
     runBar->addWidget(box);
   }
+  // CG parameters beside the method boxes (GRAPPA's come from the scenario's Reconstruction group).
+  cgIterations_ = new QSpinBox(this);
+  cgIterations_->setObjectName(QStringLiteral("cgIterations"));
+  cgIterations_->setRange(1, 200);
+  cgIterations_->setValue(NoncartParams{}.iterations);
+  cgIterations_->setPrefix(tr("CG it. "));
+  cgIterations_->setToolTip(tr("Conjugate-gradient iterations (1–200)"));
+  cgLambda_ = new QDoubleSpinBox(this);
+  cgLambda_->setObjectName(QStringLiteral("cgLambda"));
+  cgLambda_->setRange(0, 1);
+  cgLambda_->setDecimals(4);
+  cgLambda_->setSingleStep(0.001);
+  cgLambda_->setValue(NoncartParams{}.lambda);
+  cgLambda_->setPrefix(tr("λ "));
+  cgLambda_->setToolTip(tr("CG Tikhonov regularisation weight λ (0–1)"));
+  runBar->addWidget(cgIterations_);
+  runBar->addWidget(cgLambda_);
   backendBox_ = new QComboBox(this);
   backendBox_->addItems({"auto", "cpu", "cuda"});
   runBar->addWidget(new QLabel(tr("Backend:"), this));
@@ -64,6 +83,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   progress_ = new QProgressBar(this);
   progress_->setRange(0, 1000);
   progress_->setTextVisible(false);
+  onRunBox_ = new QCheckBox(tr("On Run"), this);
+  onRunBox_->setObjectName(QStringLiteral("compareOnRun"));
+  onRunBox_->setChecked(true);
+  onRunBox_->setToolTip(tr("The main Run simulates once, then reconstructs with every chosen method here"));
+  runBar->addWidget(onRunBox_);
   runBar->addWidget(runButton_);
   runBar->addWidget(cancelButton_);
   runBar->addWidget(progress_, 1);
@@ -136,9 +160,40 @@ ComparisonView::~ComparisonView() {
 }
 
 void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
-  setMethods(scenario.recon.method == "fft" ? std::vector<std::string>{"fft"}
-                                            : std::vector<std::string>{"fft", scenario.recon.method});
+  // Every edit comes here: the user's choice of methods stays until the scenario's method changes.
+  if (scenario.recon.method != scenarioMethod_) {
+    scenarioMethod_ = scenario.recon.method;
+    setMethods(scenario.recon.method == "fft" ? std::vector<std::string>{"fft"}
+                                              : std::vector<std::string>{"fft", scenario.recon.method});
+  }
+  reconSpec_ = scenario.recon;
   setBackend(scenario.backend);
+}
+
+bool ComparisonView::compareOnRun() const { return onRunBox_->isChecked(); }
+void ComparisonView::setCompareOnRun(bool on) { onRunBox_->setChecked(on); }
+
+void ComparisonView::setCgParameters(int iterations, double lambda) {
+  cgIterations_->setValue(iterations);
+  cgLambda_->setValue(lambda);
+}
+
+std::vector<ComparisonRequest> ComparisonView::requests() const {
+  std::vector<ComparisonRequest> out = comparison_requests(methods(), backendBox_->currentText().toStdString());
+  for (auto& r : out) {
+    GrappaParams& g = r.options.grappa;
+    g.kernel_pe = reconSpec_.grappa_kernel_pe;
+    g.kernel_ro = reconSpec_.grappa_kernel_ro;
+    g.lambda = reconSpec_.grappa_lambda;
+    g.approach = reconSpec_.grappa_approach;
+    g.eta = reconSpec_.grappa_eta;
+    g.clip = reconSpec_.grappa_clip;
+    r.options.noncart.iterations = cgIterations_->value();
+    r.options.noncart.lambda = cgLambda_->value();
+    if (r.options.method == "fft") r.options.backend = "auto";  // FFT is CPU only (as the pipeline)
+    if (r.options.method == "cg") r.label += " " + std::to_string(cgIterations_->value()) + " it";
+  }
+  return out;
 }
 
 void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth) {
@@ -176,7 +231,7 @@ void ComparisonView::run() {
   }
   std::vector<ComparisonRequest> requests;
   try {
-    requests = comparison_requests(methods(), backendBox_->currentText().toStdString());
+    requests = this->requests();
   } catch (const std::exception& e) {
     status_->setText(QString::fromStdString(e.what()));
     return;

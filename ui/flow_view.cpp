@@ -1,6 +1,7 @@
 #include "mrwb_ui/flow_view.hpp"
 
 #include <QHBoxLayout>
+#include <QComboBox>
 #include <QLabel>
 #include <QMetaObject>
 #include <QPointer>
@@ -49,15 +50,20 @@ constexpr int kArrowsAcross = 24;  // about this many arrows across the field
 struct FlowView::Job {
   std::shared_ptr<mrwb::FlowField> field;
   QString error;
+  QString backend;
   bool cancelled = false;
 };
 
 FlowView::FlowView(QWidget* parent) : QWidget(parent) {
-  runner_ = [](const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {
+  runners_.push_back([](const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {
     return lbm_run_cpu(d, p, progress, cancel);
-  };
+  });
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
+  backendBox_ = new QComboBox(this);
+  backendBox_->setObjectName(QStringLiteral("flowBackend"));
+  backendBox_->addItem(tr("CPU"));
+  backendBox_->setToolTip(tr("Where the lattice Boltzmann solver runs (Poiseuille is analytic, on the CPU)"));
   computeButton_ = new QPushButton(tr("Compute flow"), this);
   cancelButton_ = new QPushButton(tr("Cancel"), this);
   cancelButton_->setEnabled(false);
@@ -69,7 +75,13 @@ FlowView::FlowView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(cancelButton_);
   bar->addWidget(progress_, 1);
   layout->addLayout(bar);
-  layout->addWidget(status_);
+  // The backend on its own row with the status: the dock column is narrow.
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(new QLabel(tr("LBM on"), this));
+  statusRow->addWidget(backendBox_);
+  statusRow->addWidget(status_, 1);
+  status_->setWordWrap(true);
+  layout->addLayout(statusRow);
   canvas_ = new VtkOpenGLWidget(this);
   layout->addWidget(canvas_, 1);
   connect(computeButton_, &QPushButton::clicked, this, &FlowView::computeFlow);
@@ -120,7 +132,15 @@ FlowView::~FlowView() {
 }
 
 void FlowView::setLbmRunner(mrwb::LbmRunner runner) {
-  if (runner) runner_ = std::move(runner);
+  if (runner) runners_[std::max(0, backendBox_->currentIndex())] = std::move(runner);
+}
+
+int FlowView::addLbmBackend(const QString& label, mrwb::LbmRunner runner) {
+  if (!runner) return -1;
+  runners_.push_back(std::move(runner));
+  backendBox_->addItem(label);
+  backendBox_->setCurrentIndex(backendBox_->count() - 1);
+  return backendBox_->count() - 1;
 }
 
 void FlowView::setScenario(const mrwb::Scenario& scenario) {
@@ -135,7 +155,8 @@ void FlowView::computeFlow() {
   auto job = std::make_shared<Job>();
   job_ = job;
   const Scenario s = scenario_;
-  const LbmRunner runner = runner_;
+  const LbmRunner runner = runners_[std::max(0, backendBox_->currentIndex())];
+  job->backend = s.flow.solver == "lbm" ? backendBox_->currentText() : tr("CPU");
   const CancelToken cancel = cancel_;
   QPointer<FlowView> self(this);
   // Progress crosses threads as queued calls; none arrive after the view is gone (QPointer check in
@@ -163,6 +184,7 @@ void FlowView::computeFlow() {
   });
   connect(thread_, &QThread::finished, this, &FlowView::onFinished);
   computeButton_->setEnabled(false);
+  backendBox_->setEnabled(false);
   cancelButton_->setEnabled(true);
   progress_->setValue(0);
   status_->setText(tr("Computing flow (%1)…").arg(QString::fromStdString(s.flow.solver)));
@@ -177,6 +199,7 @@ void FlowView::onFinished() {
   thread_->deleteLater();
   thread_ = nullptr;
   computeButton_->setEnabled(true);
+  backendBox_->setEnabled(true);
   cancelButton_->setEnabled(false);
   const Job& job = *job_;
   bool ok = false;
@@ -187,8 +210,10 @@ void FlowView::onFinished() {
     status_->setText(tr("Flow failed: %1").arg(error_));
   } else {
     field_ = job.field;
+    fieldBackend_ = job.backend;
     progress_->setValue(1000);
     showField();
+    status_->setText(status_->text() + tr(" · computed on %1").arg(fieldBackend_));
     ok = true;
   }
   emit flowComputed(ok);

@@ -35,6 +35,7 @@
 #include "mrwb/phantom.hpp"
 #include "mrwb/version.hpp"
 #include "mrwb_ui/autosave.hpp"
+#include "mrwb_ui/comparison_view.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/recent_files.hpp"
 #include "mrwb_ui/scenario_document.hpp"
@@ -97,13 +98,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(worker_, &SimulationWorker::finished, this, [this](std::shared_ptr<mrwb::PipelineResult> r) {
     result_ = r;
-    setRunning(false);
     lastErrorIsInput_ = false;
     showResult(*r);
     showViewResults(*r);
     lastError_.clear();
+    if (startComparison()) return;  // the run ends when the comparison does
+    setRunning(false);
     emit runFinished(true);
   });
+  connect(comparison_, &ComparisonView::comparisonFinished, this, &MainWindow::onComparisonFinished);
   connect(worker_, &SimulationWorker::failed, this, [this](const QString& message) {
     setRunning(false);
     lastError_ = message;
@@ -351,6 +354,9 @@ void MainWindow::buildActions() {
   file->addSeparator();
   file->addAction(saveAction_);
   file->addAction(saveAsAction_);
+  file->addSeparator();
+  file->addAction(tr("&Import Pulseq…"), this, &MainWindow::importPulseqDialog);
+  file->addAction(tr("&Export Pulseq…"), this, &MainWindow::exportPulseqDialog);
   file->addSeparator();
   file->addAction(quitAction);
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
@@ -616,7 +622,40 @@ void MainWindow::updateWindowTitle() {
 
 // --- running -----------------------------------------------------------------------------------
 
-bool MainWindow::isRunning() const { return worker_ && worker_->isRunning(); }
+bool MainWindow::isRunning() const { return comparing_ || (worker_ && worker_->isRunning()); }
+
+bool MainWindow::startComparison() {
+  if (!comparison_->compareOnRun() || comparison_->methods().empty()) return false;
+  comparison_->run();
+  if (!comparison_->busy()) return false;
+  comparing_ = true;
+  simulatedMessage_ = runMessage();
+  progress_->setFormat(tr("comparing methods"));
+  remaining_->clear();
+  setRunMessage(tr("Simulated; reconstructing with %1 method(s) for the Compare panel…").arg(comparison_->methods().size()),
+                false);
+  return true;
+}
+
+void MainWindow::onComparisonFinished(bool ok) {
+  if (!comparing_) return;  // a comparison started from the Compare panel itself
+  comparing_ = false;
+  setRunning(false);
+  if (ok) {
+    int failed = 0;
+    for (const auto& e : comparison_->comparison().entries) failed += !e.ok();
+    setRunMessage(simulatedMessage_ + tr(" · %1 method(s) compared%2 (Compare panel)")
+                                     .arg(comparison_->comparison().entries.size())
+                                     .arg(failed ? tr(", %1 failed").arg(failed) : QString()),
+                  false);
+    emit runFinished(true);
+    return;
+  }
+  lastError_ = tr("comparison cancelled");
+  setRunMessage(tr("Comparison cancelled; the simulation's results are shown."), false);
+  emit runCancelled();
+  emit runFinished(false);
+}
 
 void MainWindow::run() {
   if (isRunning()) return;
@@ -640,7 +679,10 @@ void MainWindow::run() {
 
 void MainWindow::cancel() {
   if (!isRunning()) return;
-  worker_->cancel();
+  if (comparing_)
+    comparison_->cancel();
+  else
+    worker_->cancel();
   cancelAction_->setEnabled(false);  // one request is enough; the worker confirms with `cancelled`
   statusBar()->showMessage(tr("Cancelling…"));
 }

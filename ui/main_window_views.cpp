@@ -1,10 +1,13 @@
-// The main window's design and comparison docks: the phantom's vessel tree in 3-D, the flow field, the
-// sequence diagram, the k-space trajectory, the coil maps, the multi-method comparison and, for phase
-// contrast, the velocity map. Each view computes through core; the window only feeds it the edited
-// scenario and the finished run.
+// The main window's design and comparison docks: the phantom's vessel tree in 3-D with the segment
+// editor, the flow field, the sequence diagram, the k-space trajectory, the coil maps, the multi-method
+// comparison, for phase contrast the velocity map, and Pulseq (import, export, play an imported file).
+// Each view computes through core; the window only feeds it the edited scenario and the finished run.
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QScrollArea>
+#include <QStatusBar>
 #include <QTabWidget>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +17,9 @@
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/main_window.hpp"
+#include "mrwb_ui/pulseq_panel.hpp"
+#include "mrwb_ui/scenario_document.hpp"
+#include "mrwb_ui/segment_editor.hpp"
 #include "mrwb_ui/sequence_diagram_view.hpp"
 #include "mrwb_ui/trajectory_plot_view.hpp"
 #include "mrwb_ui/vessel_tree_view.hpp"
@@ -40,12 +46,24 @@ void MainWindow::buildViewDocks() {
   trajectoryView_ = new TrajectoryPlotView;
   coilView_ = new CoilMapView;
   comparison_ = new ComparisonView;
+  pulseq_ = new PulseqPanel;
   velocityView_ = new ImageView;
   velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
 
   // Tabbed on the right: the design views first, then the results that compare methods.
+  // The 3-D tree over the editor of the segment picked in it; edits go through the undo stack.
+  segmentEditor_ = new SegmentEditor;
+  auto* phantomPane = new QWidget;
+  auto* phantomLayout = new QVBoxLayout(phantomPane);
+  phantomLayout->setContentsMargins(0, 0, 0, 0);
+  phantomLayout->addWidget(treeView_, 1);
+  phantomLayout->addWidget(segmentEditor_);
+  connect(treeView_, &VesselTreeView::segmentPicked, this,
+          [this](int s) { segmentEditor_->setSegment(treeView_->generatedIndex(s), treeView_->segmentInfo(s)); });
+  connect(segmentEditor_, &SegmentEditor::scenarioEdited, this,
+          [this](const mrwb::Scenario& s, const QString& field) { doc_->edit(s, field); });
   QDockWidget* first =
-      addPanelDock(QStringLiteral("phantomDock"), tr("Phantom 3-D"), scrollable(treeView_), Qt::RightDockWidgetArea);
+      addPanelDock(QStringLiteral("phantomDock"), tr("Phantom 3-D"), scrollable(phantomPane), Qt::RightDockWidgetArea);
   const std::pair<const char*, std::pair<QString, QWidget*>> more[] = {
       {"flowDock", {tr("Flow"), flowView_}},
       {"sequenceDock", {tr("Sequence"), sequenceView_}},
@@ -53,6 +71,7 @@ void MainWindow::buildViewDocks() {
       {"coilsDock", {tr("Coils"), coilView_}},
       {"compareDock", {tr("Compare"), comparison_}},
       {"velocityDock", {tr("Velocity"), velocityView_}},
+      {"pulseqDock", {tr("Pulseq"), pulseq_}},
   };
   for (const auto& [name, titled] : more) {
     QDockWidget* d = addPanelDock(QString::fromLatin1(name), titled.first, scrollable(titled.second), Qt::RightDockWidgetArea);
@@ -65,12 +84,56 @@ void MainWindow::buildViewDocks() {
 
   connect(this, &MainWindow::scenarioChanged, this, [this](const mrwb::Scenario& s) {
     treeView_->setScenario(s);
+    segmentEditor_->setScenario(s);
+    const int shown = treeView_->selectedSegment();  // kept across a segment edit, gone on a new tree
+    segmentEditor_->setSegment(treeView_->generatedIndex(shown), treeView_->segmentInfo(shown));
     flowView_->setScenario(s);
     sequenceView_->setScenario(s);
     trajectoryView_->setScenario(s);
     coilView_->setScenario(s);
     comparison_->setScenario(s);
+    pulseq_->setScenario(s);
   });
+}
+
+bool MainWindow::selectSegment(int s) {
+  if (s < 0 || s >= treeView_->segmentCount()) return false;
+  treeView_->selectSegment(s);
+  segmentEditor_->setSegment(treeView_->generatedIndex(s), treeView_->segmentInfo(s));
+  return true;
+}
+
+bool MainWindow::importPulseq(const QString& path) {
+  showPanel(QStringLiteral("pulseqDock"));
+  if (pulseq_->importFile(path)) {
+    statusBar()->showMessage(pulseq_->infoText(), 15000);
+    return true;
+  }
+  reportError(tr("Import Pulseq"), pulseq_->lastError());
+  return false;
+}
+
+bool MainWindow::exportPulseq(const QString& path) {
+  if (pulseq_->exportScenario(scenario(), path)) {
+    statusBar()->showMessage(tr("Pulseq written: %1").arg(path), 15000);
+    return true;
+  }
+  showPanel(QStringLiteral("pulseqDock"));
+  reportError(tr("Export Pulseq"), pulseq_->lastError());
+  return false;
+}
+
+void MainWindow::importPulseqDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Import Pulseq"), {}, tr("Pulseq (*.seq)"));
+  if (!path.isEmpty()) importPulseq(path);
+}
+
+void MainWindow::exportPulseqDialog() {
+  QString path = QFileDialog::getSaveFileName(this, tr("Export Pulseq"), QString::fromStdString(scenario().name) + ".seq",
+                                              tr("Pulseq (*.seq)"));
+  if (path.isEmpty()) return;
+  if (!path.endsWith(QStringLiteral(".seq"))) path += QStringLiteral(".seq");
+  exportPulseq(path);
 }
 
 void MainWindow::showViewResults(const mrwb::PipelineResult& r) {

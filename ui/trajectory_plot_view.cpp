@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 
+#include "mrwb/sequence_scenario.hpp"
 #include "mrwb/undersample.hpp"
 
 namespace mrwb::ui {
@@ -22,6 +23,18 @@ TrajectoryPlotView::TrajectoryPlotView(QWidget* parent) : QWidget(parent) { setM
 
 void TrajectoryPlotView::setScenario(const mrwb::Scenario& scenario) {
   const SequenceSpec& q = scenario.sequence;
+  if (q.trajectory != "cartesian") {  // radial / spiral: the samples core's trajectory builder gives
+    try {
+      setTrajectory(seq::scenario_trajectory(scenario), q.fov_m, QString::fromStdString(q.trajectory));
+    } catch (const std::exception& e) {  // nothing to plot; the message says why
+      cartesian_ = false;
+      kx_.clear();
+      ky_.clear();
+      kind_ = QString::fromStdString(e.what());
+      update();
+    }
+    return;
+  }
   // Flags from core's sampling rule: undersample a one-sample-per-line stand-in of the raw data.
   RawData mask;
   mask.nx = 1;

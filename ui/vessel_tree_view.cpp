@@ -33,6 +33,8 @@
 #include <vtkTubeFilter.h>
 
 #include "mrwb/flow.hpp"
+#include "mrwb/vessel_generators.hpp"
+#include "mrwb_ui/scenario_document.hpp"
 #include "mrwb_ui/image_view.hpp"
 
 namespace mrwb::ui {
@@ -166,15 +168,26 @@ VesselTreeView::VesselTreeView(QWidget* parent) : VtkOpenGLWidget(parent) {
 VesselTreeView::~VesselTreeView() = default;
 
 void VesselTreeView::setScenario(const mrwb::Scenario& scenario) {
+  // A segment edit keeps the camera and the selection (by generated index); a new tree resets them.
+  const int selectedGenerated = generatedIndex(selected_);
+  auto plain = [](mrwb::Scenario s) {
+    s.phantom.tree.segment_edits.clear();
+    return s;
+  };
+  const bool sameTree = ScenarioDocument::jsonText(plain(scenario)) == ScenarioDocument::jsonText(plain(scenario_));
   scenario_ = scenario;
   tree_ = {};
+  generated_.clear();
   radius_m_.clear();
   velocity_m_per_s_.clear();
   message_.clear();
   selected_ = -1;
   try {
     if (scenario.phantom.preset != "uniform_disc") {
-      tree_ = scenario_vessel_tree(scenario);
+      if (scenario.phantom.preset == "vessel_tree")
+        tree_ = generate_vessel_tree(scenario.phantom.tree, "phantom.tree", &generated_);
+      else
+        tree_ = scenario_vessel_tree(scenario);
       const auto flows = poiseuille_split(tree_, scenario.flow.inlet_flow_m3_per_s, scenario.flow.viscosity_Pa_s);
       for (std::size_t s = 0; s < tree_.segments.size(); ++s) {
         const double r = meanOf(tree_.segments[s].radius_m);
@@ -186,14 +199,44 @@ void VesselTreeView::setScenario(const mrwb::Scenario& scenario) {
     }
   } catch (const std::exception& e) {
     tree_ = {};
+    generated_.clear();
     radius_m_.clear();
     velocity_m_per_s_.clear();
     message_ = QString::fromStdString(e.what());
   }
+  if (generated_.size() != tree_.segments.size()) {
+    generated_.resize(tree_.segments.size());
+    for (std::size_t i = 0; i < generated_.size(); ++i) generated_[i] = static_cast<int>(i);
+  }
+  if (sameTree) selected_ = shownIndex(selectedGenerated);
   rebuildContext();
   rebuildTubes();
   rebuildHighlight();
-  resetCamera();
+  if (sameTree)
+    update();
+  else
+    resetCamera();
+}
+
+int VesselTreeView::generatedIndex(int s) const {
+  return s >= 0 && s < static_cast<int>(generated_.size()) ? generated_[s] : -1;
+}
+
+int VesselTreeView::shownIndex(int generated) const {
+  if (generated < 0) return -1;
+  const auto it = std::find(generated_.begin(), generated_.end(), generated);
+  return it == generated_.end() ? -1 : static_cast<int>(it - generated_.begin());
+}
+
+QString VesselTreeView::segmentInfo(int s) const {
+  if (s < 0 || s >= segmentCount()) return {};
+  const VesselSegment& g = tree_.segments[s];
+  return tr("Segment %1 · mean radius %2 mm · length %3 mm · mean u %4 cm/s · %5 children")
+      .arg(generatedIndex(s))
+      .arg(radius_m_[s] * 1e3, 0, 'f', 2)
+      .arg(tree_.segment_length_m(s) * 1e3, 0, 'f', 1)
+      .arg(velocity_m_per_s_[s] * 100, 0, 'f', 1)
+      .arg(g.children.size());
 }
 
 void VesselTreeView::setColorBy(ColorBy by) {

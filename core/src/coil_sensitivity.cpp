@@ -114,6 +114,11 @@ void add_correlated_noise(RawData& raw, const std::vector<std::complex<double>>&
   }
 }
 
+void add_receiver_noise(RawData& raw, double noise_std, double rho, unsigned seed) {
+  if (noise_std == 0) return;
+  add_correlated_noise(raw, coil_noise_covariance(raw.ncoils, rho), noise_std, k_receiver_noise_samples, seed);
+}
+
 RawData multicoil_raw(const std::vector<std::complex<float>>& image, const std::vector<std::complex<float>>& sens,
                       int ncoils, int nx, int ny, double fov_x_m, double fov_y_m) {
   const std::size_t plane = static_cast<std::size_t>(nx) * ny;

@@ -53,7 +53,7 @@ struct ChunkRun {
           break;
         }
         case EventKind::Free:
-          compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, begin, end, f);
+          compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, e.dk_z, begin, end, f);
           for (std::size_t k = 0; k < n; ++k)
             bloch::precess_relax(m[k], ph.PD[begin + k], f.omE1[k], f.E2[k], f.c[k], f.s[k]);
           break;
@@ -61,7 +61,7 @@ struct ChunkRun {
           for (auto& mk : m) bloch::spoil(mk);
           break;
         case EventKind::Readout: {
-          compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, begin, end, f);
+          compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, e.dk_z, begin, end, f);
           for (int j = 0; j < e.n_samples; ++j) {
             if (cancel.cancelled()) return;  // per sample: a large chunk's readout can take long
             const std::size_t sample = static_cast<std::size_t>(readout_index) * prog.nx + j;
@@ -103,14 +103,18 @@ bool phantom_moves(const CellPhantom& ph) {
   if (ph.flow_dt_s <= 0) return false;
   for (std::size_t i = 0; i < ph.ux.size(); ++i)
     if (ph.ux[i] != 0.f || ph.uy[i] != 0.f) return true;
+  for (float w : ph.uz)
+    if (w != 0.f) return true;
   return false;
 }
 
 double max_courant_speed(const CellPhantom& ph) {
   double u = 0;
+  const bool has_uz = ph.uz.size() == ph.size();
   for (std::size_t i = 0; i < ph.size(); ++i)
     if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
-      u = std::max(u, static_cast<double>(std::abs(ph.ux[i]) + std::abs(ph.uy[i])));
+      u = std::max(u, static_cast<double>(std::abs(ph.ux[i]) + std::abs(ph.uy[i]) +
+                                          (has_uz ? std::abs(ph.uz[i]) : 0.f)));
   return u;
 }
 
@@ -122,7 +126,7 @@ void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog
                               const ProgressFn& progress, const CancelToken& cancel) {
   if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
     throw std::invalid_argument("coil maps do not match the phantom");
-  if (ph.nz != 1) throw std::invalid_argument("the CPU engine plays 2-D phantoms only (nz = 1)");
+  if (!ph.uz.empty() && ph.uz.size() != ph.size()) throw std::invalid_argument("uz does not match the phantom");
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
   if (force_time_stepping_ || phantom_moves(ph))
     run_time_stepped(ph, prog, coils, samples, cell_truth, progress, cancel);

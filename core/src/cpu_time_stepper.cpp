@@ -1,6 +1,7 @@
 // CPU reference of the simulator, time-stepped path (moving phantoms): every step applies Eq. 1 of
 // seed 004, M(t+Δt) = A_MRI · [M + ΔM_F], to all cells, reading the old state and writing a second
-// buffer (no step reads what it writes). Rows are split into fixed blocks; threads meet at a barrier
+// buffer (no step reads what it writes). Rows (ny·nz of them in 3-D, row r = iz·ny + iy) are split into
+// fixed blocks; threads meet at a barrier
 // after each step, whose completion adds the blocks' signal sums in block order (deterministic for any
 // thread count), swaps the buffers and polls cancellation.
 #include <algorithm>
@@ -26,8 +27,10 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
                                            const CoilMaps& coils, std::span<std::complex<float>> samples,
                                            std::span<std::complex<float>> cell_truth, const ProgressFn& progress,
                                            const CancelToken& cancel) {
-  const int nx = ph.nx, ny = ph.ny;
+  const int nx = ph.nx, ny = ph.ny, nz = ph.nz;
+  const int rows = ny * nz;
   const std::size_t n = ph.size();
+  const float* uz = ph.uz.size() == n ? ph.uz.data() : nullptr;
   const int ncoils = coils.ncoils;
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
   const double dt_cfl = courant_dt_s(ph);  // 0: no limit
@@ -42,8 +45,8 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   std::vector<float> c(n), s(n), omE1(n), E2(n);
 
   // Fixed row blocks (not per thread): the reduction order does not depend on the thread count.
-  const int block_rows = std::max(1, ny / 64);
-  const int n_blocks = (ny + block_rows - 1) / block_rows;
+  const int block_rows = std::max(1, rows / 64);
+  const int n_blocks = (rows + block_rows - 1) / block_rows;
   std::vector<cplx> partial(static_cast<std::size_t>(n_blocks) * ncoils);
   const int n_threads = std::max(1, std::min(threads_, n_blocks));
 
@@ -69,31 +72,33 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
     // This thread's blocks: t, t + T, t + 2T, ...
     auto for_own_rows = [&](auto&& fn) {
       for (int b = t; b < n_blocks; b += n_threads)
-        for (int iy = b * block_rows; iy < std::min(ny, (b + 1) * block_rows); ++iy) fn(b, iy);
+        for (int r = b * block_rows; r < std::min(rows, (b + 1) * block_rows); ++r) fn(b, r);
     };
-    auto factors = [&](double dt, double dkx, double dky) {
+    auto factors = [&](double dt, double dkx, double dky, double dkz) {
       EventFactors f;
-      for_own_rows([&](int, int iy) {
-        const std::size_t r0 = static_cast<std::size_t>(iy) * nx;
-        compute_event_factors(ph, dt, dkx, dky, r0, r0 + nx, f);
+      for (int b = t; b < n_blocks; b += n_threads) {  // per block: the x table once per block, not per row
+        const std::size_t r0 = static_cast<std::size_t>(b) * block_rows * nx;
+        const std::size_t r1 = static_cast<std::size_t>(std::min(rows, (b + 1) * block_rows)) * nx;
+        compute_event_factors(ph, dt, dkx, dky, dkz, r0, r1, f);
         std::copy(f.c.begin(), f.c.end(), c.begin() + r0);
         std::copy(f.s.begin(), f.s.end(), s.begin() + r0);
         std::copy(f.omE1.begin(), f.omE1.end(), omE1.begin() + r0);
         std::copy(f.E2.begin(), f.E2.end(), E2.begin() + r0);
-      });
+      }
     };
     // One step: optional sample of the current state, then transport + Bloch into the other buffer.
     auto step = [&](double scale, long sample, bool truth) {
       const int src = cur, dst = cur ^ 1;
       const float *Ax = buf[src][0].data(), *Ay = buf[src][1].data(), *Az = buf[src][2].data();
       float *Bx = buf[dst][0].data(), *By = buf[dst][1].data(), *Bz = buf[dst][2].data();
-      for_own_rows([&](int b, int iy) {
-        const bool first_row = iy == b * block_rows;
+      for_own_rows([&](int b, int r) {
+        const bool first_row = r == b * block_rows;
+        const int iy = r % ny, iz = r / ny;
         if (sample >= 0) {
           for (int coil = 0; coil < ncoils; ++coil) {
             cplx acc = first_row ? cplx{} : partial[static_cast<std::size_t>(b) * ncoils + coil];
             double sx = 0, sy = 0;
-            const std::size_t r0 = static_cast<std::size_t>(iy) * nx;
+            const std::size_t r0 = static_cast<std::size_t>(r) * nx;
             if (coils.uniform()) {
               for (int ix = 0; ix < nx; ++ix) {
                 sx += Ax[r0 + ix];
@@ -110,13 +115,13 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
           }
         }
         for (int ix = 0; ix < nx; ++ix) {
-          const std::size_t i = static_cast<std::size_t>(iy) * nx + ix;
+          const std::size_t i = static_cast<std::size_t>(r) * nx + ix;
           if (truth) cell_truth[i] = {Ax[i], Ay[i]};
           bloch::Mag m{Ax[i], Ay[i], Az[i]};
           if (moving) {
-            const auto tm = transport::donor_cell_gather<float>(ix, iy, nx, ny, Ax, Ay, Az, ph.ux.data(), ph.uy.data(),
-                                                               ph.type.data(), ph.PD.data(), static_cast<float>(scale), true,
-                                                               ph.open_end.size() == n ? ph.open_end.data() : nullptr);
+            const auto tm = transport::donor_cell_gather<float>(
+                ix, iy, iz, nx, ny, nz, Ax, Ay, Az, ph.ux.data(), ph.uy.data(), uz, ph.type.data(), ph.PD.data(),
+                static_cast<float>(scale), true, ph.open_end.size() == n ? ph.open_end.data() : nullptr);
             m = {tm.x, tm.y, tm.z};
           }
           bloch::precess_relax(m, ph.PD[i], omE1[i], E2[i], c[i], s[i]);
@@ -139,9 +144,9 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
       sync.arrive_and_wait();
     };
     auto in_place = [&](auto&& fn) {  // instantaneous per-cell operation on the current buffer
-      for_own_rows([&](int, int iy) {
+      for_own_rows([&](int, int r) {
         for (int ix = 0; ix < nx; ++ix) {
-          const std::size_t i = static_cast<std::size_t>(iy) * nx + ix;
+          const std::size_t i = static_cast<std::size_t>(r) * nx + ix;
           bloch::Mag m{buf[cur][0][i], buf[cur][1][i], buf[cur][2][i]};
           fn(m);
           buf[cur][0][i] = m.Mx;
@@ -168,14 +173,14 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
         case EventKind::Free: {
           const int k = substeps(e.dt_s);
           fence();  // neighbours are read by the next step: all in-place work must be finished first
-          factors(e.dt_s / k, e.dk_x / k, e.dk_y / k);
+          factors(e.dt_s / k, e.dk_x / k, e.dk_y / k, e.dk_z / k);
           for (int j = 0; j < k && !stop; ++j) step(e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0), -1, false);
           break;
         }
         case EventKind::Readout: {
           const int k = substeps(e.dt_s);
           fence();
-          factors(e.dt_s / k, e.dk_x / k, e.dk_y / k);
+          factors(e.dt_s / k, e.dk_x / k, e.dk_y / k, e.dk_z / k);
           const double scale = e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0);
           for (int j = 0; j < e.n_samples && !stop; ++j)
             for (int sub = 0; sub < k && !stop; ++sub)

@@ -11,14 +11,15 @@ namespace mrwb {
 
 struct EventFactors {
   std::vector<float> c, s, omE1, E2;  // per cell of [begin, end)
-  std::vector<std::complex<double>> col, row;  // scratch: separable gradient phase
+  std::vector<std::complex<double>> col, row, plane;  // scratch: separable gradient phase per axis
 };
 
-// Interval dt_s with gradient moment (dk_x, dk_y) [cycles/m] over it, for cells [begin, end).
+// Interval dt_s with gradient moment (dk_x, dk_y, dk_z) [cycles/m] over it, for cells [begin, end).
 // Relaxation depends only on (dt, T1, T2) and is recomputed only where the tissue changes; the gradient
-// phase exp(−i 2π (dkx·x + dky·y)) is separable (nx + ny sin/cos per event, not one per cell);
-// off-resonance adds a per-cell factor where dB != 0. Angles are reduced to a fraction of a turn first.
-void compute_event_factors(const CellPhantom& ph, double dt_s, double dk_x, double dk_y, std::size_t begin,
-                           std::size_t end, EventFactors& f);
+// phase exp(−i 2π (dkx·x + dky·y + dkz·z)) is separable (nx + ny + nz sin/cos per event, not one per
+// cell); off-resonance adds a per-cell factor where dB != 0. Angles are reduced to a fraction of a turn
+// first.
+void compute_event_factors(const CellPhantom& ph, double dt_s, double dk_x, double dk_y, double dk_z,
+                           std::size_t begin, std::size_t end, EventFactors& f);
 
 }  // namespace mrwb

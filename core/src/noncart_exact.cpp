@@ -95,23 +95,11 @@ std::vector<cdouble> exact_fhd(const Grid& g, const float* k, const cfloat* d, s
   return direct_sum<float>(g.dims, g.n, 1.0 / g.n, g.n / 2, k, re, im, M, g.voxels(), threads, cancel);
 }
 
-std::vector<cdouble> exact_q(const Grid& g, const float* k, std::size_t M, Precision p, int threads,
-                             const CancelToken& cancel) {
+std::size_t q_half_voxels(const Grid& g) { return g.doubled().voxels() / (2 * g.n) * (g.n + 1); }
+
+void complete_q_hermitian(const Grid& g, std::vector<cdouble>& q) {
   const Grid g2 = g.doubled();
-  const std::size_t total = g2.voxels();
-  // Hermitian symmetry: Q at offset -x is conj Q(x). Compute the lower half of the slowest axis (index
-  // 0..n, which holds offsets -n..0) and mirror the rest: j -> (2n - j) mod 2n on every axis.
-  const std::size_t slab = total / (2 * g.n);  // one index of the slowest axis
-  const std::size_t half = slab * (g.n + 1);
-  const double phi2 = g.phi() * g.phi();
-  std::vector<cdouble> q;
-  if (p == Precision::Double) {
-    std::vector<double> re(M, phi2), im(M, 0.0);
-    q = direct_sum<double>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, threads, cancel);
-  } else {
-    std::vector<float> re(M, static_cast<float>(phi2)), im(M, 0.f);
-    q = direct_sum<float>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, threads, cancel);
-  }
+  const std::size_t total = g2.voxels(), half = q_half_voxels(g);
   q.resize(total);
   const int n2 = g2.n;
   for (std::size_t v = half; v < total; ++v) {
@@ -122,6 +110,22 @@ std::vector<cdouble> exact_q(const Grid& g, const float* k, std::size_t M, Preci
                                        : static_cast<std::size_t>(my) * n2 + mx;
     q[v] = std::conj(q[mv]);  // mirror offset (2n - j) - n = n - j = -(j - n): lies in the computed half
   }
+}
+
+std::vector<cdouble> exact_q(const Grid& g, const float* k, std::size_t M, Precision p, int threads,
+                             const CancelToken& cancel) {
+  const Grid g2 = g.doubled();
+  const std::size_t half = q_half_voxels(g);
+  const double phi2 = g.phi() * g.phi();
+  std::vector<cdouble> q;
+  if (p == Precision::Double) {
+    std::vector<double> re(M, phi2), im(M, 0.0);
+    q = direct_sum<double>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, threads, cancel);
+  } else {
+    std::vector<float> re(M, static_cast<float>(phi2)), im(M, 0.f);
+    q = direct_sum<float>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, threads, cancel);
+  }
+  complete_q_hermitian(g, q);
   return q;
 }
 

@@ -194,12 +194,14 @@ void check_params(const NoncartParams& p) {
 
 }  // namespace
 
-Recon2dInput recon_2d_input(const RawData& raw, const NoncartParams& p, const std::string& method) {
+ReconInput recon_input(const RawData& raw, const NoncartParams& p, const std::string& method, int dims) {
   check_params(p);
-  Recon2dInput in{{}, samples_from_raw(raw)};
-  if (in.samples.dims != 2)
-    throw InputError("recon --method " + method + ": 3-D trajectories give volumes; use the library API (allowed here: 2-D)");
-  in.grid = Grid{2, p.matrix ? p.matrix : default_matrix(in.samples)};
+  ReconInput in{{}, samples_from_raw(raw)};
+  if (in.samples.dims != dims)
+    throw InputError("recon --method " + method + ": a " + std::to_string(in.samples.dims) + "-D trajectory where " +
+                     (dims == 2 ? "an image needs 2-D (3-D trajectories give volumes: mrwb recon --traj)"
+                                : "a volume needs 3-D (kz not all zero)"));
+  in.grid = Grid{dims, p.matrix ? p.matrix : default_matrix(in.samples)};
   validate_samples(in.grid, in.samples, method);
   return in;
 }
@@ -230,7 +232,7 @@ class CgReconstructor final : public Reconstructor {
   std::string name() const override { return "cg/cpu"; }
   Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                       const CancelToken& cancel) override {
-    const auto in = recon_2d_input(raw, options.noncart, "cg");
+    const auto in = recon_input(raw, options.noncart, "cg", 2);
     const auto& g = in.grid;
     const auto& s = in.samples;
     const CgResult r = reconstruct_cg_cpu(g, s, options.noncart, Precision::Single, {}, progress, cancel);
@@ -243,7 +245,7 @@ class GriddingReconstructor final : public Reconstructor {
   std::string name() const override { return "gridding/cpu"; }
   Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                       const CancelToken& cancel) override {
-    const auto in = recon_2d_input(raw, options.noncart, "gridding");
+    const auto in = recon_input(raw, options.noncart, "gridding", 2);
     const auto& g = in.grid;
     const auto& s = in.samples;
     const GriddingParams gp = gridding_params(options.noncart);

@@ -1,21 +1,55 @@
-// 3-D non-Cartesian reconstructions for `mrwb recon` (volumes; the registry's Reconstructors give 2-D images).
+// 3-D non-Cartesian reconstructions for `mrwb recon` (volumes; the registry's Reconstructors give 2-D images):
+// the CPU path, the backend choice (gpu/ registers "cuda") and the outputs.
 #include <cmath>
+#include <map>
+#include <mutex>
 
 #include "mrwb/errors.hpp"
-#include "mrwb/file_io.hpp"
 #include "mrwb/gridding.hpp"
 #include "mrwb/noncart.hpp"
 
 namespace mrwb::noncart {
+namespace {
+
+std::mutex& backends_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, VolumeBackend>& volume_backends() {
+  static std::map<std::string, VolumeBackend> b;
+  return b;
+}
+
+void check_volume_method(const std::string& method) {
+  if (method != "cg" && method != "gridding") throw InputError("--method " + method + ": 3-D trajectories allow gridding, cg");
+}
+
+// The registered backend named `backend`, or "cpu" (nullptr); auto prefers an available "cuda".
+const VolumeBackend* choose_backend(const std::string& backend) {
+  if (backend != "auto" && backend != "cpu" && backend != "cuda")
+    throw InputError("--backend " + backend + ": unknown (allowed: auto, cpu, cuda)");
+  if (backend == "cpu") return nullptr;
+  std::lock_guard<std::mutex> lock(backends_mutex());
+  const auto it = volume_backends().find("cuda");
+  const bool usable = it != volume_backends().end() && it->second.available();
+  if (backend == "cuda" && !usable)
+    throw InputError("--backend cuda: no CUDA device (or a build without CUDA) for 3-D volumes (allowed: auto, cpu)");
+  return usable ? &it->second : nullptr;
+}
+
+}  // namespace
+
+void register_volume_backend(const std::string& name, VolumeBackend backend) {
+  std::lock_guard<std::mutex> lock(backends_mutex());
+  volume_backends()[name] = std::move(backend);
+}
 
 Volume reconstruct_volume_cpu(const RawData& raw, const std::string& method, const NoncartParams& p,
                               const ProgressFn& progress, const CancelToken& cancel) {
-  if (method != "cg" && method != "gridding") throw InputError("--method " + method + ": 3-D trajectories allow gridding, cg");
-  if (p.matrix < 0 || p.matrix % 2 || p.matrix > 1024)
-    throw InputError("--matrix " + std::to_string(p.matrix) + ": allowed even values 2 .. 1024 (0: from the trajectory)");
-  const Samples s = samples_from_raw(raw);
-  const Grid g{s.dims, p.matrix ? p.matrix : default_matrix(s)};
-  validate_samples(g, s, method);
+  check_volume_method(method);
+  const auto in = recon_input(raw, p, method, 3);
+  const Grid& g = in.grid;
+  const Samples& s = in.samples;
   const GriddingParams gp = gridding_params(p);
   std::vector<cdouble> img;
   if (method == "cg") {
@@ -31,17 +65,9 @@ Volume reconstruct_volume_cpu(const RawData& raw, const std::string& method, con
   v.n = g.n;
   v.dims = g.dims;
   v.data.assign(img.begin(), img.end());
+  v.fov_m = raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m;
   return v;
 }
-
-namespace {
-
-void check_volume_path(const std::string& path) {
-  const bool cfl = path.size() > 4 && path.substr(path.size() - 4) == ".cfl";
-  if (!cfl) throw InputError(path + ": --out of a 3-D reconstruction must be a BART .cfl volume (allowed: .cfl)");
-}
-
-}  // namespace
 
 bool has_3d_trajectory(const RawData& raw) {
   if (raw.traj_dims != 3) return false;
@@ -54,19 +80,11 @@ Volume reconstruct_volume_to_files(const RawData& raw, const std::string& method
                                    const NoncartParams& p, const std::vector<std::string>& outputs,
                                    const ProgressFn& progress, const CancelToken& cancel) {
   for (const auto& o : outputs) check_volume_path(o);
-  if (backend != "auto" && backend != "cpu")
-    throw InputError("--backend " + backend + ": 3-D volumes reconstruct on the CPU in mrwb recon (allowed: auto, cpu)");
-  const Volume v = reconstruct_volume_cpu(raw, method, p, progress, cancel);
+  check_volume_method(method);
+  const VolumeBackend* b = choose_backend(backend);
+  const Volume v = b ? b->reconstruct(raw, method, p, progress, cancel) : reconstruct_volume_cpu(raw, method, p, progress, cancel);
   for (const auto& o : outputs) write_volume(o, v);
   return v;
-}
-
-void write_volume(const std::string& path, const Volume& v) {
-  check_volume_path(path);
-  CflArray a;
-  a.dims = {v.n, v.n, v.dims == 3 ? v.n : 1};
-  a.data = v.data;
-  write_cfl(path, a);
 }
 
 }  // namespace mrwb::noncart

@@ -16,47 +16,6 @@ namespace {
 
 using cplx = std::complex<float>;
 
-// ∫_0^t G dt of one gradient axis over the whole sequence, from the blocks' piecewise-linear corners.
-class GradientArea {
- public:
-  GradientArea(const seq::BlockSequence& s, int axis) {
-    double start = 0;
-    for (const seq::Block& b : s.blocks) {
-      const std::optional<seq::Gradient>& g = axis == 0 ? b.gx : b.gy;
-      if (g) {
-        const auto pts = g->points(s.sys.grad_raster_s);
-        for (std::size_t i = 1; i < pts.size(); ++i) {
-          if (pts[i].first <= pts[i - 1].first) continue;
-          t0_.push_back(start + pts[i - 1].first);
-          t1_.push_back(start + pts[i].first);
-          g0_.push_back(pts[i - 1].second);
-          g1_.push_back(pts[i].second);
-        }
-      }
-      start += b.duration_s;
-    }
-    before_.assign(t0_.size() + 1, 0.0);
-    for (std::size_t i = 0; i < t0_.size(); ++i) before_[i + 1] = before_[i] + 0.5 * (g0_[i] + g1_[i]) * (t1_[i] - t0_[i]);
-  }
-  double at(double t) const {
-    const auto it = std::upper_bound(t0_.begin(), t0_.end(), t);
-    if (it == t0_.begin()) return 0;
-    const std::size_t i = static_cast<std::size_t>(it - t0_.begin()) - 1;
-    const double d = std::min(t, t1_[i]) - t0_[i];
-    const double slope = (g1_[i] - g0_[i]) / (t1_[i] - t0_[i]);
-    return before_[i] + g0_[i] * d + 0.5 * slope * d * d;
-  }
-
- private:
-  std::vector<double> t0_, t1_, g0_, g1_, before_;
-};
-
-double event_duration_s(const SeqEvent& e) {
-  if (e.kind == EventKind::Free) return e.dt_s;
-  if (e.kind == EventKind::Readout) return e.dt_s * e.n_samples;
-  return 0;
-}
-
 // One coil's complex image of a segment through the FFT reconstruction (readout crop and partial Fourier
 // handled there).
 Image2D coil_image(const RawData& raw, int coil) {
@@ -119,50 +78,24 @@ VelocityMap velocity_map(const std::vector<RawData>& segments, const std::vector
   return m;
 }
 
-void refine_free_events(seq::ProgramConversion& c, const seq::BlockSequence& s, double max_step_s) {
-  if (!(max_step_s > 0)) throw std::invalid_argument("refine_free_events: max_step_s must be > 0");
-  const GradientArea ax(s, 0), ay(s, 1);
-  std::vector<SeqEvent> out;
-  out.reserve(c.program.events.size());
-  double t = 0;
-  bool spoiled = false;  // after an ideal spoil and before the next RF, gradients act on Mxy = 0
-  for (const SeqEvent& e : c.program.events) {
-    const double dt = event_duration_s(e);
-    if (e.kind == EventKind::Spoil) spoiled = true;
-    if (e.kind == EventKind::Rf) spoiled = false;
-    if (e.kind != EventKind::Free || dt <= 0 || spoiled) {
-      out.push_back(e);
-      t += dt;
-      continue;
+std::vector<float> velocity_truth_m_per_s(const CellPhantom& ph, int axis) {
+  if (axis < 0 || axis > 2) throw InputError("phase contrast: velocity axis " + std::to_string(axis) + " (allowed: 0 x, 1 y, 2 z)");
+  const int cpv = std::max(1, ph.cells_per_voxel);
+  const int mx = ph.nx / cpv, my = ph.ny / cpv;
+  const std::vector<float>& u = axis == 0 ? ph.ux : axis == 1 ? ph.uy : ph.uz;
+  const bool moving = ph.flow_dt_s > 0 && u.size() == ph.size();
+  const double to_m_per_s = moving ? ph.cell_size_m / ph.flow_dt_s : 0;
+  std::vector<double> pd_v(static_cast<std::size_t>(mx) * my, 0.0), pd(pd_v.size(), 0.0);
+  for (int iy = 0; iy < my * cpv; ++iy)
+    for (int ix = 0; ix < mx * cpv; ++ix) {
+      const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix, v = static_cast<std::size_t>(iy / cpv) * mx + ix / cpv;
+      pd[v] += ph.PD[i];
+      if (moving && ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) pd_v[v] += ph.PD[i] * u[i] * to_m_per_s;
     }
-    const int pieces = std::max(1, static_cast<int>(std::ceil(dt / max_step_s - 1e-9)));
-    std::vector<SeqEvent> part(pieces, e);
-    double sum_x = 0, sum_y = 0;
-    bool gradient = false;
-    for (int k = 0; k < pieces; ++k) {
-      const double a = t + dt * k / pieces, b = t + dt * (k + 1) / pieces;
-      part[k].dt_s = dt / pieces;
-      part[k].dk_x = ax.at(b) - ax.at(a);
-      part[k].dk_y = ay.at(b) - ay.at(a);
-      sum_x += part[k].dk_x;
-      sum_y += part[k].dk_y;
-      gradient = gradient || part[k].dk_x != 0 || part[k].dk_y != 0;
-    }
-    t += dt;
-    if (!gradient) {
-      out.push_back(e);
-      continue;
-    }
-    // What the converter added beyond the waveform over this interval (the readout's last-dwell
-    // correction, merged at the start of the next interval) stays at the start.
-    part[0].dk_x += e.dk_x - sum_x;
-    part[0].dk_y += e.dk_y - sum_y;
-    out.insert(out.end(), part.begin(), part.end());
-  }
-  if (std::abs(t - c.program.duration_s) > 1e-9 * std::max(1.0, c.program.duration_s))
-    throw std::logic_error("refine_free_events: program timeline (" + std::to_string(t) + " s) does not match the sequence (" +
-                           std::to_string(c.program.duration_s) + " s)");
-  c.program.events = std::move(out);
+  std::vector<float> out(pd.size(), 0.f);
+  for (std::size_t v = 0; v < out.size(); ++v)
+    if (pd[v] > 0) out[v] = static_cast<float>(pd_v[v] / pd[v]);
+  return out;
 }
 
 std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::BlockSequence& s, SimulationEngine& engine,
@@ -171,9 +104,9 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
   seq::ConversionOptions opt;
   opt.rf_step_s = 1.0;  // longer than any pulse: each RF is one hard pulse at its centre
   opt.ideal_spoiling = options.ideal_spoiling;
+  opt.max_free_step_s = options.max_step_s;
   seq::ProgramConversion c = seq::to_sequence_program(s, opt);
   if (c.per_sample_readouts) throw InputError("simulate: readouts of unequal length are not supported here (allowed: Cartesian)");
-  refine_free_events(c, s, options.max_step_s);
   const SequenceProgram& prog = c.program;
   std::vector<cplx> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<cplx> cell_truth(ph.size());
@@ -262,6 +195,7 @@ PhaseContrastResult simulate_phase_contrast(const Scenario& sc, SimulationEngine
   for (RawData& raw : r.segments) raw.scenario_name = sc.name;
   for (const RawData& raw : r.segments) r.images.push_back(reconstruct_fft(raw));
   r.velocity = velocity_map(r.segments, params.venc_axes, params.venc_m_per_s);
+  for (int axis : params.venc_axes) r.velocity_truth_m_per_s.push_back(velocity_truth_m_per_s(ph, axis));
   r.backend = engine.name();
   r.sequence_report = built.report;
   r.simulate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -120,6 +120,20 @@ VesselTreeSpec read_tree(const json& j, const std::string& source) {
   t.angle_jitter_deg = r.number("angle_jitter_deg", t.angle_jitter_deg);
   t.terminals = r.integer("terminals", t.terminals);
   r.numbers3("organ_semi_axes_m", t.organ_semi_axes_m);
+  if (r.has("segment_edits")) {
+    const json& a = j.at("segment_edits");
+    if (!a.is_array()) r.fail("phantom.tree.segment_edits", "must be an array of objects");
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ObjectReader e(a[i], source, "phantom.tree.segment_edits[" + std::to_string(i) + "].");
+      VesselSegmentEdit d;
+      d.segment = e.integer("segment", d.segment);
+      d.radius_scale = e.number("radius_scale", d.radius_scale);
+      d.stenosis_degree_percent = e.number("stenosis_degree_percent", d.stenosis_degree_percent);
+      d.remove = e.boolean("remove", d.remove);
+      e.reject_unknown();
+      t.segment_edits.push_back(d);
+    }
+  }
   r.reject_unknown();
   return t;
 }
@@ -156,6 +170,7 @@ PhantomSpec read_phantom(const json& j, const std::string& source) {
   p.vessel_radius_m = r.number("vessel_radius_m", p.vessel_radius_m);
   p.vessel_angle_deg = r.number("vessel_angle_deg", p.vessel_angle_deg);
   p.vessel_offset_m = r.number("vessel_offset_m", p.vessel_offset_m);
+  p.slab_thickness_m = r.number("slab_thickness_m", p.slab_thickness_m);
   if (r.has("tree")) {
     if (p.preset != "vessel_tree") r.fail("phantom.tree", "is only allowed with phantom.preset \"vessel_tree\"");
     p.tree = read_tree(r.object("tree"), source);
@@ -177,11 +192,13 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.dummy_scans = r.integer("dummy_scans", s.dummy_scans);
   s.acceleration = r.integer("acceleration", s.acceleration);
   s.acs_lines = r.integer("acs_lines", s.acs_lines);
+  s.acs_mode = r.text("acs_mode", s.acs_mode);
   s.trajectory = r.text("trajectory", s.trajectory);
-  if ((r.has("spokes") || r.has("interleaves")) && s.trajectory == "cartesian")
-    r.fail("sequence.spokes / sequence.interleaves", "are only allowed with a non-Cartesian sequence.trajectory");
+  if ((r.has("spokes") || r.has("interleaves") || r.has("design_interleaves")) && s.trajectory == "cartesian")
+    r.fail("sequence.spokes / sequence.interleaves / sequence.design_interleaves", "are only allowed with a non-Cartesian sequence.trajectory");
   s.spokes = r.integer("spokes", s.spokes);
   s.interleaves = r.integer("interleaves", s.interleaves);
+  s.design_interleaves = r.integer("design_interleaves", s.design_interleaves);
   if (r.has("venc_m_per_s") || r.has("venc_directions")) {
     if (s.type != "phase_contrast")
       r.fail("sequence.venc_m_per_s / sequence.venc_directions", "are only allowed with sequence.type \"phase_contrast\"");
@@ -209,6 +226,8 @@ CoilSpec read_coils(const json& j, const std::string& source) {
   CoilSpec c;
   c.count = r.integer("count", c.count);
   c.arrangement = r.text("arrangement", c.arrangement);
+  c.noise_std = r.number("noise_std", c.noise_std);
+  c.noise_correlation = r.number("noise_correlation", c.noise_correlation);
   r.reject_unknown();
   return c;
 }
@@ -258,7 +277,12 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "sequence.dummy_scans", q.dummy_scans, 0, false, 100000, false, "");
   check_range(source, "sequence.acceleration", q.acceleration, 1, false, 8, false, "");
   check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
-  check_one_of(source, "sequence.trajectory", q.trajectory, {"cartesian", "radial", "golden_radial", "spiral"});
+  check_one_of(source, "sequence.acs_mode", q.acs_mode, {"integrated", "separate"});
+  if (q.acs_mode == "separate" && (q.acs_lines == 0 || q.type == "phase_contrast" || q.trajectory != "cartesian"))
+    throw InputError(source + ": sequence.acs_mode = 'separate' needs sequence.acs_lines > 0 and a Cartesian " +
+                     "spoiled_gre, spin_echo, bssfp or tof (it is " + std::to_string(q.acs_lines) + " lines, '" + q.type +
+                     "', '" + q.trajectory + "')");
+  check_one_of(source, "sequence.trajectory", q.trajectory, {"cartesian", "radial", "golden_radial", "spiral", "stack_of_spirals"});
   if (q.trajectory != "cartesian") validate_noncart_sequence(s, source);  // sequence_noncart_gre.hpp
   else check_one_of(source, "recon.method", s.recon.method, {"fft", "grappa"});
   if (q.type == "bssfp" || q.type == "tof" || q.type == "phase_contrast") {  // block-model types: Cartesian; TE/TR against their minima
@@ -303,6 +327,14 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "phantom.vessel_radius_m", p.vessel_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
   check_range(source, "phantom.vessel_angle_deg", p.vessel_angle_deg, -180, false, 180, false, "deg");
   check_range(source, "phantom.vessel_offset_m", p.vessel_offset_m, -0.5 * q.fov_m, false, 0.5 * q.fov_m, false, "m");
+  if (p.slab_thickness_m != 0) {  // 3-D slab: at least one cubic cell, at most the FOV; Cartesian so far
+    const double cell_m = q.fov_m / (static_cast<double>(q.matrix) * p.cells_per_voxel);
+    check_range(source, "phantom.slab_thickness_m", p.slab_thickness_m, cell_m, false, q.fov_m, false,
+                "m (0: a 2-D slice; else from one cell, fov_m / (matrix · cells_per_voxel), to fov_m)");
+    if (q.trajectory != "cartesian" && q.trajectory != "stack_of_spirals")  // 3-D encodes only
+      throw InputError(source + ": phantom.slab_thickness_m = " + fmt(p.slab_thickness_m) + " with sequence.trajectory '" +
+                       q.trajectory + "' (allowed: 0; slabs are simulated for cartesian and stack_of_spirals)");
+  }
   if (p.preset == "vessel_tree") {
     validate_vessel_tree_spec(p.tree, source + ": phantom.tree");
     if (p.tree.generator == "organ_tree")
@@ -331,10 +363,17 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   }
   check_range(source, "coils.count", s.coils.count, 1, false, 128, false, "");
   check_one_of(source, "coils.arrangement", s.coils.arrangement, {"loops", "uniform"});
+  check_range(source, "coils.noise_std", s.coils.noise_std, 0, false, 1e3, false, "(signal units; 0: no noise)");
+  check_range(source, "coils.noise_correlation", s.coils.noise_correlation, 0, false, 0.95, false, "");
+  // Noise is added by simulate() (core/src/simulate.cpp): Cartesian and not phase contrast, so far.
+  if (s.coils.noise_std > 0 && (q.trajectory != "cartesian" || q.type == "phase_contrast"))
+    throw InputError(source + ": coils.noise_std = " + fmt(s.coils.noise_std) + " with sequence.type '" + q.type +
+                     "' and trajectory '" + q.trajectory + "' (allowed: 0; receiver noise is simulated for Cartesian "
+                     "spoiled_gre, spin_echo, bssfp, tof)");
   check_one_of(source, "backend", s.backend, {"auto", "cpu", "cuda"});
 
   // Refuse sizes that cannot fit before anything is built: 4 GiB for the phantom and its state.
-  const double bytes = static_cast<double>(phantom_memory_bytes(p, q.matrix));
+  const double bytes = static_cast<double>(phantom_memory_bytes(p, q.matrix, q.fov_m));
   constexpr double k_limit = 4.0 * 1024 * 1024 * 1024;
   if (bytes > k_limit)
     throw InputError(source + ": phantom.cells_per_voxel = " + fmt(p.cells_per_voxel) + " with sequence.matrix = " +
@@ -426,6 +465,7 @@ std::string scenario_to_json_text(const Scenario& s) {
         {"grappa_clip", s.recon.grappa_clip}}},
       {"backend", s.backend},
   };
+  if (p.slab_thickness_m != 0) j["phantom"]["slab_thickness_m"] = p.slab_thickness_m;  // 2-D files unchanged
   if (p.preset == "vessel_tree") {
     const auto& t = p.tree;
     j["phantom"]["tree"] = {{"generator", t.generator},
@@ -444,6 +484,11 @@ std::string scenario_to_json_text(const Scenario& s) {
                             {"angle_jitter_deg", t.angle_jitter_deg},
                             {"terminals", t.terminals},
                             {"organ_semi_axes_m", {t.organ_semi_axes_m[0], t.organ_semi_axes_m[1], t.organ_semi_axes_m[2]}}};
+    for (const auto& e : t.segment_edits)  // written only when there are edits (exact round trip)
+      j["phantom"]["tree"]["segment_edits"].push_back({{"segment", e.segment},
+                                                       {"radius_scale", e.radius_scale},
+                                                       {"stenosis_degree_percent", e.stenosis_degree_percent},
+                                                       {"remove", e.remove}});
   }
   if (s.flow.enabled) {
     const auto& f = s.flow;
@@ -465,12 +510,19 @@ std::string scenario_to_json_text(const Scenario& s) {
     j["sequence"]["trajectory"] = q.trajectory;
     j["sequence"]["spokes"] = q.spokes;
     j["sequence"]["interleaves"] = q.interleaves;
+    j["sequence"]["design_interleaves"] = q.design_interleaves;
   }
   if (q.type == "phase_contrast") {
     j["sequence"]["venc_m_per_s"] = q.venc_m_per_s;
     j["sequence"]["venc_directions"] = q.venc_directions;
   }
   if (q.type == "tof") j["sequence"]["flow_compensation"] = q.flow_compensation;
+  // Written when set, so that files without them (the shipped presets) keep their exact text.
+  if (q.acs_mode != "integrated") j["sequence"]["acs_mode"] = q.acs_mode;
+  if (s.coils.noise_std != 0 || s.coils.noise_correlation != 0) {
+    j["coils"]["noise_std"] = s.coils.noise_std;
+    j["coils"]["noise_correlation"] = s.coils.noise_correlation;
+  }
   return j.dump(2) + "\n";
 }
 

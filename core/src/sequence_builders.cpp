@@ -44,6 +44,7 @@ void validate(const CartesianParams& p, const std::string& src) {
     bad("acs_lines", "0 .. matrix = " + std::to_string(p.matrix) + ", got " + std::to_string(p.acs_lines));
   if (p.TE_s < 0 || p.TR_s < 0) bad("TE_s / TR_s", ">= 0 (0: the minimum)");
   if (!(p.partial_fourier >= 0.5 && p.partial_fourier <= 1)) bad("partial_fourier", "0.5 .. 1");
+  if (p.separate_acs && p.acs_lines == 0) bad("acs_lines", "1 .. matrix with a separate ACS block, got 0");
   if (p.acs_lines / 2 > p.partial_fourier * p.matrix - p.matrix / 2)
     bad("acs_lines", "at most " + std::to_string(2 * static_cast<int>(p.partial_fourier * p.matrix - p.matrix / 2)) +
                          " with partial_fourier " + std::to_string(p.partial_fourier) + " (the ACS block must be acquired)");
@@ -92,10 +93,13 @@ std::vector<PeLine> pe_lines(const CartesianParams& p) {
   std::vector<PeLine> out;
   const int lo = p.matrix / 2 - p.acs_lines / 2, hi = lo + p.acs_lines;
   const int first = p.matrix - static_cast<int>(std::lround(p.partial_fourier * p.matrix));  // partial Fourier
+  // Separate ACS: the calibration block (REF only) is played first, then the imaging lattice (IMA only).
+  if (p.separate_acs)
+    for (int l = lo; l < hi; ++l) out.push_back({l, true, false});
   for (int l = first; l < p.matrix; ++l) {
     // The simulator's lattice (sequence_program.cpp): lines with (line − matrix/2) % R == 0.
     const bool ima = (l - p.matrix / 2) % p.accel_R == 0, ref = p.acs_lines > 0 && l >= lo && l < hi;
-    if (ima || ref) out.push_back({l, ref, ima});
+    if (p.separate_acs ? ima : ima || ref) out.push_back({l, ref && !p.separate_acs, ima});
   }
   return out;
 }

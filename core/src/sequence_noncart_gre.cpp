@@ -1,4 +1,4 @@
-// Non-Cartesian spoiled GE (radial, golden-angle radial, spiral) as simulator events.
+// Non-Cartesian spoiled GE (radial, golden-angle radial, spiral, 3-D stack of spirals) as simulator events.
 #include "mrwb/sequence_noncart_gre.hpp"
 
 #include <cmath>
@@ -13,6 +13,7 @@ constexpr double kSpiralRaster_s = 4e-6;  // gradient raster = ADC dwell of the 
 constexpr int kDefaultInterleaves = 16;
 
 bool is_radial(const SequenceSpec& seq) { return seq.trajectory == "radial" || seq.trajectory == "golden_radial"; }
+bool is_spiral(const SequenceSpec& seq) { return seq.trajectory == "spiral" || seq.trajectory == "stack_of_spirals"; }
 
 int spokes_of(const SequenceSpec& seq) {
   return seq.spokes > 0 ? seq.spokes : static_cast<int>(std::ceil(M_PI / 2 * seq.matrix));
@@ -25,12 +26,14 @@ noncart::SpiralLimits spiral_limits(const SequenceSpec& seq) {
   return lim;
 }
 
-// Samples of readout r equally spaced (a constant gradient during the readout)?
+// Samples of readout r equally spaced in-plane (a constant gradient during the readout)? kz is constant
+// within a readout (stack of spirals: the partition encode is played by the prephaser).
 bool equally_spaced(const noncart::Trajectory& t, int r) {
-  const float* k = t.k.data() + static_cast<std::size_t>(r) * t.samples * 2;
-  const double dx = k[2] - k[0], dy = k[3] - k[1];
+  const int D = t.dims;
+  const float* k = t.k.data() + static_cast<std::size_t>(r) * t.samples * D;
+  const double dx = k[D] - k[0], dy = k[D + 1] - k[1];
   for (int j = 2; j < t.samples; ++j)
-    if (std::abs(k[2 * j] - (k[0] + j * dx)) > 1e-3 || std::abs(k[2 * j + 1] - (k[1] + j * dy)) > 1e-3) return false;
+    if (std::abs(k[D * j] - (k[0] + j * dx)) > 1e-3 || std::abs(k[D * j + 1] - (k[1] + j * dy)) > 1e-3) return false;
   return true;
 }
 
@@ -40,26 +43,51 @@ bool all_equally_spaced(const noncart::Trajectory& t) {
   return true;
 }
 
-SeqEvent event(EventKind kind, double dt_s = 0, double dk_x = 0, double dk_y = 0) {
+SeqEvent event(EventKind kind, double dt_s = 0, double dk_x = 0, double dk_y = 0, double dk_z = 0) {
   SeqEvent e;
   e.kind = kind;
   e.dt_s = dt_s;
   e.dk_x = dk_x;
   e.dk_y = dk_y;
+  e.dk_z = dk_z;
   return e;
 }
 
 }  // namespace
 
+// `interleaves` copies of the first interleave of a spiral designed for `design` interleaves, rotated by
+// 2 pi / interleaves: with design > interleaves each readout keeps its Nyquist-design length while the turn
+// spacing at the edge grows to design / interleaves cycles/FOV (angular undersampling R = design / interleaves).
+static noncart::Trajectory undersampled_spiral(const SequenceSpec& seq, int interleaves, int design) {
+  const noncart::Trajectory d = noncart::spiral_2d(seq.matrix, design, 1.0, spiral_limits(seq));
+  noncart::Trajectory t = d;
+  t.readouts = interleaves;
+  t.k.resize(t.count() * 2);
+  for (int il = 0; il < interleaves; ++il) {
+    const double c = std::cos(2 * M_PI * il / interleaves), s = std::sin(2 * M_PI * il / interleaves);
+    for (int j = 0; j < t.samples; ++j) {
+      const std::size_t i = (static_cast<std::size_t>(il) * t.samples + j) * 2;
+      t.k[i] = static_cast<float>(c * d.k[2 * j] - s * d.k[2 * j + 1]);
+      t.k[i + 1] = static_cast<float>(s * d.k[2 * j] + c * d.k[2 * j + 1]);
+    }
+  }
+  return t;
+}
+
 noncart::Trajectory noncart_trajectory(const SequenceSpec& seq) {
   if (is_radial(seq)) return noncart::radial_2d(seq.matrix, spokes_of(seq), seq.matrix, seq.trajectory == "golden_radial");
-  if (seq.trajectory == "spiral")
-    return noncart::spiral_2d(seq.matrix, seq.interleaves > 0 ? seq.interleaves : kDefaultInterleaves, 1.0, spiral_limits(seq));
-  throw InputError("sequence.trajectory = '" + seq.trajectory + "' is not non-Cartesian (allowed: radial, golden_radial, spiral)");
+  const int interleaves = seq.interleaves > 0 ? seq.interleaves : kDefaultInterleaves;
+  if (seq.trajectory == "spiral" && seq.design_interleaves > interleaves)
+    return undersampled_spiral(seq, interleaves, seq.design_interleaves);
+  if (seq.trajectory == "spiral") return noncart::spiral_2d(seq.matrix, interleaves, 1.0, spiral_limits(seq));
+  if (seq.trajectory == "stack_of_spirals")  // cubic FOV: matrix partitions kz = -matrix/2 .. matrix/2 - 1
+    return noncart::stack_of_spirals(seq.matrix, seq.matrix, interleaves, 1.0, spiral_limits(seq));
+  throw InputError("sequence.trajectory = '" + seq.trajectory +
+                   "' is not non-Cartesian (allowed: radial, golden_radial, spiral, stack_of_spirals)");
 }
 
 double noncart_dwell_s(const SequenceSpec& seq) {
-  return seq.trajectory == "spiral" ? kSpiralRaster_s : 1.0 / (seq.bandwidth_Hz_per_pixel * seq.matrix);
+  return is_spiral(seq) ? kSpiralRaster_s : 1.0 / (seq.bandwidth_Hz_per_pixel * seq.matrix);
 }
 
 int noncart_echo_sample(const SequenceSpec& seq) { return is_radial(seq) ? seq.matrix / 2 : 0; }
@@ -85,27 +113,34 @@ SequenceProgram build_noncart_gre(const SequenceSpec& seq) {
     p.events.push_back(event(EventKind::Free, seq.TR_s));
     p.events.push_back(event(EventKind::Spoil));
   }
+  const int D = t.dims;
+  // The truth (Mxy at TE) is recorded on a readout whose echo sample is k = 0: with a stack of spirals the
+  // first one of partition kz = 0 (an encoded partition would twist the phase along z within each voxel).
+  int truth_readout = 0;
+  while (D == 3 && truth_readout + 1 < t.readouts && t.k[(static_cast<std::size_t>(truth_readout) * t.samples + echo) * 3 + 2] != 0.0f)
+    ++truth_readout;
   for (int r = 0; r < t.readouts; ++r) {
-    const float* k = t.k.data() + static_cast<std::size_t>(r) * t.samples * 2;
+    const float* k = t.k.data() + static_cast<std::size_t>(r) * t.samples * D;
     p.events.push_back(event(EventKind::Rf));
     p.events.back().flip_rad = flip;
-    // Prephaser: k moves to the readout's first point by the first sample; the echo sample falls on TE.
-    p.events.push_back(event(EventKind::Free, seq.TE_s - echo * p.dwell_s, k[0] * per_m, k[1] * per_m));
+    // Prephaser: k moves to the readout's first point (and partition kz) by the first sample; the echo
+    // sample falls on TE.
+    p.events.push_back(event(EventKind::Free, seq.TE_s - echo * p.dwell_s, k[0] * per_m, k[1] * per_m, D == 3 ? k[2] * per_m : 0.0));
     if (one_event_per_readout) {
-      SeqEvent ro = event(EventKind::Readout, p.dwell_s, (k[2] - k[0]) * per_m, (k[3] - k[1]) * per_m);
+      SeqEvent ro = event(EventKind::Readout, p.dwell_s, (k[D] - k[0]) * per_m, (k[D + 1] - k[1]) * per_m);
       ro.n_samples = t.samples;
       ro.line = r;
-      ro.truth_sample = r == 0 ? echo : -1;
+      ro.truth_sample = r == truth_readout ? echo : -1;
       p.events.push_back(ro);
       ++p.readouts;
     } else {
       for (int j = 0; j < t.samples; ++j) {
         const bool last = j + 1 == t.samples;
-        SeqEvent ro = event(EventKind::Readout, p.dwell_s, last ? 0.0 : (k[2 * j + 2] - k[2 * j]) * per_m,
-                            last ? 0.0 : (k[2 * j + 3] - k[2 * j + 1]) * per_m);
+        SeqEvent ro = event(EventKind::Readout, p.dwell_s, last ? 0.0 : (k[D * (j + 1)] - k[D * j]) * per_m,
+                            last ? 0.0 : (k[D * (j + 1) + 1] - k[D * j + 1]) * per_m);
         ro.n_samples = 1;
         ro.line = r * t.samples + j;
-        ro.truth_sample = r == 0 && j == echo ? 0 : -1;
+        ro.truth_sample = r == truth_readout && j == echo ? 0 : -1;
         p.events.push_back(ro);
         ++p.readouts;
       }
@@ -126,6 +161,13 @@ void validate_noncart_sequence(const Scenario& s, const std::string& source) {
   if (q.spokes < 0 || q.spokes > 4096) fail("sequence.spokes = " + std::to_string(q.spokes) + " is out of range: allowed [0, 4096]");
   if (q.interleaves < 0 || q.interleaves > 256)
     fail("sequence.interleaves = " + std::to_string(q.interleaves) + " is out of range: allowed [0, 256]");
+  if (q.design_interleaves != 0 && q.trajectory != "spiral")
+    fail("sequence.design_interleaves = " + std::to_string(q.design_interleaves) + " with sequence.trajectory '" + q.trajectory +
+         "' (allowed: 0; undersampled designs are for spiral)");
+  const int acquired = q.interleaves > 0 ? q.interleaves : kDefaultInterleaves;
+  if (q.design_interleaves != 0 && (q.design_interleaves < acquired || q.design_interleaves > 256))
+    fail("sequence.design_interleaves = " + std::to_string(q.design_interleaves) + " is out of range: allowed 0 or [" +
+         std::to_string(acquired) + " (interleaves), 256]");
   if (s.recon.method != "gridding" && s.recon.method != "cg")
     fail("recon.method = '" + s.recon.method + "' is not allowed with sequence.trajectory = '" + q.trajectory +
          "' (allowed: gridding, cg)");
@@ -145,13 +187,13 @@ void finish_noncart_raw(const SequenceSpec& seq, RawData& raw) {
                      std::to_string(t.count()));
   raw.nx = t.samples;  // the per-sample layout (nx = 1) folds back to readouts x samples in the same order
   raw.ny = t.readouts;
-  raw.traj_dims = 2;
+  raw.traj_dims = t.dims;
   raw.traj = t.k;
-  raw.trajectory_type = seq.trajectory == "golden_radial" ? "goldenangle" : seq.trajectory;
+  raw.trajectory_type = seq.trajectory == "golden_radial" ? "goldenangle" : is_spiral(seq) ? "spiral" : seq.trajectory;
   raw.line_flags.clear();
   raw.dwell_s = noncart_dwell_s(seq);
-  const float voxel_area = 1.0f / (static_cast<float>(seq.matrix) * seq.matrix);
-  for (auto& v : raw.kspace) v *= voxel_area;
+  const float voxel_size = static_cast<float>(std::pow(1.0 / seq.matrix, t.dims));  // voxel area (2-D) or volume (3-D)
+  for (auto& v : raw.kspace) v *= voxel_size;
 }
 
 }  // namespace mrwb

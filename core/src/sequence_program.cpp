@@ -35,25 +35,29 @@ struct ProgramWriter {
     e.kind = EventKind::Spoil;
     p.events.push_back(e);
   }
-  // nx samples from k = −nx/2 along x, k = 0 (sample nx/2) recorded as truth on the centre line.
-  void readout(int line, double dk) {
+  // nx samples from k = −nx/2 along x, k = 0 (sample nx/2) recorded as truth on the centre line (in its
+  // imaging acquisition: with a separate ACS block it is played twice).
+  void readout(int line, double dk, bool imaging = true) {
     SeqEvent ro;
     ro.kind = EventKind::Readout;
     ro.dt_s = p.dwell_s;
     ro.dk_x = dk;
     ro.n_samples = p.nx;
     ro.line = line;
-    ro.truth_sample = (line == p.ny / 2) ? p.nx / 2 : -1;
+    ro.truth_sample = (line == p.ny / 2 && imaging) ? p.nx / 2 : -1;
     p.events.push_back(ro);
     ++p.readouts;
   }
 };
 
+// First ACS line (they run to acs_first + acs_lines).
+int acs_first(const SequenceSpec& seq) { return seq.matrix / 2 - seq.acs_lines / 2; }
+
 // Cartesian sampling: lines on the lattice (line − ny/2) % R == 0 are acquired for imaging; the central
 // acs_lines are acquired too and flagged as calibration (calibration-and-imaging where both).
 std::vector<std::uint8_t> cartesian_line_flags(const SequenceSpec& seq) {
   const int ny = seq.matrix, R = std::max(1, seq.acceleration);
-  const int acs0 = ny / 2 - seq.acs_lines / 2, acs1 = acs0 + seq.acs_lines;
+  const int acs0 = acs_first(seq), acs1 = acs0 + seq.acs_lines;
   std::vector<std::uint8_t> flags(ny, 0);
   for (int line = 0; line < ny; ++line) {
     const bool imaging = (line - ny / 2) % R == 0;
@@ -62,6 +66,23 @@ std::vector<std::uint8_t> cartesian_line_flags(const SequenceSpec& seq) {
     if (calibration) flags[line] |= kLineAcquired | kLineCalibration;
   }
   return flags;
+}
+
+// Phase-encode lines in the order played. acs_mode "separate": the calibration block first (every ACS
+// line, not imaging), then the imaging lattice, so lattice lines inside the ACS block are played twice
+// (the raw data keeps the imaging one; flags as for integrated ACS). Otherwise every acquired line once.
+struct Acquisition {
+  int line;
+  bool imaging;
+};
+std::vector<Acquisition> acquisition_order(const SequenceSpec& seq, const std::vector<std::uint8_t>& flags) {
+  std::vector<Acquisition> out;
+  const bool separate = seq.acs_mode == "separate";
+  if (separate)
+    for (int l = acs_first(seq); l < acs_first(seq) + seq.acs_lines; ++l) out.push_back({l, false});
+  for (int l = 0; l < static_cast<int>(flags.size()); ++l)
+    if (separate ? (flags[l] & kLineImaging) != 0 : (flags[l] & kLineAcquired) != 0) out.push_back({l, true});
+  return out;
 }
 
 SequenceProgram program_header(const SequenceSpec& seq, double flip_deg) {
@@ -74,9 +95,7 @@ SequenceProgram program_header(const SequenceSpec& seq, double flip_deg) {
   p.dwell_s = 1.0 / (seq.bandwidth_Hz_per_pixel * seq.matrix);
   p.accel_R = std::max(1, seq.acceleration);
   p.line_flags = cartesian_line_flags(seq);
-  int acquired = 0;
-  for (auto f : p.line_flags) acquired += (f & kLineAcquired) != 0;
-  p.duration_s = (seq.dummy_scans + acquired) * seq.TR_s;
+  p.duration_s = (seq.dummy_scans + acquisition_order(seq, p.line_flags).size()) * seq.TR_s;
   return p;
 }
 
@@ -93,12 +112,11 @@ SequenceProgram build_spoiled_gre(const SequenceSpec& seq) {
     w.free(seq.TR_s);
     w.spoil();
   }
-  for (int line = 0; line < p.ny; ++line) {
-    if (!(p.line_flags[line] & kLineAcquired)) continue;  // not played: the scanner skips it
+  for (const auto [line, imaging] : acquisition_order(seq, p.line_flags)) {  // unacquired lines are not played
     w.rf(flip);
     // Prephaser and phase encoding together: k moves to (−nx/2, ky)/FOV by the first sample.
     w.free(seq.TE_s - half_readout, -0.5 * p.nx * dk, (line - p.ny / 2) * dk);
-    w.readout(line, dk);
+    w.readout(line, dk, imaging);
     w.spoil();
     w.free(seq.TR_s - seq.TE_s - half_readout);
   }
@@ -110,22 +128,21 @@ SequenceProgram build_spin_echo(const SequenceSpec& seq) {
   ProgramWriter w{p};
   const double dk = 1.0 / seq.fov_m;
   const double half_readout = 0.5 * p.nx * p.dwell_s;
-  auto tr = [&](int line, bool acquire) {
+  auto tr = [&](int line, bool acquire, bool imaging) {
     w.rf(M_PI / 2);
     // Before the 180°, which negates the accumulated phase: the prephaser carries the opposite sign.
     w.free(0.5 * seq.TE_s, acquire ? 0.5 * p.nx * dk : 0, acquire ? -(line - p.ny / 2) * dk : 0);
     w.rf(M_PI, M_PI / 2);
     w.free(0.5 * seq.TE_s - half_readout);
     if (acquire)
-      w.readout(line, dk);
+      w.readout(line, dk, imaging);
     else
       w.free(2 * half_readout);
     w.spoil();
     w.free(seq.TR_s - seq.TE_s - half_readout);
   };
-  for (int d = 0; d < seq.dummy_scans; ++d) tr(0, false);
-  for (int line = 0; line < p.ny; ++line)
-    if (p.line_flags[line] & kLineAcquired) tr(line, true);
+  for (int d = 0; d < seq.dummy_scans; ++d) tr(0, false, false);
+  for (const auto [line, imaging] : acquisition_order(seq, p.line_flags)) tr(line, true, imaging);
   return p;
 }
 

@@ -6,6 +6,7 @@
 
 #include "mrwb/errors.hpp"
 #include "mrwb/raw_data.hpp"
+#include "mrwb/sequence_noncart_gre.hpp"
 
 namespace mrwb::seq {
 
@@ -20,6 +21,7 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
   p.dummy_scans = q.dummy_scans;
   p.accel_R = q.acceleration;
   p.acs_lines = q.acs_lines;
+  p.separate_acs = q.acs_mode == "separate";
   p.flow_compensation = q.flow_compensation;
   p.venc_m_per_s = q.venc_m_per_s;
   p.venc_axes.clear();
@@ -28,6 +30,11 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
 }
 
 BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) {
+  // Radial and spiral scenarios are played from their SequenceProgram (sequence_noncart_gre.hpp); the block
+  // builders are Cartesian, so exporting one of those here would hand out a different sequence.
+  if (q.trajectory != "cartesian")
+    throw InputError(source + ": trajectory '" + q.trajectory +
+                     "' has no block sequence yet (Pulseq export and the diagram cover cartesian)");
   return build_blocks(q.type, cartesian_params(q), source);
 }
 
@@ -71,6 +78,10 @@ SequenceDiagram sequence_diagram(const Scenario& sc, double t_max_s) {
 }
 
 noncart::Trajectory scenario_trajectory(const Scenario& sc) {
+  if (sc.sequence.trajectory != "cartesian") {  // as simulated; the same checks (TE, readout within TR)
+    validate_noncart_sequence(sc, "scenario: sequence");
+    return noncart_trajectory(sc.sequence);
+  }
   const BuiltSequence b = scenario_blocks(sc.sequence, "scenario: sequence");
   const ProgramConversion c = to_sequence_program(b.seq, {1e-3});  // k needs no fine RF steps
   noncart::Trajectory t;

@@ -92,19 +92,24 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
   std::map<std::string, int> labels;
   double k[3] = {0, 0, 0};
   double best_k = INFINITY, last_excitation = NAN;
+  bool best_imaging = false;  // the truth is taken in an imaging ADC where one reaches the smallest |k|
   std::vector<double> excitations;
   double t0 = 0;
   int order = 0;
   double carry = 0;  // time a Readout event already ran into this block
   double frame = 0;  // follow_rf_phase: the spins are simulated as Mxy·exp(-i·frame)
 
-  auto push_free = [&](double dt, double dkx, double dky) {
-    if (dt <= 0 && dkx == 0 && dky == 0) return;
-    if (!p.events.empty() && p.events.back().kind == EventKind::Free) {
+  // Consecutive Free intervals merge, but never beyond max_free_step_s (the split pieces stay apart).
+  const double max_step = opt.max_free_step_s;
+  auto push_free = [&](double dt, double dkx, double dky, double dkz) {
+    if (dt <= 0 && dkx == 0 && dky == 0 && dkz == 0) return;
+    if (!p.events.empty() && p.events.back().kind == EventKind::Free &&
+        (max_step <= 0 || p.events.back().dt_s + dt <= max_step * (1 + 1e-9))) {
       SeqEvent& e = p.events.back();
       e.dt_s += dt;
       e.dk_x += dkx;
       e.dk_y += dky;
+      e.dk_z += dkz;
       return;
     }
     SeqEvent e;
@@ -112,6 +117,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     e.dt_s = dt;
     e.dk_x = dkx;
     e.dk_y = dky;
+    e.dk_z = dkz;
     p.events.push_back(e);
   };
 
@@ -189,16 +195,24 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     double cursor = 0;
     if (carry > 0) {
       const double d[3] = {integrate(g[0], 0, carry), integrate(g[1], 0, carry), integrate(g[2], 0, carry)};
-      push_free(0, d[0], d[1]);
+      push_free(0, d[0], d[1], d[2]);
       for (int a = 0; a < 3; ++a) k[a] += d[a];
       cursor = carry;
       carry = 0;
     }
+    // With max_free_step_s, a gradient interval is cut into equal pieces, each with its exact moment,
+    // so that moving spins see when the gradient acts (the first moment), not only its total.
     auto advance = [&](double to) {
       if (to < cursor) return;
-      const double d[3] = {integrate(g[0], cursor, to), integrate(g[1], cursor, to), integrate(g[2], cursor, to)};
-      push_free(to - cursor, d[0], d[1]);
-      for (int a = 0; a < 3; ++a) k[a] += d[a];
+      const double len = to - cursor;
+      const bool gradient = !g[0].empty() || !g[1].empty() || !g[2].empty();
+      const int pieces = max_step > 0 && gradient ? std::max(1, static_cast<int>(std::ceil(len / max_step - 1e-9))) : 1;
+      for (int i = 0; i < pieces; ++i) {
+        const double a = cursor + len * i / pieces, b = i + 1 == pieces ? to : cursor + len * (i + 1) / pieces;
+        const double d[3] = {integrate(g[0], a, b), integrate(g[1], a, b), integrate(g[2], a, b)};
+        push_free(b - a, d[0], d[1], d[2]);
+        for (int ax = 0; ax < 3; ++ax) k[ax] += d[ax];
+      }
       cursor = to;
     };
     bool readout = false;
@@ -241,8 +255,10 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
           c.ky.push_back(k[1]);
           c.kz.push_back(k[2]);
           const double kabs = std::hypot(k[0], k[1], k[2]);
-          if (kabs < best_k - 1e-9) {
+          const bool imaging = (c.adc_flags.back() & kLineImaging) != 0;
+          if (kabs < best_k - 1e-9 || (imaging && !best_imaging && kabs < best_k + 1e-9)) {
             best_k = kabs;
+            best_imaging = imaging;
             c.k0_adc = adc_index;
             c.k0_sample = x.sample;
             if (!std::isnan(last_excitation)) c.TE_s = t0 + x.t - last_excitation;
@@ -256,6 +272,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
               e.dt_s = a.dwell_s;
               e.dk_x = integrate(g[0], x.t, x.t + a.dwell_s);
               e.dk_y = integrate(g[1], x.t, x.t + a.dwell_s);
+              e.dk_z = integrate(g[2], x.t, x.t + a.dwell_s);
               e.n_samples = a.num_samples;
               e.line = c.adc_line.back();
               p.events.push_back(e);
@@ -287,7 +304,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
         d[ax] = integrate(g[ax], last, stop);
         k[ax] += d[ax];
       }
-      push_free(0, d[0] - ro.dk_x, d[1] - ro.dk_y);
+      push_free(0, d[0] - ro.dk_x, d[1] - ro.dk_y, d[2] - ro.dk_z);
       cursor = stop;
       if (end > b.duration_s) carry = end - b.duration_s;
     }

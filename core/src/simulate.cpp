@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -48,6 +49,8 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
         raw.at(c, line_of[r], s) = samples[(static_cast<std::size_t>(c) * prog.readouts + r) * raw.nx + s] * scale;
   raw.accel_R = prog.accel_R;
   if (prog.accel_R > 1 || seq.acs_lines > 0) raw.line_flags = prog.line_flags;
+  // Receiver noise on the acquired samples, and a noise scan of the same statistics for prewhitening.
+  add_receiver_noise(raw, scenario.coils.noise_std, scenario.coils.noise_correlation);
 
   r.truth = sos_weighted_truth(ph, coils, cell_truth, seq);
 
@@ -64,6 +67,14 @@ CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph) {
     coils.sens = scenario.coils.arrangement == "uniform"
                      ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
                      : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, scenario.sequence.fov_m);
+    if (ph.nz > 1) {  // a slab: the in-plane maps repeated along z (coils far from a thin slab)
+      std::vector<std::complex<float>> slab(static_cast<std::size_t>(coils.ncoils) * ph.size());
+      const std::size_t plane = ph.slice_size();
+      for (int c = 0; c < coils.ncoils; ++c)
+        for (int iz = 0; iz < ph.nz; ++iz)
+          std::copy_n(coils.sens.begin() + c * plane, plane, slab.begin() + (c * ph.nz + iz) * plane);
+      coils.sens = std::move(slab);
+    }
   }
   return coils;
 }
@@ -76,17 +87,15 @@ Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,
   truth.nx = truth.ny = seq.matrix;
   truth.fov_x_m = truth.fov_y_m = seq.fov_m;
   truth.data.assign(truth.size(), {});
-  for (int iy = 0; iy < ph.ny; ++iy)
-    for (int ix = 0; ix < ph.nx; ++ix) {
-      const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix;
-      float w = 1.f;
-      if (!coils.uniform()) {
-        float sos = 0.f;
-        for (int c = 0; c < coils.ncoils; ++c) sos += std::norm(coils.sens[static_cast<std::size_t>(c) * ph.size() + i]);
-        w = std::sqrt(sos);
+  // A slab: Mxy summed over z per in-plane voxel, in the same units as the signal (which sums every cell
+  // with the same cell area / voxel area): a z-uniform slab of nz cells reads nz times its slice.
+  for (int iz = 0; iz < ph.nz; ++iz)
+    for (int iy = 0; iy < ph.ny; ++iy)
+      for (int ix = 0; ix < ph.nx; ++ix) {
+        const std::size_t i = (static_cast<std::size_t>(iz) * ph.ny + iy) * ph.nx + ix;
+        truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] +=
+            cell_truth[i] * (scale * coil_sos_weight(coils, ph.size(), i));
       }
-      truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] += cell_truth[i] * (scale * w);
-    }
   return truth;
 }
 

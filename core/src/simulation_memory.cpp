@@ -1,5 +1,6 @@
 // GPU memory estimate of the CUDA simulator and its refusal message (see simulation_engine.hpp).
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "mrwb/errors.hpp"
@@ -12,6 +13,8 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   const bool moving = phantom_moves(ph);
   const std::size_t state = (moving ? 6 : 3) * sizeof(float);        // Mx My Mz (A and B buffers when moving)
   const std::size_t tissue = 6 * sizeof(float) + 1;                    // PD T1 T2 dB ux uy, type
+  const std::size_t through_plane = ph.uz.size() == n ? sizeof(float) : 0;  // uz (3-D flow)
+  const std::size_t lists = sizeof(std::uint32_t);  // fluid (time-stepped) and closed-form cell lists, n in all
   const std::size_t ends = ph.open_end.size() == n ? 1 : 0;                // open_end flags
   const std::size_t truth = 2 * sizeof(float);                         // Mxy at the truth sample
   const std::size_t coils = ncoils > 1 ? static_cast<std::size_t>(ncoils) * 2 * sizeof(float) : 0;
@@ -21,7 +24,7 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   // Time-stepped path: one record per step (+ one per RF/spoil event at most); static: one per event.
   const std::size_t table = moving ? (static_cast<std::size_t>(time_step_count(ph, prog)) + prog.events.size()) * k_device_step_bytes
                                    : prog.events.size() * k_device_event_bytes;
-  return n * (state + tissue + ends + truth + coils) + sums + table;
+  return n * (state + tissue + through_plane + lists + ends + truth + coils) + sums + table;
 }
 
 long time_step_count(const CellPhantom& ph, const SequenceProgram& prog) {

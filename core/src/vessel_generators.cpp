@@ -123,9 +123,10 @@ void validate_vessel_tree_spec(const VesselTreeSpec& s, const std::string& w) {
   range(w, "terminals", s.terminals, 2, 2000, false, "");
   for (int a = 0; a < 3; ++a)
     range(w, std::string("organ_semi_axes_m[") + char('0' + a) + "]", s.organ_semi_axes_m[a], 0, 0.5, true, "m");
+  validate_segment_edits(s.segment_edits, w + ".segment_edits");
 }
 
-VesselTree generate_vessel_tree(const VesselTreeSpec& s, const std::string& where) {
+VesselTree generate_vessel_tree(const VesselTreeSpec& s, const std::string& where, std::vector<int>* generated_index) {
   validate_vessel_tree_spec(s, where);
   VesselTree t;
   t.dims = s.dims;
@@ -181,11 +182,20 @@ VesselTree generate_vessel_tree(const VesselTreeSpec& s, const std::string& wher
     }
   } else {
     t = detail::grow_organ_tree(s, true);
-    validate_vessel_tree(t, where);
+  }
+  if (s.generator != "organ_tree") centre_on_origin(t);
+  validate_vessel_tree(t, where);
+  if (s.segment_edits.empty()) {
+    if (generated_index) {
+      generated_index->resize(t.segments.size());
+      for (std::size_t i = 0; i < t.segments.size(); ++i) (*generated_index)[i] = static_cast<int>(i);
+    }
     return t;
   }
-  centre_on_origin(t);
-  validate_vessel_tree(t, where);
+  // Centred before the edits, so removing a branch does not move the rest of the tree.
+  std::vector<int> index = apply_segment_edits(t, s.segment_edits, where + ".segment_edits");
+  validate_vessel_tree(t, where + ".segment_edits");
+  if (generated_index) *generated_index = std::move(index);
   return t;
 }
 

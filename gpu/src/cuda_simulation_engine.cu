@@ -1,17 +1,27 @@
 // CUDA twin of mrwb::CpuSimulationEngine. State stays on the device for the whole run (SoA); per-cell
 // operators come from mrwb/bloch_cell_ops.hpp and mrwb/transport_cell_ops.hpp, shared with the CPU.
-//  - static phantoms: one thread per cell plays the events of one TR per launch (exact, no transport);
-//    large grids are split into cell ranges so that no launch outlasts a pacing chunk;
-//  - moving phantoms: every time step is one record of a step table built once on the host (interval,
-//    gradient moment, sample index, and the RF or spoiling that precedes it); one kernel per step reads
-//    buffer A (neighbours for the donor-cell flux, the signal of the current state block-reduced for all
-//    coils) and writes buffer B. The steps are launched as a CUDA graph of K kernels that reads its
+// Cells are indexed (iz·ny + iy)·nx + ix (2-D: nz = 1); positions x, y, z come from the index.
+//  - cells that are never time-stepped (every cell of a static phantom; the non-fluid cells of a moving
+//    one) are played event by event in closed form: one thread per cell keeps its state in registers
+//    for a group of events (up to one readout), exact with no transport. Cells with PD = 0 stay at
+//    M = 0 and are skipped. Large lists are split into ranges so that no launch outlasts a pacing chunk;
+//  - fluid cells of a moving phantom are time-stepped: every time step is one record of a step table
+//    built once on the host (interval, gradient moment, sample index, and the RF or spoiling that
+//    precedes it); one kernel per step runs over the compact fluid-cell list, reads buffer A (neighbours
+//    through the full grid index for the donor-cell flux, the signal of the current state block-reduced
+//    for all coils) and writes buffer B. Steps are launched as a CUDA graph of K kernels that reads its
 //    position from a device counter, so one graph launch plays K steps with no host work in between.
+//  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
+//  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
+//  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
+//  add, relaxation factors multiply) up to float rounding. The two parts add into the same signal sums.
 // Pacing: the host stays at most about one chunk (~2^27 cell-steps, a few ms of GPU work) ahead of the
 // device; at every chunk it polls the cancel token, so cancel is honoured within ~10 ms; progress is
-// reported once per TR, dummy TRs included (tr_progress_marks).
+// reported once per TR, dummy TRs included (tr_progress_marks), when both parts have queued that TR.
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "cuda_check.hpp"
 #include "mrwb/transport_cell_ops.hpp"
@@ -21,13 +31,17 @@ namespace mrwb::gpu {
 namespace {
 
 constexpr int k_block = 256;
+constexpr int k_warps = k_block / 32;
 constexpr double k_chunk_cell_steps = 134217728.0;  // 2^27: a few ms of device work per pacing chunk
+// Shared float2 slots of the closed-form readout: warps × coils × samples between two block flushes.
+constexpr int k_readout_slots = 4096;
+constexpr int k_cells_per_thread = 4;  // closed-form path
 
-// The event program as the device reads it (static path); trig of RF angles precomputed on the host.
+// The event program as the device reads it (closed-form path); trig of RF angles precomputed on the host.
 struct DeviceEvent {
+  double dt_s, dk_x, dk_y, dk_z;
   int kind;  // EventKind
   float cos_flip, sin_flip, cos_phase, sin_phase;
-  double dt_s, dk_x, dk_y;
   int n_samples;
   int sample_offset;  // first k-space sample of this readout (coil 0)
   int truth_sample;
@@ -36,23 +50,37 @@ static_assert(sizeof(DeviceEvent) <= k_device_event_bytes, "memory estimate (sim
 
 // One time step of the time-stepped path.
 struct DeviceStep {
-  double dt_s, dk_x, dk_y;  // interval and gradient moment of this step
-  float scale;              // dt / flow_dt: the Courant scale of the transport
-  int sample;               // coil-0 k-space index of the state before the step (after `op`), or −1
-  int truth;                // 1: record cell Mxy of that state
-  int op;                   // instantaneous operator before the step: 0 none, 1 RF, 2 spoil
-  float ca, sa, cp, sp;     // RF: cos/sin of flip and phase
+  double dt_s, dk_x, dk_y, dk_z;  // interval and gradient moment of this step
+  float scale;                    // dt / flow_dt: the Courant scale of the transport
+  int sample;                     // coil-0 k-space index of the state before the step (after `op`), or −1
+  int truth;                      // 1: record cell Mxy of that state
+  int op;                         // instantaneous operator before the step: 0 none, 1 RF, 2 spoil
+  float ca, sa, cp, sp;           // RF: cos/sin of flip and phase
 };
 static_assert(sizeof(DeviceStep) <= k_device_step_bytes, "memory estimate (simulation_memory.cpp) too small");
 
 struct CellGrid {
-  int nx, ny;
+  int nx, ny, nz;
   std::size_t n;
-  double x0, y0, cell;
+  double x0, y0, z0, cell;
   int ncoils;
   std::size_t per_coil;  // samples per coil
   std::size_t samples;   // all coils: the stride between signal slots
 };
+
+struct CellIndex {
+  int ix, iy, iz;
+};
+__device__ CellIndex cell_index(const CellGrid& g, std::size_t i) {
+  const unsigned u = static_cast<unsigned>(i);  // n < 2^31 checked on the host
+  const unsigned row = u / static_cast<unsigned>(g.nx);
+  return {static_cast<int>(u - row * static_cast<unsigned>(g.nx)), static_cast<int>(row % static_cast<unsigned>(g.ny)),
+          static_cast<int>(row / static_cast<unsigned>(g.ny))};
+}
+// Gradient phase of cell c over an interval of moment dk [cycles]: dk·r.
+__device__ double gradient_cycles(const CellGrid& g, const CellIndex& c, double dkx, double dky, double dkz) {
+  return dkx * (g.x0 + c.ix * g.cell) + dky * (g.y0 + c.iy * g.cell) + dkz * (g.z0 + c.iz * g.cell);
+}
 
 __device__ void rotation_of(double cycles, float& c, float& s) {
   const double frac = cycles - rint(cycles);
@@ -75,6 +103,21 @@ __device__ void relax_of(double dt, float t1, float t2, float& omE1, float& E2) 
   E2 = t2 > 0.f ? static_cast<float>(exp(-dt / t2)) : 1.f;
 }
 
+// C_c·(Mx + i·My) of cell i for coil c (sens == nullptr: one uniform coil).
+__device__ float2 coil_signal(const CellGrid& g, const float2* __restrict__ sens, int c, std::size_t i, float mx, float my) {
+  if (!sens) return make_float2(mx, my);
+  const float2 C = sens[static_cast<std::size_t>(c) * g.n + i];
+  return make_float2(C.x * mx - C.y * my, C.x * my + C.y * mx);
+}
+
+__device__ float2 warp_sum(float2 v) {
+  for (int o = 16; o > 0; o >>= 1) {
+    v.x += __shfl_down_sync(0xffffffffu, v.x, o);
+    v.y += __shfl_down_sync(0xffffffffu, v.y, o);
+  }
+  return v;
+}
+
 // Adds Σ_block C_c·(Mx + i·My) to the signal of `sample` for every coil (thread 0 of each block). Blocks
 // spread their atomics over k_signal_slots partial sums, summed on the host: same-address atomics
 // from hundreds of blocks would serialise.
@@ -82,27 +125,13 @@ __device__ void block_signal(const CellGrid& g, const float2* __restrict__ sens,
                              float mx, float my, double2* sums, std::size_t sample, float2* shared) {
   double2* slot = sums + (blockIdx.x % k_signal_slots) * g.samples;
   for (int c = 0; c < g.ncoils; ++c) {
-    float vx = 0.f, vy = 0.f;
-    if (active) {
-      if (sens) {
-        const float2 C = sens[static_cast<std::size_t>(c) * g.n + i];
-        vx = C.x * mx - C.y * my;
-        vy = C.x * my + C.y * mx;
-      } else {
-        vx = mx;
-        vy = my;
-      }
-    }
-    for (int o = 16; o > 0; o >>= 1) {
-      vx += __shfl_down_sync(0xffffffffu, vx, o);
-      vy += __shfl_down_sync(0xffffffffu, vy, o);
-    }
+    const float2 v = warp_sum(active ? coil_signal(g, sens, c, i, mx, my) : make_float2(0.f, 0.f));
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) shared[warp] = make_float2(vx, vy);
+    if (lane == 0) shared[warp] = v;
     __syncthreads();
     if (threadIdx.x == 0) {
       double sx = 0, sy = 0;
-      for (int w = 0; w < k_block / 32; ++w) {
+      for (int w = 0; w < k_warps; ++w) {
         sx += shared[w].x;
         sy += shared[w].y;
       }
@@ -114,13 +143,14 @@ __device__ void block_signal(const CellGrid& g, const float2* __restrict__ sens,
 }
 
 struct CellData {
-  float *Mx, *My, *Mz;  // state (static path: the only buffer)
+  float *Mx, *My, *Mz;  // state (closed-form cells: the only buffer; fluid cells: buffer A)
   const float* __restrict__ PD;
   const float* __restrict__ T1;
   const float* __restrict__ T2;
   const float* __restrict__ dB;
   const float* __restrict__ ux;
   const float* __restrict__ uy;
+  const float* uz;  // nullptr: no through-plane velocity
   const std::uint8_t* __restrict__ type;
   const std::uint8_t* open_end;  // nullptr: no vessel ends inside the grid
   const float2* sens;            // nullptr: one uniform coil
@@ -128,51 +158,108 @@ struct CellData {
   float2* truth;
 };
 
-// Static path: plays events [e_begin, e_end) for cells [first, last).
+// Closed-form path: plays events [e_begin, e_end) for the cells list[first .. last) (list == nullptr:
+// cells first .. last), k_cells_per_thread cells per thread (a block takes k_block·k_cells_per_thread
+// consecutive entries, strided by k_block so loads coalesce). A readout's signal is summed over the
+// thread's cells, warp-reduced per sample into shared memory and added to the global sums once per
+// `flush` samples: one block barrier per flush instead of two per sample, and one warp reduction per
+// k_cells_per_thread cells (the shuffles bound this kernel).
 __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
-                            std::size_t first, std::size_t last) {
-  __shared__ float2 shared[k_block / 32];
-  const std::size_t i = first + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = i < last;  // inactive threads still join the block reductions
-  bloch::Mag m{0.f, 0.f, 0.f};
-  float pd = 0.f, t1 = 0.f, t2 = 0.f, db = 0.f;
-  double x = 0, y = 0;
-  if (active) {
-    m = {d.Mx[i], d.My[i], d.Mz[i]};
-    pd = d.PD[i];
-    t1 = d.T1[i];
-    t2 = d.T2[i];
-    db = d.dB[i];
-    x = g.x0 + static_cast<double>(i % g.nx) * g.cell;
-    y = g.y0 + static_cast<double>(i / g.nx) * g.cell;
+                            const std::uint32_t* __restrict__ list, std::size_t first, std::size_t last) {
+  constexpr int C = k_cells_per_thread;
+  __shared__ float2 part[k_readout_slots];  // [sample of the flush][coil][warp]
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int flush = max(1, min(32, k_readout_slots / (k_warps * g.ncoils)));
+  bool active[C];
+  std::size_t i[C];
+  bloch::Mag m[C];
+  float pd[C], t1[C], t2[C], db[C], cs[C], sn[C], omE1[C], E2[C];
+  CellIndex c[C];
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const std::size_t k = first + static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
+    active[q] = k < last;  // inactive cells still join the block reductions (with zero signal)
+    i[q] = active[q] ? (list ? list[k] : k) : 0;
+    m[q] = {0.f, 0.f, 0.f};
+    pd[q] = t1[q] = t2[q] = db[q] = 0.f;
+    c[q] = {0, 0, 0};
+    if (active[q]) {
+      m[q] = {d.Mx[i[q]], d.My[i[q]], d.Mz[i[q]]};
+      pd[q] = d.PD[i[q]];
+      t1[q] = d.T1[i[q]];
+      t2[q] = d.T2[i[q]];
+      db[q] = d.dB[i[q]];
+      c[q] = cell_index(g, i[q]);
+    }
   }
   const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
+  double2* slot = d.sums + (blockIdx.x % k_signal_slots) * g.samples;
   for (int e = e_begin; e < e_end; ++e) {
     const DeviceEvent E = ev[e];
     if (E.kind == static_cast<int>(EventKind::Rf)) {
-      bloch::rf_rotate(m, E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
-    } else if (E.kind == static_cast<int>(EventKind::Spoil)) {
-      bloch::spoil(m);
-    } else {
-      float c, s, omE1, E2;
-      rotation_of(E.dk_x * x + E.dk_y * y + gamma_cycles * db * E.dt_s, c, s);
-      relax_of(E.dt_s, t1, t2, omE1, E2);
-      if (E.kind == static_cast<int>(EventKind::Free)) {
-        bloch::precess_relax(m, pd, omE1, E2, c, s);
-      } else {  // Readout: sample, then step one dwell
-        for (int j = 0; j < E.n_samples; ++j) {
-          block_signal(g, d.sens, i, active, m.Mx, m.My, d.sums, E.sample_offset + j, shared);
-          if (active && j == E.truth_sample) d.truth[i] = make_float2(m.Mx, m.My);
-          bloch::precess_relax(m, pd, omE1, E2, c, s);
+#pragma unroll
+      for (int q = 0; q < C; ++q) bloch::rf_rotate(m[q], E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
+      continue;
+    }
+    if (E.kind == static_cast<int>(EventKind::Spoil)) {
+#pragma unroll
+      for (int q = 0; q < C; ++q) bloch::spoil(m[q]);
+      continue;
+    }
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      rotation_of(gradient_cycles(g, c[q], E.dk_x, E.dk_y, E.dk_z) + gamma_cycles * db[q] * E.dt_s, cs[q], sn[q]);
+      relax_of(E.dt_s, t1[q], t2[q], omE1[q], E2[q]);
+    }
+    if (E.kind == static_cast<int>(EventKind::Free)) {
+#pragma unroll
+      for (int q = 0; q < C; ++q) bloch::precess_relax(m[q], pd[q], omE1[q], E2[q], cs[q], sn[q]);
+      continue;
+    }
+    // Readout: sample, then step one dwell.
+    for (int j0 = 0; j0 < E.n_samples; j0 += flush) {
+      const int jn = min(flush, E.n_samples - j0);
+      for (int jj = 0; jj < jn; ++jj) {
+        for (int coil = 0; coil < g.ncoils; ++coil) {
+          float2 v = make_float2(0.f, 0.f);
+#pragma unroll
+          for (int q = 0; q < C; ++q)
+            if (active[q]) {
+              const float2 s = coil_signal(g, d.sens, coil, i[q], m[q].Mx, m[q].My);
+              v.x += s.x;
+              v.y += s.y;
+            }
+          v = warp_sum(v);
+          if (lane == 0) part[(jj * g.ncoils + coil) * k_warps + warp] = v;
+        }
+#pragma unroll
+        for (int q = 0; q < C; ++q) {
+          if (active[q] && j0 + jj == E.truth_sample) d.truth[i[q]] = make_float2(m[q].Mx, m[q].My);
+          bloch::precess_relax(m[q], pd[q], omE1[q], E2[q], cs[q], sn[q]);
         }
       }
+      __syncthreads();
+      for (int t = threadIdx.x; t < jn * g.ncoils; t += blockDim.x) {
+        double sx = 0, sy = 0;
+        for (int w = 0; w < k_warps; ++w) {
+          sx += part[t * k_warps + w].x;
+          sy += part[t * k_warps + w].y;
+        }
+        const int jj = t / g.ncoils, coil = t - jj * g.ncoils;
+        double2* out = &slot[coil * g.per_coil + E.sample_offset + j0 + jj];
+        atomicAdd(&out->x, sx);
+        atomicAdd(&out->y, sy);
+      }
+      __syncthreads();
     }
   }
-  if (active) {
-    d.Mx[i] = m.Mx;
-    d.My[i] = m.My;
-    d.Mz[i] = m.Mz;
-  }
+#pragma unroll
+  for (int q = 0; q < C; ++q)
+    if (active[q]) {
+      d.Mx[i[q]] = m[q].Mx;
+      d.My[i[q]] = m[q].My;
+      d.Mz[i[q]] = m[q].Mz;
+    }
 }
 
 __device__ void apply_op(const DeviceStep& S, bloch::Mag& m) {
@@ -180,19 +267,40 @@ __device__ void apply_op(const DeviceStep& S, bloch::Mag& m) {
   if (S.op == 2) bloch::spoil(m);
 }
 
-// Time step number *counter + offset of the table: B = A_MRI · [op(A) + ΔM_F], sampling op(A) first.
-// op is uniform over cells and transport linear, so op(transport(A) − fresh) + fresh = transport(op(A)):
-// the same result as the CPU twin, which applies op to the whole buffer before the step.
-__global__ void table_step(CellGrid g, CellData d, const DeviceStep* __restrict__ steps, const int* __restrict__ counter,
-                           int offset, int n_steps, const float* __restrict__ Ax, const float* __restrict__ Ay,
+// Time step number *counter + offset of the table for the fluid cells list[0 .. count) (list ==
+// nullptr: every cell): B = A_MRI · [op(A) + ΔM_F], sampling op(A) first. op is uniform over cells and
+// transport linear, so op(transport(A) − fresh) + fresh = transport(op(A)): the same result as the CPU
+// twin, which applies op to the whole buffer before the step. Neighbours are read through the full grid
+// index; only fluid entries of A and B are ever read or written here. ThreeD = false (nz = 1) passes
+// the gather a constant nz = 1, so its face loop unrolls to the four in-plane faces at compile time.
+template <bool ThreeD>
+__global__ void table_step(CellGrid g, CellData d, const std::uint32_t* __restrict__ list, std::size_t count,
+                           const DeviceStep* __restrict__ steps, const int* __restrict__ counter, int offset,
+                           int n_steps, const float* __restrict__ Ax, const float* __restrict__ Ay,
                            const float* __restrict__ Az, float* __restrict__ Bx, float* __restrict__ By,
                            float* __restrict__ Bz) {
-  __shared__ float2 shared[k_block / 32];
+  __shared__ float2 shared[k_warps];
+  // Programmatic dependent launch: the next step's blocks may be scheduled now and load what no step
+  // writes (table, list, tissue) while this one runs; they wait for its completion before reading A.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   const int k = *counter + offset;
   if (k >= n_steps) return;  // uniform over the grid: the last graph launch may run past the end
   const DeviceStep S = steps[k];
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = i < g.n;
+  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = t < count;
+  const std::size_t i = active ? (list ? list[t] : t) : 0;
+  float pd = 0.f, t1 = 0.f, t2 = 0.f, db = 0.f;
+  if (active) {
+    pd = d.PD[i];
+    t1 = d.T1[i];
+    t2 = d.T2[i];
+    db = d.dB[i];
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
   bloch::Mag own{0.f, 0.f, 0.f};
   if (active) {
     own = {Ax[i], Ay[i], Az[i]};
@@ -201,22 +309,23 @@ __global__ void table_step(CellGrid g, CellData d, const DeviceStep* __restrict_
   if (S.sample >= 0) block_signal(g, d.sens, i, active, own.Mx, own.My, d.sums, S.sample, shared);
   if (!active) return;
   if (S.truth) d.truth[i] = make_float2(own.Mx, own.My);
-  const unsigned iu = static_cast<unsigned>(i);  // n < 2^31 checked on the host
-  const int ix = static_cast<int>(iu % static_cast<unsigned>(g.nx)), iy = static_cast<int>(iu / static_cast<unsigned>(g.nx));
+  const CellIndex c = ThreeD ? cell_index(g, i) : CellIndex{static_cast<int>(i % static_cast<unsigned>(g.nx)),
+                                                             static_cast<int>(i / static_cast<unsigned>(g.nx)), 0};
+  if (ThreeD) __builtin_assume(g.nz > 1);
   float fresh = 0.f;
-  const auto t = transport::donor_cell_gather<float>(ix, iy, g.nx, g.ny, Ax, Ay, Az, d.ux, d.uy, d.type, d.PD, S.scale,
-                                                     true, d.open_end, &fresh);
-  bloch::Mag m{t.x, t.y, t.z - fresh};
+  const auto tr = transport::donor_cell_gather<float>(c.ix, c.iy, c.iz, g.nx, g.ny, ThreeD ? g.nz : 1, Ax, Ay, Az, d.ux,
+                                                      d.uy, ThreeD ? d.uz : nullptr, d.type, d.PD, S.scale, true,
+                                                      d.open_end, &fresh);
+  bloch::Mag m{tr.x, tr.y, tr.z - fresh};
   apply_op(S, m);
   m.Mz += fresh;
-  const double x = g.x0 + ix * g.cell, y = g.y0 + iy * g.cell;
   const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
-  float c, s;
-  rotation_of_fast(S.dk_x * x + S.dk_y * y + gamma_cycles * d.dB[i] * S.dt_s, c, s);
-  const float t1 = d.T1[i], t2 = d.T2[i], fdt = static_cast<float>(S.dt_s);
+  float cs, sn;
+  rotation_of_fast(gradient_cycles(g, c, S.dk_x, S.dk_y, S.dk_z) + gamma_cycles * db * S.dt_s, cs, sn);
+  const float fdt = static_cast<float>(S.dt_s);
   const float omE1 = t1 > 0.f ? -expm1f(-fdt / t1) : 0.f;
   const float E2 = t2 > 0.f ? expf(-fdt / t2) : 1.f;
-  bloch::precess_relax(m, d.PD[i], omE1, E2, c, s);
+  bloch::precess_relax(m, pd, omE1, E2, cs, sn);
   Bx[i] = m.Mx;
   By[i] = m.My;
   Bz[i] = m.Mz;
@@ -274,6 +383,108 @@ class Pacer {
   double pending_ = 0;
 };
 
+// The cells each path plays: `stepped` the fluid cells of a moving phantom, `closed_form` the others
+// with PD != 0 (a cell with PD = 0 stays at M = 0). A list equal to 0 .. n−1 is left empty (identity).
+struct CellLists {
+  std::vector<std::uint32_t> stepped, closed_form;
+  std::size_t n_stepped = 0, n_closed_form = 0;
+};
+CellLists split_cells(const CellPhantom& ph, bool moving) {
+  CellLists l;
+  const std::size_t n = ph.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (moving && ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
+      l.stepped.push_back(static_cast<std::uint32_t>(i));
+    else if (ph.PD[i] != 0.f)
+      l.closed_form.push_back(static_cast<std::uint32_t>(i));
+  }
+  l.n_stepped = l.stepped.size();
+  l.n_closed_form = l.closed_form.size();
+  if (l.n_stepped == n) l.stepped.clear();
+  if (l.n_closed_form == n) l.closed_form.clear();
+  return l;
+}
+
+std::vector<DeviceEvent> device_events(const SequenceProgram& prog) {
+  std::vector<DeviceEvent> ev(prog.events.size());
+  int readout = 0;
+  for (std::size_t k = 0; k < ev.size(); ++k) {
+    const SeqEvent& e = prog.events[k];
+    DeviceEvent& de = ev[k];
+    de.kind = static_cast<int>(e.kind);
+    de.cos_flip = static_cast<float>(std::cos(e.flip_rad));
+    de.sin_flip = static_cast<float>(std::sin(e.flip_rad));
+    de.cos_phase = static_cast<float>(std::cos(e.phase_rad));
+    de.sin_phase = static_cast<float>(std::sin(e.phase_rad));
+    de.dt_s = e.dt_s;
+    de.dk_x = e.dk_x;
+    de.dk_y = e.dk_y;
+    de.dk_z = e.dk_z;
+    de.n_samples = e.n_samples;
+    de.truth_sample = e.truth_sample;
+    de.sample_offset = e.kind == EventKind::Readout ? readout++ * prog.nx : 0;
+  }
+  return ev;
+}
+
+// Closed-form player: queues the event program for its cells in groups of events ending at a readout
+// (at most 64 events during dummy scans), each split into cell ranges of at most one pacing chunk.
+class ClosedFormPlayer {
+ public:
+  ClosedFormPlayer(const SequenceProgram& prog, const std::vector<int>& marks, const CellGrid& g, const CellData& d,
+                   const std::uint32_t* list, std::size_t count, cudaStream_t stream, Pacer& pacer)
+      : marks_(marks), g_(g), d_(d), list_(list), count_(count), stream_(stream), pacer_(pacer),
+        ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())) {
+    if (!ev_.empty()) d_ev_.upload(ev_.data());
+  }
+  // Queues every group whose last event completes at most `tr` TRs (INT_MAX: all). Returns the TRs
+  // completed by what has been queued.
+  int play_until(int tr) {
+    while (begin_ < ev_.size()) {
+      std::size_t end = begin_;
+      double cost = 0;  // cell-steps per cell of this group
+      while (end < ev_.size()) {
+        const bool ro = ev_[end].kind == static_cast<int>(EventKind::Readout);
+        cost += 1 + (ro ? ev_[end].n_samples : 0);
+        ++end;
+        if (ro || end - begin_ >= 64) break;
+      }
+      if (marks_[end - 1] > tr) break;
+      queue(begin_, end, cost);
+      done_ = marks_[end - 1];
+      begin_ = end;
+    }
+    return done_;
+  }
+
+ private:
+  void queue(std::size_t begin, std::size_t end, double cost) {
+    constexpr std::size_t per_block = k_block * k_cells_per_thread;
+    const std::size_t range =
+        std::max<std::size_t>(per_block, static_cast<std::size_t>(k_chunk_cell_steps / cost) / per_block * per_block);
+    for (std::size_t first = 0; first < count_; first += range) {
+      const std::size_t last = std::min(count_, first + range);
+      const unsigned blocks = static_cast<unsigned>((last - first + per_block - 1) / per_block);
+      play_events<<<blocks, k_block, 0, stream_>>>(g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_,
+                                                    list_, first, last);
+      cuda_check(cudaGetLastError(), "play_events launch");
+      pacer_.queued(cost * static_cast<double>(last - first));
+    }
+  }
+
+  const std::vector<int>& marks_;
+  CellGrid g_;
+  CellData d_;
+  const std::uint32_t* list_;
+  std::size_t count_;
+  cudaStream_t stream_;
+  Pacer& pacer_;
+  std::vector<DeviceEvent> ev_;
+  DeviceBuffer<DeviceEvent> d_ev_;
+  std::size_t begin_ = 0;
+  int done_ = 0;
+};
+
 class CudaSimulationEngine final : public SimulationEngine {
  public:
   std::string name() const override { return "cuda"; }
@@ -286,23 +497,32 @@ class CudaSimulationEngine final : public SimulationEngine {
     const bool moving = phantom_moves(ph);
     const std::size_t ncoils = static_cast<std::size_t>(coils.ncoils);
     if (n >= (std::size_t{1} << 31)) throw InputError("simulate: more than 2^31 cells; use coarser cells");
-    if (ph.nz != 1) throw std::invalid_argument("the CUDA engine plays 2-D phantoms only (nz = 1)");
+    if (!ph.uz.empty() && ph.uz.size() != n) throw std::invalid_argument("uz does not match the phantom");
+    if (ncoils * k_warps > static_cast<std::size_t>(k_readout_slots))
+      throw InputError("simulate: coils.count " + std::to_string(ncoils) + " exceeds the CUDA engine's " +
+                       std::to_string(k_readout_slots / k_warps) + "; use fewer coils or --backend cpu");
     // Refuse sizes the device cannot hold, with the numbers, before allocating anything.
     std::size_t free_b = 0, total_b = 0;
     cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils), free_b);
 
+    const CellLists lists = split_cells(ph, moving);
+    const bool has_uz = ph.uz.size() == n;
     Stream stream;
-    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n), ux(n), uy(n);
+    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n), ux(n), uy(n), uz(has_uz ? n : 0);
     DeviceBuffer<std::uint8_t> type(n), open_end(ph.open_end.size() == n ? n : 0);
+    DeviceBuffer<std::uint32_t> stepped(lists.stepped.size()), closed_form(lists.closed_form.size());
     PD.upload(ph.PD.data());
     T1.upload(ph.T1_s.data());
     T2.upload(ph.T2_s.data());
     dB.upload(ph.dB_T.data());
     ux.upload(ph.ux.data());
     uy.upload(ph.uy.data());
+    if (has_uz) uz.upload(ph.uz.data());
     type.upload(ph.type.data());
     if (open_end.size()) open_end.upload(ph.open_end.data());
+    if (stepped.size()) stepped.upload(lists.stepped.data());
+    if (closed_form.size()) closed_form.upload(lists.closed_form.data());
     cuda_check(cudaMemset(Mx.get(), 0, n * sizeof(float)), "memset");
     cuda_check(cudaMemset(My.get(), 0, n * sizeof(float)), "memset");
     Mz.upload(ph.PD.data());  // thermal equilibrium M = PD·z
@@ -315,11 +535,11 @@ class CudaSimulationEngine final : public SimulationEngine {
     cuda_check(cudaMemset(truth.get(), 0, n * sizeof(float2)), "memset");
     cuda_check(cudaDeviceSynchronize(), "setup");
 
-    const CellGrid g{ph.nx, ph.ny, n, ph.x0_m, ph.y0_m, ph.cell_size_m, coils.ncoils,
+    const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
                      static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
-    CellData d{Mx.get(), My.get(), Mz.get(), PD.get(), T1.get(), T2.get(), dB.get(), ux.get(), uy.get(), type.get(),
-               open_end.size() ? open_end.get() : nullptr, coils.uniform() ? nullptr : sens.get(), sums.get(),
-               truth.get()};
+    CellData d{Mx.get(), My.get(), Mz.get(), PD.get(), T1.get(), T2.get(), dB.get(), ux.get(), uy.get(),
+               has_uz ? uz.get() : nullptr, type.get(), open_end.size() ? open_end.get() : nullptr,
+               coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
     Pacer pacer(stream.s, cancel);
     const std::vector<int> marks = tr_progress_marks(prog);
     int reported = 0;
@@ -328,10 +548,15 @@ class CudaSimulationEngine final : public SimulationEngine {
       while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     };
 
-    if (!moving)
-      run_static(prog, marks, g, d, stream.s, pacer, tr_done);
-    else
-      run_time_stepped(ph, prog, marks, g, d, stream.s, pacer, tr_done);
+    ClosedFormPlayer closed(prog, marks, g, d, closed_form.size() ? closed_form.get() : nullptr, lists.n_closed_form,
+                            stream.s, pacer);
+    if (moving && lists.n_stepped > 0)
+      run_time_stepped(ph, prog, marks, g, d, stepped.size() ? stepped.get() : nullptr, lists.n_stepped, closed,
+                       stream.s, pacer, tr_done);
+    // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
+    const int total = marks.empty() ? 0 : marks.back();
+    for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
+    closed.play_until(INT_MAX);
     cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
     cancel.throw_if_cancelled();
 
@@ -352,56 +577,6 @@ class CudaSimulationEngine final : public SimulationEngine {
   }
 
  private:
-  template <typename TrDone>
-  void run_static(const SequenceProgram& prog, const std::vector<int>& marks, const CellGrid& g, const CellData& d,
-                  cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
-    std::vector<DeviceEvent> ev(prog.events.size());
-    int readout = 0;
-    for (std::size_t k = 0; k < ev.size(); ++k) {
-      const SeqEvent& e = prog.events[k];
-      DeviceEvent& de = ev[k];
-      de.kind = static_cast<int>(e.kind);
-      de.cos_flip = static_cast<float>(std::cos(e.flip_rad));
-      de.sin_flip = static_cast<float>(std::sin(e.flip_rad));
-      de.cos_phase = static_cast<float>(std::cos(e.phase_rad));
-      de.sin_phase = static_cast<float>(std::sin(e.phase_rad));
-      de.dt_s = e.dt_s;
-      de.dk_x = e.dk_x;
-      de.dk_y = e.dk_y;
-      de.n_samples = e.n_samples;
-      de.truth_sample = e.truth_sample;
-      de.sample_offset = e.kind == EventKind::Readout ? readout++ * prog.nx : 0;
-    }
-    DeviceBuffer<DeviceEvent> d_ev(std::max<std::size_t>(1, ev.size()));
-    if (!ev.empty()) d_ev.upload(ev.data());
-    // One launch per group of events ending at a readout (at most 64 events during dummy scans), split
-    // into cell ranges of at most one pacing chunk each.
-    std::size_t begin = 0;
-    while (begin < ev.size()) {
-      std::size_t end = begin;
-      double cost = 0;  // cell-steps per cell of this group
-      bool ro = false;
-      while (end < ev.size()) {
-        ro = ev[end].kind == static_cast<int>(EventKind::Readout);
-        cost += 1 + (ro ? ev[end].n_samples : 0);
-        ++end;
-        if (ro || end - begin >= 64) break;
-      }
-      const std::size_t range =
-          std::max<std::size_t>(k_block, static_cast<std::size_t>(k_chunk_cell_steps / cost) / k_block * k_block);
-      for (std::size_t first = 0; first < g.n; first += range) {
-        const std::size_t last = std::min(g.n, first + range);
-        const unsigned blocks = static_cast<unsigned>((last - first + k_block - 1) / k_block);
-        play_events<<<blocks, k_block, 0, stream>>>(g, d_ev.get(), static_cast<int>(begin), static_cast<int>(end), d,
-                                                    first, last);
-        cuda_check(cudaGetLastError(), "play_events launch");
-        pacer.queued(cost * static_cast<double>(last - first));
-      }
-      tr_done(marks[end - 1]);
-      begin = end;
-    }
-  }
-
   // The step table: every sub-step of every Free interval and ADC sample, each RF/spoil folded into the
   // step after it (a zero-length step when two come in a row). trs_at: (steps, TRs completed by then).
   static std::vector<DeviceStep> step_table(const CellPhantom& ph, const SequenceProgram& prog, const std::vector<int>& marks,
@@ -410,19 +585,20 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::vector<DeviceStep> table;
     table.reserve(static_cast<std::size_t>(time_step_count(ph, prog)) + 16);
     DeviceStep pending{};  // op waiting for the next step
-    auto push = [&](double dt, double dkx, double dky, int sample, bool truth) {
+    auto push = [&](double dt, const SeqEvent& e, int k, int sample, bool truth) {
       DeviceStep s = pending;
       pending = DeviceStep{};
       s.dt_s = dt;
-      s.dk_x = dkx;
-      s.dk_y = dky;
+      s.dk_x = k ? e.dk_x / k : 0;
+      s.dk_y = k ? e.dk_y / k : 0;
+      s.dk_z = k ? e.dk_z / k : 0;
       s.scale = static_cast<float>(dt / ph.flow_dt_s);
       s.sample = sample;
       s.truth = truth ? 1 : 0;
       table.push_back(s);
     };
     auto set_op = [&](int op, const SeqEvent& e) {
-      if (pending.op != 0) push(0, 0, 0, -1, false);  // two instantaneous ops in a row
+      if (pending.op != 0) push(0, e, 0, -1, false);  // two instantaneous ops in a row
       pending.op = op;
       pending.ca = static_cast<float>(std::cos(e.flip_rad));
       pending.sa = static_cast<float>(std::sin(e.flip_rad));
@@ -437,12 +613,12 @@ class CudaSimulationEngine final : public SimulationEngine {
         case EventKind::Rf: set_op(1, e); break;
         case EventKind::Spoil: set_op(2, e); break;
         case EventKind::Free:
-          for (int j = 0; j < k; ++j) push(e.dt_s / k, e.dk_x / k, e.dk_y / k, -1, false);
+          for (int j = 0; j < k; ++j) push(e.dt_s / k, e, k, -1, false);
           break;
         case EventKind::Readout:
           for (int j = 0; j < e.n_samples; ++j)
             for (int sub = 0; sub < k; ++sub)
-              push(e.dt_s / k, e.dk_x / k, e.dk_y / k, sub == 0 ? readout * prog.nx + j : -1, sub == 0 && j == e.truth_sample);
+              push(e.dt_s / k, e, k, sub == 0 ? readout * prog.nx + j : -1, sub == 0 && j == e.truth_sample);
           ++readout;
           break;
       }
@@ -452,9 +628,11 @@ class CudaSimulationEngine final : public SimulationEngine {
     return table;
   }
 
+  // Time-steps the fluid cells list[0 .. count); queues the closed-form part alongside, TR by TR.
   template <typename TrDone>
   void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const std::vector<int>& marks,
-                        const CellGrid& g, CellData d, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+                        const CellGrid& g, CellData d, const std::uint32_t* list, std::size_t count,
+                        ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
     const std::size_t n = g.n;
     std::vector<std::pair<long, int>> trs_at;
     const std::vector<DeviceStep> table = step_table(ph, prog, marks, trs_at);
@@ -467,17 +645,30 @@ class CudaSimulationEngine final : public SimulationEngine {
     DeviceBuffer<float> Bx(n), By(n), Bz(n);
     cuda_check(cudaDeviceSynchronize(), "setup");
     float* buf[2][3] = {{d.Mx, d.My, d.Mz}, {Bx.get(), By.get(), Bz.get()}};
-    const unsigned blocks = static_cast<unsigned>((n + k_block - 1) / k_block);
+    const unsigned blocks = static_cast<unsigned>((count + k_block - 1) / k_block);
 
     // Graph of K steps (K even, so step k always reads buffer k % 2) plus the counter update.
-    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(n)) / 2 * 2, 2, 128);
+    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
     Graph graph;
     cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
     for (int j = 0; j < K; ++j) {
       float* const* A = buf[j & 1];
       float* const* B = buf[(j + 1) & 1];
-      table_step<<<blocks, k_block, 0, stream>>>(g, d, d_table.get(), counter.get(), j, n_steps, A[0], A[1], A[2], B[0],
-                                                 B[1], B[2]);
+      // Every step after the first of the graph overlaps its launch with the step before (see table_step).
+      cudaLaunchAttribute pdl{};
+      pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      pdl.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(blocks);
+      cfg.blockDim = dim3(k_block);
+      cfg.stream = stream;
+      cfg.attrs = &pdl;
+      cfg.numAttrs = j > 0 ? 1 : 0;
+      auto* kernel = g.nz > 1 ? table_step<true> : table_step<false>;
+      cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, static_cast<const DeviceStep*>(d_table.get()),
+                                    static_cast<const int*>(counter.get()), j, n_steps, static_cast<const float*>(A[0]),
+                                    static_cast<const float*>(A[1]), static_cast<const float*>(A[2]), B[0], B[1], B[2]),
+                 "table_step launch");
     }
     advance_counter<<<1, 1, 0, stream>>>(counter.get(), K);
     cuda_check(cudaStreamEndCapture(stream, &graph.g), "graph capture");
@@ -485,11 +676,13 @@ class CudaSimulationEngine final : public SimulationEngine {
     cuda_check(cudaGraphInstantiate(&graph.exec, graph.g, 0), "graph instantiate");
 
     std::size_t next_mark = 0;
+    int trs = 0;
     for (long first = 0; first < n_steps; first += K) {
       cuda_check(cudaGraphLaunch(graph.exec, stream), "graph launch");
       const long end = std::min<long>(n_steps, first + K);
-      pacer.queued(static_cast<double>(end - first) * static_cast<double>(n));
-      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) tr_done(trs_at[next_mark++].second);
+      pacer.queued(static_cast<double>(end - first) * static_cast<double>(count));
+      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
+      tr_done(std::min(trs, closed.play_until(trs)));
     }
   }
 };

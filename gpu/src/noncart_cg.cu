@@ -192,7 +192,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     const float2* dc = dd.get() + static_cast<std::size_t>(c) * M;
     if (p.exact) {
       nc::make_mu(dc, M, static_cast<float>(g.phi()), mu.get(), nullptr);
-      nc::exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, nv, dk.get(), mu.get(), M, cfg, fhd.get() + c * nv, nullptr);
+      nc::exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, 0, nv, dk.get(), mu.get(), M, cfg, fhd.get() + c * nv, nullptr);
     } else {
       nc::gridding_adjoint(g.dims, g.n, 1.0f, dk.get(), dc, nullptr, M, gp, static_cast<float>(g.phi()), fhd.get() + c * nv, nullptr);
     }
@@ -204,9 +204,9 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   // Q on the 2n grid.
   t0 = std::chrono::steady_clock::now();
   if (p.exact) {
-    const std::size_t half = n2v / (2 * g.n) * (g.n + 1);
+    const std::size_t half = noncart::q_half_voxels(g);
     nc::make_mu(nullptr, M, static_cast<float>(g.phi() * g.phi()), mu.get(), nullptr);
-    nc::exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, half, dk.get(), mu.get(), M, cfg, q.get(), nullptr);
+    nc::exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, 0, half, dk.get(), mu.get(), M, cfg, q.get(), nullptr);
     nc::mirror_q(g.dims, g.n, q.get(), nullptr);
   } else {
     nc::gridding_adjoint(g.dims, g2.n, 2.0f, dk.get(), nullptr, nullptr, M, gp, static_cast<float>(g.phi() * g.phi()), q.get(), nullptr);

@@ -11,14 +11,15 @@
 
 namespace mrwb::gpu::nc {
 
-// out[v] += sum_m mu_m e^{i 2 pi k_m . x_v} for voxels v < voxels of an n_out^dims grid, x = (i - origin)
-// * spacing. k: [M][dims] cycles/FOV on the device; mu: [M].
-void exact_sum_sfu(int dims, int n_out, float spacing, int origin, std::size_t voxels, const float* k,
+// out[v - first] += sum_m mu_m e^{i 2 pi k_m . x_v} for the voxels first <= v < first + voxels of an
+// n_out^dims grid (a tile of it, or all with first = 0), x = (i - origin) * spacing. k: [M][dims]
+// cycles/FOV on the device; mu: [M]. The rotate variant needs tiles of whole rows.
+void exact_sum_sfu(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
                    const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
-void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_t voxels, const float* k,
+void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
                       const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
-void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t voxels, const float* k, const float2* mu,
-               std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
+void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
+               const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
 // Q's Hermitian completion on the 2n grid (same rule as core's exact_q).
 void mirror_q(int dims, int n, float2* q, cudaStream_t st);
 // mu_m = scale * d_m (F^H d: scale = phi) or mu_m = (scale, 0) when d is null (Q: scale = phi^2).

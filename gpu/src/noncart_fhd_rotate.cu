@@ -47,12 +47,12 @@ __device__ __forceinline__ void run(const RotSample& s, float x, float y, float 
 }
 
 template <int UNROLL, int DIMS>
-__global__ void fhd_rotate_kernel(int n_out, float spacing, int origin, unsigned long long runs, int count,
-                                  float2* __restrict__ out) {
+__global__ void fhd_rotate_kernel(int n_out, float spacing, int origin, unsigned long long first_row,
+                                  unsigned long long runs, int count, float2* __restrict__ out) {
   const unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   if (t >= runs) return;
   const int per_row = n_out / kRotateRun;
-  const unsigned long long row = t / per_row;
+  const unsigned long long local_row = t / per_row, row = first_row + local_row;  // tiles start at first_row
   const int ix0 = static_cast<int>(t % per_row) * kRotateRun;
   const int iy = static_cast<int>(row % n_out);
   const int iz = DIMS == 3 ? static_cast<int>(row / n_out) : 0;
@@ -64,7 +64,7 @@ __global__ void fhd_rotate_kernel(int n_out, float spacing, int origin, unsigned
     for (int u = 0; u < UNROLL; ++u) run<DIMS>(c_rot[m + u], x, y, z, re, im);
   }
   for (; m < count; ++m) run<DIMS>(c_rot[m], x, y, z, re, im);
-  float2* o = out + row * n_out + ix0;
+  float2* o = out + local_row * n_out + ix0;
 #pragma unroll
   for (int r = 0; r < kRotateRun; ++r) {
     float2 v = o[r];
@@ -76,23 +76,25 @@ __global__ void fhd_rotate_kernel(int n_out, float spacing, int origin, unsigned
 
 template <int DIMS>
 void launch(int unroll, dim3 grid, dim3 block, cudaStream_t st, int n_out, float spacing, int origin,
-            unsigned long long runs, int count, float2* out) {
+            unsigned long long first_row, unsigned long long runs, int count, float2* out) {
   switch (unroll) {
-    case 1: fhd_rotate_kernel<1, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, runs, count, out); break;
-    case 2: fhd_rotate_kernel<2, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, runs, count, out); break;
-    case 4: fhd_rotate_kernel<4, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, runs, count, out); break;
-    case 8: fhd_rotate_kernel<8, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, runs, count, out); break;
-    case 16: fhd_rotate_kernel<16, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, runs, count, out); break;
+    case 1: fhd_rotate_kernel<1, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first_row, runs, count, out); break;
+    case 2: fhd_rotate_kernel<2, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first_row, runs, count, out); break;
+    case 4: fhd_rotate_kernel<4, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first_row, runs, count, out); break;
+    case 8: fhd_rotate_kernel<8, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first_row, runs, count, out); break;
+    case 16: fhd_rotate_kernel<16, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first_row, runs, count, out); break;
     default: throw std::invalid_argument("fhd: unroll must be 1, 2, 4, 8 or 16");
   }
 }
 
 }  // namespace
 
-void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_t voxels, const float* k,
+void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
                       const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st) {
   if (c.tile < 1 || c.tile > kRotTile) throw std::invalid_argument("fhd: tile must be 1 .. 2280 (rotate)");
-  if (n_out % kRotateRun || voxels % n_out) throw std::invalid_argument("fhd rotate: rows must split into runs");
+  if (n_out % kRotateRun || voxels % n_out || first % n_out)
+    throw std::invalid_argument("fhd rotate: tiles must be whole rows that split into runs");
+  const unsigned long long first_row = first / n_out;
   if (c.threads_per_block < 32 || c.threads_per_block > 1024) throw std::invalid_argument("fhd: threads per block 32 .. 1024");
   DeviceBuffer<RotSample> samples(M);
   make_rot_samples<<<static_cast<unsigned>((M + 255) / 256), 256, 0, st>>>(k, mu, M, dims, spacing, samples.get());
@@ -105,8 +107,8 @@ void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_
     cuda_check(cudaMemcpyToSymbolAsync(c_rot, samples.get() + m0, count * sizeof(RotSample), 0,
                                        cudaMemcpyDeviceToDevice, st),
                "tile to constant memory");
-    if (dims == 3) launch<3>(c.unroll, grid, block, st, n_out, spacing, origin, runs, count, out);
-    else launch<2>(c.unroll, grid, block, st, n_out, spacing, origin, runs, count, out);
+    if (dims == 3) launch<3>(c.unroll, grid, block, st, n_out, spacing, origin, first_row, runs, count, out);
+    else launch<2>(c.unroll, grid, block, st, n_out, spacing, origin, first_row, runs, count, out);
     cuda_check(cudaGetLastError(), "fhd_rotate_kernel");
   }
 }

@@ -35,10 +35,11 @@ __device__ __forceinline__ void pair(const SfuSample& s, float x, float y, float
 }
 
 template <int UNROLL, int DIMS>
-__global__ void fhd_sfu_kernel(int n_out, float spacing, int origin, unsigned long long voxels, int count,
-                               float2* __restrict__ out) {
-  const unsigned long long v = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
-  if (v >= voxels) return;
+__global__ void fhd_sfu_kernel(int n_out, float spacing, int origin, unsigned long long first,
+                               unsigned long long voxels, int count, float2* __restrict__ out) {
+  const unsigned long long local = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  if (local >= voxels) return;
+  const unsigned long long v = first + local;  // voxel index on the whole grid (tiles start at `first`)
   const int ix = static_cast<int>(v % n_out);
   const int iy = static_cast<int>((v / n_out) % n_out);
   const int iz = DIMS == 3 ? static_cast<int>(v / (static_cast<unsigned long long>(n_out) * n_out)) : 0;
@@ -50,28 +51,28 @@ __global__ void fhd_sfu_kernel(int n_out, float spacing, int origin, unsigned lo
     for (int u = 0; u < UNROLL; ++u) pair<DIMS>(c_sfu[m + u], x, y, z, re, im);
   }
   for (; m < count; ++m) pair<DIMS>(c_sfu[m], x, y, z, re, im);
-  float2 o = out[v];
+  float2 o = out[local];
   o.x += re;
   o.y += im;
-  out[v] = o;
+  out[local] = o;
 }
 
 template <int DIMS>
 void launch(int unroll, dim3 grid, dim3 block, cudaStream_t st, int n_out, float spacing, int origin,
-            unsigned long long voxels, int count, float2* out) {
+            unsigned long long first, unsigned long long voxels, int count, float2* out) {
   switch (unroll) {
-    case 1: fhd_sfu_kernel<1, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, voxels, count, out); break;
-    case 2: fhd_sfu_kernel<2, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, voxels, count, out); break;
-    case 4: fhd_sfu_kernel<4, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, voxels, count, out); break;
-    case 8: fhd_sfu_kernel<8, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, voxels, count, out); break;
-    case 16: fhd_sfu_kernel<16, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, voxels, count, out); break;
+    case 1: fhd_sfu_kernel<1, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first, voxels, count, out); break;
+    case 2: fhd_sfu_kernel<2, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first, voxels, count, out); break;
+    case 4: fhd_sfu_kernel<4, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first, voxels, count, out); break;
+    case 8: fhd_sfu_kernel<8, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first, voxels, count, out); break;
+    case 16: fhd_sfu_kernel<16, DIMS><<<grid, block, 0, st>>>(n_out, spacing, origin, first, voxels, count, out); break;
     default: throw std::invalid_argument("fhd: unroll must be 1, 2, 4, 8 or 16");
   }
 }
 
 }  // namespace
 
-void exact_sum_sfu(int dims, int n_out, float spacing, int origin, std::size_t voxels, const float* k,
+void exact_sum_sfu(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
                    const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st) {
   if (c.tile < 1 || c.tile > kSfuTile) throw std::invalid_argument("fhd: tile must be 1 .. 3200 (sfu)");
   if (c.threads_per_block < 32 || c.threads_per_block > 1024) throw std::invalid_argument("fhd: threads per block 32 .. 1024");
@@ -85,8 +86,8 @@ void exact_sum_sfu(int dims, int n_out, float spacing, int origin, std::size_t v
     cuda_check(cudaMemcpyToSymbolAsync(c_sfu, samples.get() + m0, count * sizeof(SfuSample), 0,
                                        cudaMemcpyDeviceToDevice, st),
                "tile to constant memory");
-    if (dims == 3) launch<3>(c.unroll, grid, block, st, n_out, spacing, origin, voxels, count, out);
-    else launch<2>(c.unroll, grid, block, st, n_out, spacing, origin, voxels, count, out);
+    if (dims == 3) launch<3>(c.unroll, grid, block, st, n_out, spacing, origin, first, voxels, count, out);
+    else launch<2>(c.unroll, grid, block, st, n_out, spacing, origin, first, voxels, count, out);
     cuda_check(cudaGetLastError(), "fhd_sfu_kernel");
   }
   // `samples` is freed at scope exit; cudaFree synchronises, so the copies above have completed.

@@ -36,6 +36,12 @@ std::vector<std::complex<double>> coil_noise_covariance(int ncoils, double rho);
 // InputError when Psi is not ncoils² or not positive definite.
 void add_correlated_noise(RawData& raw, const std::vector<std::complex<double>>& psi, double sigma, int noise_samples,
                           unsigned seed);
+// The simulator's receiver noise (scenario coils.noise_std, coils.noise_correlation): add_correlated_noise
+// with Psi = coil_noise_covariance(raw.ncoils, rho), sigma = noise_std, a noise scan of
+// k_receiver_noise_samples samples per channel and a fixed seed (the same scenario gives the same data).
+// Nothing happens for noise_std = 0.
+constexpr int k_receiver_noise_samples = 8192;
+void add_receiver_noise(RawData& raw, double noise_std, double rho, unsigned seed = 5);
 
 RawData multicoil_raw(const std::vector<std::complex<float>>& image, const std::vector<std::complex<float>>& sens,
                       int ncoils, int nx, int ny, double fov_x_m, double fov_y_m);

@@ -40,6 +40,7 @@ struct Grid {
 struct Volume {
   int n = 0, dims = 3;
   std::vector<cfloat> data;
+  double fov_m = 0;  // field of view per axis (0: unknown; NIfTI then writes 1 mm voxels)
 };
 
 // Samples in BART convention: k [M][dims] cycles/FOV, values d [coil][M].
@@ -64,6 +65,12 @@ std::vector<cdouble> exact_fhd(const Grid& g, const float* k, const cfloat* d, s
 // Exact Q (Eq. 3) on the 2n grid, (2n)^D values; Hermitian symmetry Q(-x) = conj Q(x) halves the work.
 std::vector<cdouble> exact_q(const Grid& g, const float* k, std::size_t M, Precision p, int threads = 0,
                              const CancelToken& cancel = {});
+
+// Hermitian symmetry: Q at offset -x is conj Q(x). The direct sums compute the lower half of the slowest
+// axis (indices 0..n, offsets -n..0: q_half_voxels values); complete_q_hermitian resizes q to (2n)^D and
+// fills the rest by j -> (2n - j) mod 2n on every axis (CPU and the tiled CUDA path alike).
+std::size_t q_half_voxels(const Grid& g);
+void complete_q_hermitian(const Grid& g, std::vector<cdouble>& q);
 
 // F^H F applied through Q: pad to 2n, FFT, multiply by FFT(Q), inverse FFT, crop (FFTW, double).
 class ToeplitzNormal {
@@ -133,14 +140,6 @@ int default_matrix(const Samples& s);
 
 // Kaiser-Bessel settings of the NoncartParams (width, oversampling).
 GriddingParams gridding_params(const NoncartParams& p);
-// What every 2-D `gridding` / `cg` reconstructor (CPU and CUDA) starts from: iterations and matrix checked
-// (InputError with the allowed range), the samples of the raw data (2-D only here), the grid (p.matrix or
-// default_matrix) and the samples validated against it under `method`'s name.
-struct Recon2dInput {
-  Grid grid;
-  Samples samples;
-};
-Recon2dInput recon_2d_input(const RawData& raw, const NoncartParams& p, const std::string& method);
 // Gridding of every coil by `coil_image(c)`, combined: the coil's image for one coil, root sum of squares
 // for several. Progress per coil; cancel between coils.
 std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vector<cdouble>(int coil)>& coil_image,
@@ -160,17 +159,37 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
                             const std::vector<cfloat>& sens = {}, const ProgressFn& progress = {},
                             const CancelToken& cancel = {});
 
+// What every `gridding` / `cg` reconstruction starts from: iterations and matrix checked (InputError
+// with the allowed range), the samples of the raw data, of `dims` (2: an image, 3: a volume; the other
+// is refused), the grid (p.matrix or default_matrix) and the samples validated under `method`'s name.
+struct ReconInput {
+  Grid grid;
+  Samples samples;
+};
+ReconInput recon_input(const RawData& raw, const NoncartParams& p, const std::string& method, int dims);
+
 // `mrwb recon` of a 3-D trajectory (samples_from_raw gives dims 3): the volume on the CPU, method "cg"
 // (CPU.SP, exact or gridded F^H d / Q, SENSE with estimated maps for several coils) or "gridding"
 // (Pipe-Menon weights, root-sum-of-squares over coils). Matrix p.matrix or default_matrix.
 Volume reconstruct_volume_cpu(const RawData& raw, const std::string& method, const NoncartParams& p,
                               const ProgressFn& progress = {}, const CancelToken& cancel = {});
-// Writes a volume: .cfl (BART [n, n, n] complex, atomically). Other extensions: InputError naming the path.
+// The same on another backend: gpu/ registers "cuda" (mrwb::gpu::register_backends).
+struct VolumeBackend {
+  std::function<bool()> available;
+  std::function<Volume(const RawData&, const std::string& method, const NoncartParams&, const ProgressFn&,
+                       const CancelToken&)>
+      reconstruct;
+};
+void register_volume_backend(const std::string& name, VolumeBackend backend);
+// Writes a volume by extension, atomically: .cfl (BART [n, n, n] complex), .nii (NIfTI-1 float32
+// magnitude, voxel size fov/n in mm, centre at the origin), .h5 (ISMRMRD complex image, matrix n^3).
+// Other extensions: InputError naming the path and the allowed ones.
 void write_volume(const std::string& path, const Volume& v);
+void check_volume_path(const std::string& path);
 // True for a trajectory with kz (samples_from_raw gives dims 3).
 bool has_3d_trajectory(const RawData& raw);
-// `mrwb recon` of such data: outputs (.cfl only) and backend (auto | cpu: volumes run on the CPU here)
-// checked first, then reconstruct_volume_cpu and write_volume to each output.
+// `mrwb recon` of such data: outputs and backend (auto: cuda when registered and available, else cpu;
+// cpu; cuda) checked first, then the reconstruction and write_volume to each output.
 Volume reconstruct_volume_to_files(const RawData& raw, const std::string& method, const std::string& backend,
                                    const NoncartParams& p, const std::vector<std::string>& outputs,
                                    const ProgressFn& progress = {}, const CancelToken& cancel = {});

@@ -40,14 +40,22 @@ struct CellPhantom {
   double z_m(int iz) const { return z0_m + iz * cell_size_m; }
 };
 
-// nx × ny cells of one tissue (PD, T1, T2) and one type, centred on the isocentre, no off-resonance,
-// at rest (flow_dt_s = 0): the base of test and benchmark objects.
-CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type);
+// nx × ny (× nz) cells of one tissue (PD, T1, T2) and one type, centred on the isocentre, no
+// off-resonance, at rest (flow_dt_s = 0): the base of test and benchmark objects. nz > 1 also gives a
+// zero uz.
+CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type,
+                            int nz = 1);
 
-// Bytes the phantom and the simulator state need for `spec`; shown before building.
-std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix);
-// Builds the cell grid: matrix * cells_per_voxel cells along each axis over fov_m. Partial volume at
-// tissue boundaries is resolved by 4x4 supersampling of each cell.
+// Cells along z of `spec` on a grid of `matrix` voxels over fov_m: 1 for a 2-D slice, else
+// round(slab_thickness_m / cell) (at least 1) with cubic cells of the in-plane size.
+int slab_cells(const PhantomSpec& spec, double fov_m, int matrix);
+// Bytes the phantom and the simulator state need for `spec`; shown before building. fov_m > 0 counts
+// the slab's nz (slab_cells); 0: one slice.
+std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix, double fov_m = 0);
+// Builds the cell grid: matrix * cells_per_voxel cells along each axis over fov_m (and slab_cells along
+// z, centred on z = 0, for a slab). Partial volume at tissue boundaries is resolved by 4x4 (4x4x4 in a
+// slab) supersampling of each cell. In a slab the tissue disc is a cylinder along z, the straight vessel
+// a cylinder of vessel_radius_m about its in-plane axis, a vessel tree its 3-D discretisation.
 CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix);
 // The scenario's phantom with its flow: when the scenario has a "flow" section, ux/uy hold the field of
 // flow.solver in cells per Scenario::flow_time_step_s() (|u| <= 1 checked; InputError otherwise) on the

@@ -40,16 +40,10 @@ enum class VencEncoding { Referenced, Symmetric };
 VelocityMap velocity_map(const std::vector<RawData>& segments, const std::vector<int>& axes, double venc_m_per_s,
                          VencEncoding encoding = VencEncoding::Referenced, double mask_fraction = 0.1);
 
-// Moves every Free event's gradient moment onto pieces of at most `max_step_s`, following the waveform of
-// `s` (the sequence the program was converted from). The converter lumps each gradient interval into one
-// event whose moment the engines spread evenly over its duration: exact for static spins, but it drops
-// the first moment a moving spin sees (a bipolar lobe lumps to zero; a phase-encode lobe acts at the
-// interval's middle rather than its own centre). Zero-length events, and those between an ideal spoil
-// and the next RF (Mxy = 0), are kept as they are.
-void refine_free_events(seq::ProgramConversion& c, const seq::BlockSequence& s, double max_step_s);
-
 struct BlockSimulationOptions {
-  double max_step_s = 20e-6;  // longest Free piece under a gradient (refine_free_events)
+  // Longest Free piece under a gradient (ConversionOptions::max_free_step_s): moving spins see when each
+  // gradient acts (a bipolar's first moment, the phase-encode lobe's centre), not only its total.
+  double max_step_s = 20e-6;
   // Mxy = 0 before every excitation (seed 004; ConversionOptions::ideal_spoiling): the builders' spoiler
   // moment is a whole number of turns per cell for 1 or 2 cells per voxel, so on the cell grid it cannot
   // dephase. false: play the spoiler as built.
@@ -57,18 +51,24 @@ struct BlockSimulationOptions {
 };
 
 // Plays a block sequence over `phantom` with `engine`: converted with each RF pulse as one hard pulse at
-// its centre (2-D phantom: slice profile not modelled), Free events refined, demodulated, and split by the
-// SET label into one RawData per segment (lines by LIN). Signal in voxel units (cell area / voxel area).
+// its centre (2-D phantom: slice profile not modelled), Free events split at max_step_s, demodulated,
+// and split by the SET label into one RawData per segment (lines by LIN). Signal in voxel units (cell area / voxel area).
 // `truth` (optional) receives the voxel-averaged Mxy at the k-space centre in the receiver's frame.
 std::vector<RawData> simulate_block_sequence(const CellPhantom& phantom, const seq::BlockSequence& s,
                                              SimulationEngine& engine, const CoilMaps& coils, Image2D* truth,
                                              const ProgressFn& progress, const CancelToken& cancel,
                                              const BlockSimulationOptions& options = {});
 
+// The velocity a phase-contrast voxel should read along `axis` (0 x, 1 y, 2 z) [m/s]: the proton-density
+// weighted mean of its cells' velocity, still cells counting as 0 (the phase of a voxel is, for small
+// phases, the signal-weighted mean of its spins'). On the image grid, cells_per_voxel² cells per voxel.
+std::vector<float> velocity_truth_m_per_s(const CellPhantom& phantom, int axis);
+
 struct PhaseContrastResult {
   std::vector<RawData> segments;  // reference, then one per encoded axis
   std::vector<Image2D> images;    // FFT reconstruction of each segment
   VelocityMap velocity;
+  std::vector<std::vector<float>> velocity_truth_m_per_s;  // per encoded axis (velocity.axes), on its grid
   Image2D truth;                  // Mxy at the k-space centre of the reference, voxel-averaged
   std::string backend;
   std::string sequence_report;    // TE, TR, VENC, bipolar as built

@@ -23,6 +23,8 @@ struct PhantomSpec {
   double vessel_radius_m = 0.008;   // [m]
   double vessel_angle_deg = 0;      // angle of the vessel axis to x [deg]
   double vessel_offset_m = 0;       // signed distance of the vessel axis from the centre [m]
+  double slab_thickness_m = 0;      // 0: a 2-D slice at z = 0; > 0: a 3-D slab of cubic cells (the in-plane
+                                    // cell size), nz = round(thickness / cell), centred on z = 0
   VesselTreeSpec tree;              // read and written only for preset "vessel_tree" (JSON "tree")
 };
 
@@ -60,10 +62,15 @@ struct SequenceSpec {
   int dummy_scans = 300;             // TRs played before the first line, to reach the steady state
   int acceleration = 1;              // phase-encode acceleration R: lines with (ky index − matrix/2) % R == 0
   int acs_lines = 0;                 // fully sampled calibration lines at the k-space centre (GRAPPA)
-  // spoiled_gre k-space trajectory (sequence_noncart_gre.hpp): cartesian | radial | golden_radial | spiral
+  std::string acs_mode = "integrated";  // "integrated": ACS lines among the imaging lines; "separate": a
+                                        // fully sampled calibration block before the imaging scan
+  // spoiled_gre k-space trajectory (sequence_noncart_gre.hpp): cartesian | radial | golden_radial | spiral |
+  // stack_of_spirals (3-D: the spiral at `matrix` partitions kz, for a phantom.slab_thickness_m slab)
   std::string trajectory = "cartesian";
   int spokes = 0;       // radial: spokes of `matrix` samples; 0 = ceil(pi/2 · matrix) (Nyquist)
   int interleaves = 0;  // spiral: Archimedean interleaves; 0 = 16
+  int design_interleaves = 0;  // spiral: interleaves the readout is designed for at Nyquist (0 = interleaves);
+                               // acquiring fewer undersamples by design_interleaves / interleaves
   // type "phase_contrast" only (JSON fields allowed with that type alone): velocity giving a phase
   // difference of pi, and the encoded directions ("x" readout, "y" phase encode, "z" through plane).
   double venc_m_per_s = 1.0;
@@ -77,6 +84,9 @@ struct CoilSpec {
   int count = 1;                   // receive channels, 1 .. 128
   std::string arrangement = "loops";  // "loops": loop coils around the FOV (Biot–Savart); "uniform"
                                       // (count = 1 is always one uniform coil)
+  double noise_std = 0;            // receiver noise: complex standard deviation per channel, in the
+                                   // signal's units (voxel magnetization); 0 = noise-free
+  double noise_correlation = 0;    // 0 .. 0.95: correlation rho^|i-j| of channels i and j (neighbours share flux)
 };
 
 // How the pipeline (GUI, scripts/run) reconstructs the simulated data.

@@ -148,6 +148,10 @@ struct ConversionOptions {
   // previous readout. Stands in for spoiler gradients, whose moment a cell grid cannot resolve (2 cycles
   // per voxel alias to whole turns on its cells).
   bool ideal_spoiling = false;
+  // Free intervals under a gradient longer than this are split into equal pieces, each with its exact
+  // moment (0 = no limit: one Free event per interval between RF / ADC instants). Moving spins then see
+  // when the gradient acts (its first moment, e.g. a bipolar's velocity phase), not only its total.
+  double max_free_step_s = 0;
 };
 
 // Phases follow Pulseq's convention (its examples set freq_offset = G·position and compensate the
@@ -185,6 +189,8 @@ struct CartesianParams {
   bool rf_spoiling = true;              // spoiled GRE: 117° quadratic RF phase, ADC phase follows
   int accel_R = 1;                      // keep every R-th phase-encode line ...
   int acs_lines = 0;                    // ... plus this many central lines, labelled REF (and IMA)
+  bool separate_acs = false;            // the ACS lines as their own fully sampled block before the imaging
+                                        // scan (labelled REF only; the imaging lines IMA only)
   double partial_fourier = 1;           // fraction of the phase-encode lines acquired, 0.5 .. 1: the lowest
                                         // ky lines are skipped, the centre and the upper half kept
   double venc_m_per_s = 1.0;            // phase contrast

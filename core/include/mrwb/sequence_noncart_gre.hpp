@@ -15,7 +15,12 @@ namespace mrwb {
 //  radial / golden_radial: `spokes` (0: ceil(pi/2 · matrix)) of `matrix` samples from -matrix/2, dwell
 //    1 / (bandwidth_Hz_per_pixel · matrix) as the Cartesian readout, the spoke centre (sample matrix/2) at TE;
 //  spiral: Archimedean spiral-out, `interleaves` (0: 16), designed on a 4 us raster (= ADC dwell) within
-//    40 mT/m and 150 T/m/s for fov_m, k = 0 (sample 0) at TE.
+//    40 mT/m and 150 T/m/s for fov_m, k = 0 (sample 0) at TE. Each design is at Nyquist (the turn spacing
+//    at the edge is interleaves cycles/FOV), so the sample count barely changes with `interleaves`;
+//    `design_interleaves` > interleaves keeps the readout of that design and acquires only `interleaves`
+//    rotations of it: angular undersampling by design_interleaves / interleaves;
+//  stack_of_spirals: that spiral at `matrix` partitions kz = -matrix/2 .. matrix/2 - 1 cycles/FOV (cubic
+//    FOV), the partition encode played by the prephaser (SeqEvent::dk_z).
 noncart::Trajectory noncart_trajectory(const SequenceSpec& seq);
 // ADC dwell of that trajectory's readouts [s].
 double noncart_dwell_s(const SequenceSpec& seq);
@@ -29,17 +34,20 @@ int noncart_echo_sample(const SequenceSpec& seq);
 SequenceProgram build_noncart_gre(const SequenceSpec& seq);
 
 // Scenario checks for a non-Cartesian trajectory (one-line InputError naming the field): type spoiled_gre,
-// no acceleration / ACS, spokes 0..4096, interleaves 0..256, the readout after TE fits in TR, recon.method
+// no acceleration / ACS, spokes 0..4096, interleaves 0..256,
+// design_interleaves 0 or interleaves..256 (spiral only), the readout after TE fits in TR, recon.method
 // gridding | cg.
 void validate_noncart_sequence(const Scenario& s, const std::string& source);
 
 // Raw data the simulator produced from build_noncart_gre's program -> readouts x samples with the
-// trajectory (traj_dims 2, ISMRMRD type radial / goldenangle / spiral) and the samples scaled by the voxel
-// area 1/matrix^2, so that they are the object's Fourier transform in FOV units (noncart.hpp convention).
+// trajectory (traj_dims 2, or 3 for stack_of_spirals; ISMRMRD type radial / goldenangle / spiral) and the
+// samples scaled by the voxel area 1/matrix^2 (volume 1/matrix^3 in 3-D), so that they are the object's
+// Fourier transform in FOV units (noncart.hpp convention).
 void finish_noncart_raw(const SequenceSpec& seq, RawData& raw);
 
 }  // namespace mrwb
 
+#include "mrwb/noncart.hpp"
 #include "mrwb/simulation_engine.hpp"
 
 namespace mrwb {
@@ -50,5 +58,14 @@ namespace mrwb {
 // files, engineer F), the pipeline calls this.
 SimulationResult simulate_noncart(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                                   const CancelToken& cancel);
+// The same with the truth also as a volume (sequence.trajectory stack_of_spirals on a
+// phantom.slab_thickness_m slab): Mxy at TE averaged over each cubic voxel of the matrix^3 grid whose FOV is
+// fov_m on every axis (voxel i centred at (i - matrix/2) fov_m / matrix, as the reconstruction's grid).
+struct NoncartVolumeSimulation {
+  SimulationResult result;  // raw data with traj_dims 3; truth: the slab summed over z (as simulate())
+  noncart::Volume truth;
+};
+NoncartVolumeSimulation simulate_noncart_volume(const Scenario& scenario, SimulationEngine& engine,
+                                                const ProgressFn& progress, const CancelToken& cancel);
 
 }  // namespace mrwb

@@ -15,7 +15,7 @@ namespace mrwb::seq {
 // bandwidth, dummy scans, acceleration R, ACS lines, flow compensation.
 CartesianParams cartesian_params(const SequenceSpec& spec);
 // The scenario's sequence as blocks, with R and ACS (labels LIN, REF, IMA). Throws InputError naming
-// `source` and the field (TE below the minimum, ...).
+// `source` and the field (TE below the minimum, ...); radial / spiral trajectories have no block form yet.
 BuiltSequence scenario_blocks(const SequenceSpec& spec, const std::string& source = "sequence");
 // bssfp and tof: the blocks converted for the simulator. The RF phase is followed (bSSFP's 0/180°
 // alternation: samples come out demodulated), tof has ideal spoiling after each readout instead of RF
@@ -27,7 +27,8 @@ SequenceProgram block_sequence_program(const SequenceSpec& spec);
 // `t_max_s` (<= 0: one TR).
 SequenceDiagram sequence_diagram(const Scenario& scenario, double t_max_s = 0);
 // The k-space positions of every ADC sample of the scenario's sequence, integrated from its gradients
-// (cycles per FOV, BART convention [readout][sample][dims], dims = 2: kx, ky), in acquisition order.
+// (cycles per FOV, BART convention [readout][sample][dims], dims = 2: kx, ky), in acquisition order;
+// radial / spiral scenarios: the trajectory their program plays (noncart_trajectory).
 noncart::Trajectory scenario_trajectory(const Scenario& scenario);
 
 }  // namespace mrwb::seq

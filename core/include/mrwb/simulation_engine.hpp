@@ -29,7 +29,9 @@ class SimulationEngine {
   virtual std::string name() const = 0;  // "cpu" or "cuda"
   // Plays `program` over `phantom` from thermal equilibrium (M = PD·z). Static phantoms (flow_dt_s = 0 or
   // all velocities zero) are advanced event by event (exact); moving ones are time-stepped with
-  // transport (transport_cell_ops.hpp) and sub-steps that keep the Courant number <= 1.
+  // transport (transport_cell_ops.hpp) and sub-steps that keep the Courant number <= 1. (The CUDA engine
+  // time-steps only their fluid cells and plays the others event by event: exact up to float rounding,
+  // since transport couples fluid cells only.)
   //   samples:    ncoils × readouts × nx, S_c(t) = Σ_cells C_c(r)·(Mx + i·My)
   //   cell_truth: Mxy of every cell at the truth sample (zero if the program records none)
   // Throws Cancelled when `cancel` is set; reports progress through `progress`.
@@ -43,9 +45,9 @@ class SimulationEngine {
   }
 };
 
-// True when some fluid cell has a non-zero velocity and the phantom has a flow time step.
+// True when some fluid cell has a non-zero velocity (ux, uy or uz) and the phantom has a flow time step.
 bool phantom_moves(const CellPhantom& phantom);
-// Largest |ux| + |uy| over fluid cells: both engines sub-step so that this times dt/flow_dt <= 1.
+// Largest |ux| + |uy| + |uz| over fluid cells: both engines sub-step so that this times dt/flow_dt <= 1.
 double max_courant_speed(const CellPhantom& phantom);
 // Longest step keeping the Courant number <= 1 [s] (0: nothing moves, no limit), and the number of
 // equal sub-steps an interval dt_s takes under it: the one rule both engines (and the bench) follow.
@@ -107,7 +109,7 @@ class CpuSimulationEngine final : public SimulationEngine {
 
 struct SimulationResult {
   RawData raw;
-  Image2D truth;        // transverse magnetization at TE averaged over each image voxel
+  Image2D truth;        // transverse magnetization at TE averaged over each image voxel (a slab: summed over z)
   std::string backend;  // engine actually used
   double seconds = 0;
 };
@@ -120,6 +122,13 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
 
 // The scenario's receive coils on the phantom's cell grid (none: one uniform coil).
 CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph);
+// sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).
+inline float coil_sos_weight(const CoilMaps& coils, std::size_t cells, std::size_t cell) {
+  if (coils.uniform()) return 1.f;
+  float sos = 0.f;
+  for (int c = 0; c < coils.ncoils; ++c) sos += std::norm(coils.sens[static_cast<std::size_t>(c) * cells + cell]);
+  return std::sqrt(sos);
+}
 // Ground truth on the image grid: Mxy at TE averaged over the cells of each voxel (in voxel units) and,
 // with several coils, weighted by sqrt(Σ_c |s_c|²) as an ideal root-sum-of-squares image shows it.
 Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,

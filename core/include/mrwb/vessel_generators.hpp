@@ -30,6 +30,7 @@ struct VesselTreeSpec {
   double angle_jitter_deg = 0;        // multi_bifurcation: uniform random change of each angle, +-
   int terminals = 48;                 // organ_tree: terminal segments grown
   double organ_semi_axes_m[3] = {0.05, 0.035, 0.03};  // organ_tree: ellipse / ellipsoid at the origin
+  std::vector<VesselSegmentEdit> segment_edits;  // applied to the generated tree, in this order
   bool operator==(const VesselTreeSpec&) const = default;
 };
 
@@ -37,7 +38,9 @@ std::vector<std::string> vessel_generator_names();
 // Checks the spec's ranges (InputError naming `where` + field and the allowed range).
 void validate_vessel_tree_spec(const VesselTreeSpec& spec, const std::string& where);
 // Builds the tree; validates the spec first. Trees other than organ_tree are centred on the origin.
-VesselTree generate_vessel_tree(const VesselTreeSpec& spec, const std::string& where = "phantom.tree");
+// Then applies spec.segment_edits; `generated_index` (optional) receives apply_segment_edits' map.
+VesselTree generate_vessel_tree(const VesselTreeSpec& spec, const std::string& where = "phantom.tree",
+                                std::vector<int>* generated_index = nullptr);
 
 // organ_tree with every bifurcation left at the centroid of its three ends (no geometric optimisation
 // of the branch points), to compare with generate_vessel_tree's optimised tree. Same seed, same draws.

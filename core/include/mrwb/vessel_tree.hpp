@@ -43,6 +43,26 @@ struct VesselTree {
   void bounds(Vec3& lo, Vec3& hi) const;  // axis-aligned box holding every tube and sac
 };
 
+// A user's edit of one generated segment (scenario: phantom.tree.segment_edits), applied after the
+// generator. `segment` indexes the generated tree. radius_scale multiplies the lumen radius of the
+// segment and everything downstream of it (so the Murray ratios below it stay); a stenosis narrows the
+// segment's middle half by a cosine profile (diameter reduction, as the stenosis generator); remove
+// deletes the segment and its whole subtree (not the root).
+struct VesselSegmentEdit {
+  int segment = 0;
+  double radius_scale = 1;             // (0, 2]
+  double stenosis_degree_percent = 0;  // [0, 95]
+  bool remove = false;
+  bool operator==(const VesselSegmentEdit&) const = default;
+};
+
+// Checks the edits' fields without a tree (ranges, one edit per segment). InputError naming `where`.
+void validate_segment_edits(const std::vector<VesselSegmentEdit>& edits, const std::string& where);
+// Applies the edits to a generated tree; returns, for each segment of the result, the index it had in
+// the generated tree (removals renumber). InputError naming `where` for a segment out of range, the root
+// removed, or an edit inside a removed branch.
+std::vector<int> apply_segment_edits(VesselTree& tree, const std::vector<VesselSegmentEdit>& edits, const std::string& where);
+
 // Tolerance on Murray's law checks and on a child wider than its parent (relative).
 constexpr double k_child_radius_tolerance = 0.05;
 

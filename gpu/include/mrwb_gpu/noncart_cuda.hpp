@@ -24,9 +24,26 @@ struct FhdConfig {
   int threads_per_block = 512;
   int tile = 2048;              // samples per constant-memory tile (<= max_tile(variant))
   int unroll = 16;              // 1, 2, 4, 8, 16
+  // Voxel tiling (seed 002): fhd_on_device / q_on_device compute this many voxels per device pass (rounded
+  // down to whole rows), downloading each tile, so the device holds the samples and one tile only.
+  // 0: automatic (all voxels up to kAutoTileVoxels, fewer when free GPU memory is short).
+  std::size_t voxel_tile = 0;
 };
 int max_tile(const std::string& variant);
 constexpr int kRotateRun = 4;
+
+// Largest automatic voxel tile: 2^24 voxels (128 MiB of float2), e.g. all of 256^3.
+constexpr std::size_t kAutoTileVoxels = std::size_t{1} << 24;
+struct VoxelTiling {
+  std::size_t tile_voxels = 0;   // per pass, a multiple of the row length
+  std::size_t tiles = 0;
+  std::size_t device_bytes = 0;  // samples and one tile
+};
+// Plans the tiles of `voxels` (rows of `row` voxels) for M samples of `dims` dimensions, `with_data`
+// (F^H d) or not (Q), in free_bytes of device memory; requested_tile 0: automatic. Throws InputError
+// (one line, bytes needed and free) when not even one row fits beside the samples.
+VoxelTiling plan_voxel_tiles(std::size_t voxels, int row, std::size_t M, int dims, bool with_data, std::size_t free_bytes,
+                             std::size_t requested_tile);
 
 struct Timing {
   double fhd_s = 0, q_s = 0, solver_s = 0, total_s = 0;
@@ -34,8 +51,9 @@ struct Timing {
   double relative_residual = 0;
 };
 
-// One-coil exact F^H d and Q (Q on the 2n grid, same layout and Hermitian mirroring as core's exact_q).
-// seconds: device time of the kernels (events), if not null.
+// One-coil exact F^H d and Q (Q on the 2n grid, same layout and Hermitian mirroring as core's exact_q),
+// in voxel tiles (FhdConfig::voxel_tile, plan_voxel_tiles); InputError when the device lacks the memory.
+// seconds: device time of the kernels (events, summed over tiles), if not null.
 std::vector<noncart::cdouble> fhd_on_device(const noncart::Grid& g, const float* k, const noncart::cfloat* d,
                                             std::size_t M, const FhdConfig& c, double* seconds = nullptr);
 std::vector<noncart::cdouble> q_on_device(const noncart::Grid& g, const float* k, std::size_t M, const FhdConfig& c,
@@ -65,6 +83,10 @@ struct DeviceFacts {
 DeviceFacts device_facts();
 
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda();
+// 3-D volume of `mrwb recon` on the device (core's reconstruct_volume_cpu twin): cg_on_device, or gridding
+// with Pipe-Menon weights and root-sum-of-squares over coils. Registered as the "cuda" volume backend.
+noncart::Volume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
+                                        const ProgressFn& progress, const CancelToken& cancel);
 std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda();
 
 }  // namespace mrwb::gpu

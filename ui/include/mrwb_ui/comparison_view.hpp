@@ -21,6 +21,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
 class QGridLayout;
 class QLabel;
 class QProgressBar;
@@ -37,8 +39,16 @@ class ComparisonView : public QWidget {
   explicit ComparisonView(QWidget* parent = nullptr);
   ~ComparisonView() override;  // cancels a running comparison and waits for it
 
-  // Methods preselected from the scenario (its recon method, plus FFT) and its backend.
+  // Methods preselected from the scenario (its recon method, plus FFT) when its method changes, and its
+  // backend; GRAPPA runs with the scenario's GRAPPA parameters.
   void setScenario(const mrwb::Scenario& scenario);
+  // Whether the main Run reconstructs with every chosen method after simulating (default on).
+  bool compareOnRun() const;
+  void setCompareOnRun(bool on);
+  // CG parameters (iterations, Tikhonov lambda) used for the "cg" method.
+  void setCgParameters(int iterations, double lambda);
+  // The requests run() would send to core: chosen methods with their parameters.
+  std::vector<mrwb::ComparisonRequest> requests() const;
   // The data the comparison runs on and the truth (optional) its metrics refer to.
   void setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth = std::nullopt);
   void setMethods(const std::vector<std::string>& methods);  // subset of fft, grappa, gridding, cg
@@ -107,7 +117,12 @@ class ComparisonView : public QWidget {
   struct Job;
   std::shared_ptr<Job> job_;
 
+  mrwb::ReconSpec reconSpec_;   // the scenario's GRAPPA parameters
+  std::string scenarioMethod_;  // its recon method when the methods were last preselected
   std::vector<QCheckBox*> methodBoxes_;
+  QCheckBox* onRunBox_;
+  QSpinBox* cgIterations_;
+  QDoubleSpinBox* cgLambda_;
   QComboBox* backendBox_;
   QComboBox* colormapBox_;
   QComboBox* errorBox_;

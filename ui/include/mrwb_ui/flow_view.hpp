@@ -5,6 +5,7 @@
 // progress bar and Cancel; the interface never blocks.
 #include <QString>
 #include <QWidget>
+#include <vector>
 #include <memory>
 
 #include <vtkNew.h>
@@ -14,6 +15,7 @@
 #include "mrwb/progress.hpp"
 #include "mrwb/scenario.hpp"
 
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -37,8 +39,14 @@ class FlowView : public QWidget {
 
   // Keeps the scenario for the next Compute flow; the shown field is marked out of date.
   void setScenario(const mrwb::Scenario& scenario);
-  // LBM runner (default: core's lbm_run_cpu); the application may pass the CUDA twin.
+  // LBM runner of the selected backend (default: core's lbm_run_cpu).
   void setLbmRunner(mrwb::LbmRunner runner);
+  // Offers another LBM backend in the backend box (the application passes the CUDA twin when a device
+  // is present: ui/ never links gpu/) and selects it. Returns its index in the box.
+  int addLbmBackend(const QString& label, mrwb::LbmRunner runner);
+  QComboBox* backendBox() const { return backendBox_; }
+  // The label of the backend the shown field was computed with ("" before any).
+  QString fieldBackend() const { return fieldBackend_; }
 
   bool busy() const { return thread_ != nullptr; }
   bool hasField() const { return field_ != nullptr; }
@@ -58,7 +66,8 @@ class FlowView : public QWidget {
   void showField();
 
   mrwb::Scenario scenario_;
-  mrwb::LbmRunner runner_;
+  std::vector<mrwb::LbmRunner> runners_;  // one per backendBox_ entry
+  QString fieldBackend_;
   QThread* thread_ = nullptr;
   mrwb::CancelToken cancel_;
   struct Job;
@@ -66,6 +75,7 @@ class FlowView : public QWidget {
   std::shared_ptr<const mrwb::FlowField> field_;
   QString error_;
 
+  QComboBox* backendBox_;
   QPushButton* computeButton_;
   QPushButton* cancelButton_;
   QProgressBar* progress_;

@@ -34,7 +34,9 @@ class ComparisonView;
 class FlowView;
 class ImageView;
 class ScenarioDocument;
+class PulseqPanel;
 class ScenarioPanel;
+class SegmentEditor;
 class SequenceDiagramView;
 class SimulationWorker;
 class TeachingMenu;
@@ -97,6 +99,18 @@ class MainWindow : public QMainWindow {
   // Interactive (default): errors and questions open dialogs. Scripted runs and tests turn them off.
   void setInteractive(bool on) { interactive_ = on; }
 
+  VesselTreeView* vesselTreeView() const { return treeView_; }
+  SegmentEditor* segmentEditor() const { return segmentEditor_; }
+  ComparisonView* comparisonView() const { return comparison_; }
+  FlowView* flowView() const { return flowView_; }
+  PulseqPanel* pulseqPanel() const { return pulseq_; }
+  // Selects shown segment `s` of the Phantom 3-D tree and opens it in the segment editor (as a click
+  // does). False when there is no such segment.
+  bool selectSegment(int s);
+  // File > Import / Export Pulseq without a dialog: the Pulseq dock shows the file (or the error, also
+  // in the status bar). Export writes the scenario's sequence.
+  bool importPulseq(const QString& path);
+  bool exportPulseq(const QString& path);
   ImageView* reconView() const { return reconView_; }
   ImageView* truthView() const { return truthView_; }
   ImageView* errorView() const { return errorView_; }
@@ -114,6 +128,8 @@ class MainWindow : public QMainWindow {
   void cancel();
   void openScenarioDialog();
   bool saveScenarioAsDialog();
+  void importPulseqDialog();
+  void exportPulseqDialog();
 
  signals:
   // After every change of the edited scenario: edit, undo, redo, open, new, preset, teaching, recovery.
@@ -133,6 +149,10 @@ class MainWindow : public QMainWindow {
   void buildViewDocks();
   // Hands a finished run to the comparison view and the phase-contrast velocity view.
   void showViewResults(const mrwb::PipelineResult& r);
+  // After the simulation: reconstructs with every method chosen in the Compare panel (when "On Run" is
+  // checked). True when a comparison started; the run then ends in onComparisonFinished.
+  bool startComparison();
+  void onComparisonFinished(bool ok);
   QWidget* buildRunPanel();
   void buildStatusBar();
   void fillBackends();
@@ -157,6 +177,8 @@ class MainWindow : public QMainWindow {
   QString psnrText_;
   QString lastError_;
   bool lastErrorIsInput_ = false;
+  bool comparing_ = false;  // the run's comparison step is going on
+  QString simulatedMessage_;  // the run message of the simulation, while the comparison runs
   std::shared_ptr<const mrwb::PipelineResult> result_;
 
   ScenarioPanel* panel_ = nullptr;
@@ -167,11 +189,13 @@ class MainWindow : public QMainWindow {
   SimulationWorker* worker_ = nullptr;
   TeachingMenu* teaching_ = nullptr;
   VesselTreeView* treeView_ = nullptr;
+  SegmentEditor* segmentEditor_ = nullptr;
   FlowView* flowView_ = nullptr;
   SequenceDiagramView* sequenceView_ = nullptr;
   TrajectoryPlotView* trajectoryView_ = nullptr;
   CoilMapView* coilView_ = nullptr;
   ComparisonView* comparison_ = nullptr;
+  PulseqPanel* pulseq_ = nullptr;
   ImageView* velocityView_ = nullptr;
 
   QMenu* panelsMenu_ = nullptr;

@@ -42,6 +42,12 @@ class VesselTreeView : public VtkOpenGLWidget {
   const std::vector<double>& segmentRadius() const { return radius_m_; }
   const std::vector<double>& segmentVelocity() const { return velocity_m_per_s_; }
   int selectedSegment() const { return selected_; }
+  // Segment edits renumber (a removed branch): a shown segment's index in the generated tree, and back
+  // (-1 when none / removed). Scenario segment_edits use generated indices.
+  int generatedIndex(int s) const;
+  int shownIndex(int generated) const;
+  // One line about shown segment s (generated index, mean radius, length, mean velocity, children).
+  QString segmentInfo(int s) const;
   QString message() const { return message_; }
 
   // Picks at a widget position (logical pixels); returns the segment or -1. Emits segmentPicked when
@@ -69,6 +75,7 @@ class VesselTreeView : public VtkOpenGLWidget {
 
   mrwb::Scenario scenario_;
   mrwb::VesselTree tree_;
+  std::vector<int> generated_;  // per shown segment: its index in the generated tree
   std::vector<double> radius_m_, velocity_m_per_s_;
   ColorBy colorBy_ = ColorBy::Radius;
   int selected_ = -1;

@@ -1,0 +1,119 @@
+// Volume outputs of the 3-D non-Cartesian reconstruction: BART .cfl, NIfTI-1 .nii, ISMRMRD image .h5.
+// file_io.hpp's writers take 2-D images; the NIfTI-1 header is filled here by the standard's byte offsets
+// (nifti1.h) rather than a second copy of nifti_io.cpp's struct.
+#include <hdf5.h>
+#include <ismrmrd/dataset.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+#include "atomic_file.hpp"
+#include "mrwb/errors.hpp"
+#include "mrwb/file_io.hpp"
+#include "mrwb/noncart.hpp"
+
+namespace mrwb::noncart {
+namespace {
+
+std::string extension(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? "" : path.substr(dot);
+}
+
+template <typename T>
+void put(char* header, std::size_t offset, T value) {
+  std::memcpy(header + offset, &value, sizeof(T));
+}
+
+void write_nifti_volume(const std::string& path, const Volume& v) {
+  const int nz = v.dims == 3 ? v.n : 1;
+  if (v.n < 1 || v.n > 32767) throw InputError(path + ": volume of " + std::to_string(v.n) + "^3 does not fit NIfTI-1 (allowed: 1 .. 32767)");
+  std::vector<float> mag(v.data.size());
+  std::transform(v.data.begin(), v.data.end(), mag.begin(), [](const cfloat& c) { return std::abs(c); });
+  const float dx = v.fov_m > 0 ? static_cast<float>(v.fov_m * 1e3 / v.n) : 1.f;  // mm
+  const float origin = -static_cast<float>(v.n / 2) * dx;                        // voxel n/2 at 0 (x = (i - n/2)/n)
+  char h[348] = {};
+  put<std::int32_t>(h, 0, 348);                             // sizeof_hdr
+  h[38] = 'r';                                              // regular
+  const std::int16_t dim[8] = {3, static_cast<std::int16_t>(v.n), static_cast<std::int16_t>(v.n),
+                               static_cast<std::int16_t>(nz), 1, 1, 1, 1};
+  std::memcpy(h + 40, dim, sizeof dim);                     // dim[8]
+  put<std::int16_t>(h, 70, 16);                             // datatype float32
+  put<std::int16_t>(h, 72, 32);                             // bitpix
+  const float pixdim[8] = {1.f, dx, dx, dx, 1.f, 1.f, 1.f, 1.f};  // qfac 1
+  std::memcpy(h + 76, pixdim, sizeof pixdim);
+  put<float>(h, 108, 352.f);                                // vox_offset
+  put<float>(h, 112, 1.f);                                  // scl_slope
+  h[123] = 2 | 8;                                           // xyzt_units mm, s
+  put<float>(h, 124, mag.empty() ? 0.f : *std::max_element(mag.begin(), mag.end()));  // cal_max
+  std::strncpy(h + 148, "MR Workbench magnitude volume", 79);  // descrip
+  put<std::int16_t>(h, 252, 1);                             // qform_code scanner
+  put<std::int16_t>(h, 254, 1);                             // sform_code scanner
+  for (int a = 0; a < 3; ++a) {
+    put<float>(h, 268 + 4 * a, origin);                     // qoffset_x/y/z
+    put<float>(h, 280 + 16 * a + 4 * a, dx);                // srow_{x,y,z}[a]
+    put<float>(h, 280 + 16 * a + 12, origin);               // srow_{x,y,z}[3]
+  }
+  std::memcpy(h + 344, "n+1\0", 4);                         // magic
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temp_path(), std::ios::binary);
+    if (!f) throw InputError(path + ": cannot open for writing");
+    f.write(h, sizeof h);
+    const char ext[4] = {0, 0, 0, 0};
+    f.write(ext, 4);
+    f.write(reinterpret_cast<const char*>(mag.data()), static_cast<std::streamsize>(mag.size() * sizeof(float)));
+    if (!f.flush()) throw std::runtime_error(path + ": write failed");
+  }
+  out.commit();
+}
+
+void write_ismrmrd_volume(const std::string& path, const Volume& v) {
+  if (v.n < 1 || v.n > 65535) throw InputError(path + ": volume of " + std::to_string(v.n) + "^3 (allowed: 1 .. 65535)");
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as exceptions, not HDF5's stderr trace
+  const auto nz = static_cast<uint16_t>(v.dims == 3 ? v.n : 1);
+  const float fov_mm = v.fov_m > 0 ? static_cast<float>(v.fov_m * 1e3) : static_cast<float>(v.n);
+  AtomicOutput out(path);
+  try {
+    ISMRMRD::Dataset d(out.temp_path().c_str(), "dataset", true);
+    ISMRMRD::Image<std::complex<float>> im(static_cast<uint16_t>(v.n), static_cast<uint16_t>(v.n), nz, 1);
+    im.setFieldOfView(fov_mm, fov_mm, v.dims == 3 ? fov_mm : fov_mm / v.n);
+    im.setImageType(ISMRMRD::ISMRMRD_IMTYPE_COMPLEX);
+    im.setImageIndex(1);
+    im.setImageSeriesIndex(1);
+    im.setReadDirection(1.f, 0.f, 0.f);
+    im.setPhaseDirection(0.f, 1.f, 0.f);
+    im.setSliceDirection(0.f, 0.f, 1.f);
+    std::copy(v.data.begin(), v.data.end(), im.begin());
+    d.appendImage("image_0", im);
+  } catch (const std::exception& ex) {
+    throw std::runtime_error(path + ": cannot write ISMRMRD image (" + std::string(ex.what()).substr(0, 200) + ")");
+  }
+  out.commit();
+}
+
+}  // namespace
+
+void check_volume_path(const std::string& path) {
+  const std::string ext = extension(path);
+  if (ext != ".cfl" && ext != ".nii" && ext != ".h5")
+    throw InputError(path + ": --out of a 3-D reconstruction must be a volume (allowed: .cfl, .nii, .h5)");
+  require_output_folder(path);
+}
+
+void write_volume(const std::string& path, const Volume& v) {
+  check_volume_path(path);
+  if (v.data.size() != static_cast<std::size_t>(v.n) * v.n * (v.dims == 3 ? v.n : 1))
+    throw InputError(path + ": volume data does not match " + std::to_string(v.n) + "^" + std::to_string(v.dims));
+  const std::string ext = extension(path);
+  if (ext == ".nii") return write_nifti_volume(path, v);
+  if (ext == ".h5") return write_ismrmrd_volume(path, v);
+  CflArray a;
+  a.dims = {v.n, v.n, v.dims == 3 ? v.n : 1};
+  a.data = v.data;
+  write_cfl(path, a);
+}
+
+}  // namespace mrwb::noncart

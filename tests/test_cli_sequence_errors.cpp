@@ -1,0 +1,141 @@
+// Bad sequence input through the CLI (`mrwb sequence`, `mrwb simulate`): TE below the minimum, slew beyond
+// the limit, ACS larger than the matrix, a malformed .seq. Each exits 2 with one line on stderr that names
+// the field and its allowed range (or the file and line) and leaves no output file.
+#include <QtTest>
+
+#include "process_runner.hpp"
+
+namespace {
+
+using mrwb_test::Run;
+using mrwb_test::run_mrwb;
+
+// A scenario: 64² spoiled GRE at 500 Hz/pixel (readout 2 ms), few dummy scans, with `sequence` fields added.
+QByteArray scenario(const QByteArray& sequence_fields) {
+  return R"({"format": "mrwb-scenario", "version": 1, "phantom": {"preset": "uniform_disc", "cells_per_voxel": 1},
+             "sequence": {"matrix": 64, "dummy_scans": 2)" +
+         (sequence_fields.isEmpty() ? QByteArray() : ", " + sequence_fields) + "}}";
+}
+
+}  // namespace
+
+class TestCliSequenceErrors : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString path(const QString& n) const { return dir_.filePath(n); }
+  QString write(const QString& name, const QByteArray& text) {
+    QFile f(path(name));
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(text);
+    return path(name);
+  }
+  // The contract: exit 2, one line on stderr containing every `expect`, no file at `output`.
+  static void expectRefused(const Run& r, const QStringList& expect, const QString& output) {
+    QVERIFY2(r.code == 2, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    for (const QString& e : expect) QVERIFY2(r.err.contains(e), qPrintable("missing '" + e + "' in: " + r.err));
+    QVERIFY2(!QFileInfo::exists(output), qPrintable(output + " was written"));
+  }
+
+ private slots:
+  // --- through `mrwb simulate` (scenario JSON) ---
+  void simulateRefuses_data() {
+    QTest::addColumn<QByteArray>("fields");
+    QTest::addColumn<QStringList>("expect");
+    // The simulator's GRE needs TE beyond half the 2 ms readout.
+    QTest::newRow("TE below the minimum (spoiled GRE)") << QByteArray(R"("TE_s": 0.0005)")
+                                                        << QStringList{"sequence.TE_s", "half the readout", "0.001"};
+    // Block-model types are checked against the minimum TE of their gradients and RF.
+    QTest::newRow("TE below the minimum (TOF)") << QByteArray(R"("type": "tof", "TE_s": 0.0011, "TR_s": 0.02)")
+                                                << QStringList{"TE_s", "below the minimum", "allowed: >="};
+    QTest::newRow("ACS larger than the matrix") << QByteArray(R"("acceleration": 2, "acs_lines": 80)")
+                                                << QStringList{"sequence.acs_lines", "80", "allowed [0, 64]"};
+  }
+  void simulateRefuses() {
+    QFETCH(QByteArray, fields);
+    QFETCH(QStringList, expect);
+    const QString sc = write("bad_sim.json", scenario(fields));
+    const Run r = run_mrwb({"simulate", "--scenario", sc, "--out", path("sim.h5"), "--truth", path("truth.png"), "--quiet"});
+    expectRefused(r, expect, path("sim.h5"));
+    QVERIFY(!QFileInfo::exists(path("truth.png")));
+  }
+
+  // --- through `mrwb sequence --scenario` (Pulseq export) ---
+  void exportRefuses_data() {
+    QTest::addColumn<QByteArray>("fields");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QStringList>("expect");
+    // 1.5 ms passes the simulator's half-readout rule but not the block GRE's RF, prephaser and ramps.
+    QTest::newRow("TE below the minimum") << QByteArray(R"("TE_s": 0.0015)") << QStringList{}
+                                          << QStringList{"TE_s", "below the minimum", "allowed: >="};
+    // A slew limit this low lengthens every ramp: the requested timing no longer fits.
+    QTest::newRow("TE below the minimum at a low slew limit") << QByteArray(R"("TE_s": 0.004)")
+                                                              << QStringList{"--max-slew", "5"}
+                                                              << QStringList{"below the minimum", "allowed: >="};
+    QTest::newRow("slew limit out of range") << QByteArray() << QStringList{"--max-slew", "0"}
+                                             << QStringList{"--max-slew", "1"};
+    QTest::newRow("ACS larger than the matrix") << QByteArray(R"("acceleration": 2, "acs_lines": 66)") << QStringList{}
+                                                << QStringList{"sequence.acs_lines", "66", "allowed [0, 64]"};
+  }
+  void exportRefuses() {
+    QFETCH(QByteArray, fields);
+    QFETCH(QStringList, extra);
+    QFETCH(QStringList, expect);
+    const QString sc = write("bad_seq.json", scenario(fields));
+    const Run r = run_mrwb(QStringList{"sequence", "--scenario", sc, "--out", path("out.seq")} + extra);
+    expectRefused(r, expect, path("out.seq"));
+  }
+
+  // --- through `mrwb sequence --in` (Pulseq import) ---
+  void fileBeyondTheSlewLimitIsRefused() {
+    const QString sc = write("good.json", scenario(R"("TE_s": 0.004)"));
+    Run r = run_mrwb({"sequence", "--scenario", sc, "--out", path("good.seq")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // Designed within 130 T/m/s: accepted at that limit, refused at a lower one.
+    r = run_mrwb({"sequence", "--in", path("good.seq"), "--max-slew", "130", "--info"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"sequence", "--in", path("good.seq"), "--max-slew", "50", "--plot", path("slew.png")});
+    expectRefused(r, {"good.seq", "block", "slew rate", "exceeds the limit", "allowed: <= 50 T/m/s"}, path("slew.png"));
+    r = run_mrwb({"sequence", "--in", path("good.seq"), "--max-grad", "5", "--plot", path("grad.png")});
+    expectRefused(r, {"good.seq", "block", "amplitude", "allowed: |G| <= 5 mT/m"}, path("grad.png"));
+  }
+  void malformedSeqNamesFileAndLine() {
+    const QString sc = write("good2.json", scenario(R"("TE_s": 0.004)"));
+    Run r = run_mrwb({"sequence", "--scenario", sc, "--out", path("good2.seq")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QFile f(path("good2.seq"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QList<QByteArray> lines = f.readAll().split('\n');
+    // Corrupt the first [TRAP] line (and drop the signature, which would report the change first).
+    int bad = -1;
+    for (int i = 0; i < lines.size() && bad < 0; ++i)
+      if (lines[i].trimmed() == "[TRAP]")
+        for (int j = i + 1; j < lines.size(); ++j)
+          if (!lines[j].trimmed().isEmpty() && !lines[j].trimmed().startsWith('#')) {
+            bad = j;
+            break;
+          }
+    QVERIFY(bad > 0);
+    QList<QByteArray> tok = lines[bad].simplified().split(' ');
+    QVERIFY(tok.size() > 2);
+    tok[1] = "abc";  // a non-number in the amplitude column
+    lines[bad] = tok.join(' ');
+    int sig = -1;
+    for (int i = 0; i < lines.size(); ++i)
+      if (lines[i].trimmed() == "[SIGNATURE]") sig = i;
+    if (sig > 0) lines = lines.mid(0, sig);
+    const QString malformed = write("malformed.seq", lines.join('\n'));
+    const QString where = QString("malformed.seq:%1:").arg(bad + 1);  // 1-based line number
+    r = run_mrwb({"sequence", "--in", malformed, "--plot", path("m.png")});
+    expectRefused(r, {where, "is not a number"}, path("m.png"));
+    r = run_mrwb({"sequence", "--in", malformed, "--info"});
+    expectRefused(r, {where}, path("m.png"));
+    // An unknown section header, on its own line.
+    const QString header = write("header.seq", "[VERSION]\nmajor 1\nminor 4\nrevision 0\n[BLOCKS\n");
+    r = run_mrwb({"sequence", "--in", header, "--plot", path("h.png")});
+    expectRefused(r, {"header.seq:5:", "malformed section header"}, path("h.png"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliSequenceErrors)
+#include "test_cli_sequence_errors.moc"
