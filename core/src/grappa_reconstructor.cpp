@@ -25,19 +25,11 @@ Image2D reconstruct_grappa(const RawData& raw_in, const GrappaParams& params, co
   return img;
 }
 
-namespace {
-
-class GrappaCpuReconstructor final : public Reconstructor {
- public:
-  std::string name() const override { return "grappa/cpu"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
-                      const CancelToken& cancel) override {
-    return reconstruct_grappa(raw, options.grappa, progress, cancel);
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Reconstructor> make_grappa_cpu_reconstructor() { return std::make_unique<GrappaCpuReconstructor>(); }
+std::unique_ptr<Reconstructor> make_grappa_cpu_reconstructor() {
+  return make_function_reconstructor("grappa/cpu", [](const RawData& raw, const ReconOptions& o, const ProgressFn& progress,
+                                                      const CancelToken& cancel) {
+    return reconstruct_grappa(raw, o.grappa, progress, cancel);
+  });
+}
 
 }  // namespace mrwb

@@ -227,40 +227,32 @@ std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vec
 
 namespace {
 
-class CgReconstructor final : public Reconstructor {
- public:
-  std::string name() const override { return "cg/cpu"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
-                      const CancelToken& cancel) override {
-    const auto in = recon_input(raw, options.noncart, "cg", 2);
-    const auto& g = in.grid;
-    const auto& s = in.samples;
-    const CgResult r = reconstruct_cg_cpu(g, s, options.noncart, Precision::Single, {}, progress, cancel);
-    return to_image2d(g, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
-  }
-};
+Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+                     const CancelToken& cancel) {
+  const auto in = recon_input(raw, options.noncart, "cg", 2);
+  const CgResult r = reconstruct_cg_cpu(in.grid, in.samples, options.noncart, Precision::Single, {}, progress, cancel);
+  return to_image2d(in.grid, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
+}
 
-class GriddingReconstructor final : public Reconstructor {
- public:
-  std::string name() const override { return "gridding/cpu"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
-                      const CancelToken& cancel) override {
-    const auto in = recon_input(raw, options.noncart, "gridding", 2);
-    const auto& g = in.grid;
-    const auto& s = in.samples;
-    const GriddingParams gp = gridding_params(options.noncart);
-    const std::vector<float> w = density_pipe_menon(g, s, gp);
-    const std::size_t M = s.count();
-    const auto out = combine_coil_images(
-        s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },
-        progress, cancel);
-    return to_image2d(g, out, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
-  }
-};
+Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+                           const CancelToken& cancel) {
+  const auto in = recon_input(raw, options.noncart, "gridding", 2);
+  const auto& g = in.grid;
+  const auto& s = in.samples;
+  const GriddingParams gp = gridding_params(options.noncart);
+  const std::vector<float> w = density_pipe_menon(g, s, gp);
+  const std::size_t M = s.count();
+  const auto out = combine_coil_images(
+      s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },
+      progress, cancel);
+  return to_image2d(g, out, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
+}
 
 }  // namespace
 
-std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu() { return std::make_unique<CgReconstructor>(); }
-std::unique_ptr<Reconstructor> make_gridding_reconstructor_cpu() { return std::make_unique<GriddingReconstructor>(); }
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu() { return make_function_reconstructor("cg/cpu", cg_recon_cpu); }
+std::unique_ptr<Reconstructor> make_gridding_reconstructor_cpu() {
+  return make_function_reconstructor("gridding/cpu", gridding_recon_cpu);
+}
 
 }  // namespace mrwb::noncart

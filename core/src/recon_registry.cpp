@@ -10,21 +10,25 @@
 namespace mrwb {
 namespace {
 
-class FftReconstructor final : public Reconstructor {
+class FunctionReconstructor final : public Reconstructor {
  public:
-  std::string name() const override { return "fft/cpu"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions&, const ProgressFn& progress,
+  FunctionReconstructor(std::string name, ReconFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                       const CancelToken& cancel) override {
-    cancel.throw_if_cancelled();
-    Image2D img = reconstruct_fft(raw);
-    if (progress) progress(1.0, "recon");
-    return img;
+    return fn_(raw, options, progress, cancel);
   }
+
+ private:
+  std::string name_;
+  ReconFn fn_;
 };
 
-template <typename T>
-ReconBackend cpu_backend() {
-  return {[] { return true; }, [] { return std::make_unique<T>(); }};
+Image2D fft_recon(const RawData& raw, const ReconOptions&, const ProgressFn& progress, const CancelToken& cancel) {
+  cancel.throw_if_cancelled();
+  Image2D img = reconstruct_fft(raw);
+  if (progress) progress(1.0, "recon");
+  return img;
 }
 
 // Methods of the CLI contract; those with no registered implementation answer "not yet available".
@@ -35,7 +39,7 @@ struct Registry {
   std::map<std::pair<std::string, std::string>, ReconBackend> backends;
   Registry() {
     // CPU references of core. One line per method.
-    backends[{"fft", "cpu"}] = cpu_backend<FftReconstructor>();
+    backends[{"fft", "cpu"}] = {[] { return true; }, [] { return make_function_reconstructor("fft/cpu", fft_recon); }};
     backends[{"grappa", "cpu"}] = {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }};
     backends[{"gridding", "cpu"}] = {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }};
     backends[{"cg", "cpu"}] = {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }};
@@ -48,6 +52,10 @@ Registry& registry() {
 }
 
 }  // namespace
+
+std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, ReconFn fn) {
+  return std::make_unique<FunctionReconstructor>(std::move(name), std::move(fn));
+}
 
 void register_reconstructor(const std::string& method, const std::string& backend, ReconBackend b) {
   auto& r = registry();

@@ -292,17 +292,11 @@ Image2D reconstruct_grappa_cuda(const RawData& raw_in, const GrappaParams& param
   return img;
 }
 
-namespace {
-class GrappaCudaReconstructor final : public Reconstructor {
- public:
-  std::string name() const override { return "grappa/cuda"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
-                      const CancelToken& cancel) override {
-    return reconstruct_grappa_cuda(raw, options.grappa, progress, cancel);
-  }
-};
-}  // namespace
-
-std::unique_ptr<Reconstructor> make_grappa_cuda_reconstructor() { return std::make_unique<GrappaCudaReconstructor>(); }
+std::unique_ptr<Reconstructor> make_grappa_cuda_reconstructor() {
+  return make_function_reconstructor("grappa/cuda", [](const RawData& raw, const ReconOptions& o,
+                                                       const ProgressFn& progress, const CancelToken& cancel) {
+    return reconstruct_grappa_cuda(raw, o.grappa, progress, cancel);
+  });
+}
 
 }  // namespace mrwb::gpu

@@ -7,68 +7,58 @@
 namespace mrwb::gpu {
 namespace {
 
-class CgCuda final : public Reconstructor {
- public:
-  std::string name() const override { return "cg/cuda"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions& o, const ProgressFn& progress,
-                      const CancelToken& cancel) override {
-    const auto in = noncart::recon_input(raw, o.noncart, "cg", 2);
-    const auto& g = in.grid;
-    const auto& s = in.samples;
-    std::vector<noncart::cfloat> sens;
-    if (s.coils > 1) sens = noncart::estimate_sensitivities(g, s, noncart::gridding_params(o.noncart));
-    const auto img = cg_on_device(g, s, o.noncart, FhdConfig{}, sens, nullptr, progress, cancel);
-    return noncart::to_image2d(g, img, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
-  }
+struct DeviceRecon {
+  noncart::Grid grid;
+  std::vector<noncart::cdouble> image;
 };
 
-class GriddingCuda final : public Reconstructor {
- public:
-  std::string name() const override { return "gridding/cuda"; }
-  Image2D reconstruct(const RawData& raw, const ReconOptions& o, const ProgressFn& progress,
-                      const CancelToken& cancel) override {
-    const auto in = noncart::recon_input(raw, o.noncart, "gridding", 2);
-    const auto& g = in.grid;
-    const auto& s = in.samples;
-    const auto gp = noncart::gridding_params(o.noncart);
+// cg (SENSE with estimated sensitivities when several coils) or gridding (Pipe–Menon weights, coils
+// combined) on the device, for 2-D (dims 2) or 3-D (dims 3) trajectories.
+DeviceRecon recon_on_device(const RawData& raw, const std::string& method, const NoncartParams& p, int dims,
+                            const ProgressFn& progress, const CancelToken& cancel) {
+  const auto in = noncart::recon_input(raw, p, method, dims);
+  const auto& g = in.grid;
+  const auto& s = in.samples;
+  const auto gp = noncart::gridding_params(p);
+  DeviceRecon r{g, {}};
+  if (method == "cg") {
+    std::vector<noncart::cfloat> sens;
+    if (s.coils > 1) sens = noncart::estimate_sensitivities(g, s, gp);
+    r.image = cg_on_device(g, s, p, FhdConfig{}, sens, nullptr, progress, cancel);
+  } else {
     const std::vector<float> w = noncart::density_pipe_menon(g, s, gp);
     const std::size_t M = s.count();
-    const auto out = noncart::combine_coil_images(
-        s.coils, [&](int c) { return gridding_adjoint_on_device(g, s.k.data(), s.d.data() + c * M, w, M, gp); },
-        progress, cancel);
-    return noncart::to_image2d(g, out, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
+    r.image = noncart::combine_coil_images(
+        s.coils, [&](int c) { return gridding_adjoint_on_device(g, s.k.data(), s.d.data() + c * M, w, M, gp); }, progress,
+        cancel);
   }
-};
+  return r;
+}
+
+double recon_fov_m(const RawData& raw) { return raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m; }
+
+std::unique_ptr<Reconstructor> make_2d(const std::string& method) {
+  return make_function_reconstructor(method + "/cuda", [method](const RawData& raw, const ReconOptions& o,
+                                                                const ProgressFn& progress, const CancelToken& cancel) {
+    const DeviceRecon r = recon_on_device(raw, method, o.noncart, 2, progress, cancel);
+    return noncart::to_image2d(r.grid, r.image, recon_fov_m(raw));
+  });
+}
 
 }  // namespace
 
 noncart::Volume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
                                         const ProgressFn& progress, const CancelToken& cancel) {
-  const auto in = noncart::recon_input(raw, p, method, 3);
-  const auto& g = in.grid;
-  const auto& s = in.samples;
-  const auto gp = noncart::gridding_params(p);
-  std::vector<noncart::cdouble> img;
-  if (method == "cg") {
-    std::vector<noncart::cfloat> sens;
-    if (s.coils > 1) sens = noncart::estimate_sensitivities(g, s, gp);
-    img = cg_on_device(g, s, p, FhdConfig{}, sens, nullptr, progress, cancel);
-  } else {
-    const std::vector<float> w = noncart::density_pipe_menon(g, s, gp);
-    const std::size_t M = s.count();
-    img = noncart::combine_coil_images(
-        s.coils, [&](int c) { return gridding_adjoint_on_device(g, s.k.data(), s.d.data() + c * M, w, M, gp); }, progress,
-        cancel);
-  }
+  const DeviceRecon r = recon_on_device(raw, method, p, 3, progress, cancel);
   noncart::Volume v;
-  v.n = g.n;
-  v.dims = g.dims;
-  v.data.assign(img.begin(), img.end());
-  v.fov_m = raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m;
+  v.n = r.grid.n;
+  v.dims = r.grid.dims;
+  v.data.assign(r.image.begin(), r.image.end());
+  v.fov_m = recon_fov_m(raw);
   return v;
 }
 
-std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda() { return std::make_unique<CgCuda>(); }
-std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda() { return std::make_unique<GriddingCuda>(); }
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda() { return make_2d("cg"); }
+std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda() { return make_2d("gridding"); }
 
 }  // namespace mrwb::gpu

@@ -53,6 +53,10 @@ class Reconstructor {
                               const CancelToken& cancel) = 0;
 };
 
+// Most methods are free functions: this adapts one to the interface under `name` (e.g. "grappa/cpu").
+using ReconFn = std::function<Image2D(const RawData&, const ReconOptions&, const ProgressFn&, const CancelToken&)>;
+std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, ReconFn fn);
+
 struct ReconBackend {
   std::function<bool()> available;
   std::function<std::unique_ptr<Reconstructor>()> make;
