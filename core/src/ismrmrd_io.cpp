@@ -480,28 +480,34 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
   return raw;
 }
 
-void write_image_ismrmrd(const std::string& path, const Image2D& image) {
+void write_complex_image_ismrmrd(const std::string& path, int nx, int ny, int nz, const float fov_mm[3],
+                                 const std::complex<float>* data) {
   quiet_hdf5();
-  if (image.nx <= 0 || image.ny <= 0 || image.nx > 65535 || image.ny > 65535 || image.data.size() != image.size())
-    throw InputError(path + ": image " + std::to_string(image.nx) + "x" + std::to_string(image.ny) +
-                     " does not match its data (allowed: 1 .. 65535 each)");
   AtomicOutput out(path);
   try {
     ISMRMRD::Dataset d(out.temp_path().c_str(), k_group, true);
-    ISMRMRD::Image<std::complex<float>> im(static_cast<uint16_t>(image.nx), static_cast<uint16_t>(image.ny), 1, 1);
-    im.setFieldOfView(static_cast<float>(image.fov_x_m * 1e3), static_cast<float>(image.fov_y_m * 1e3), 1.f);
+    ISMRMRD::Image<std::complex<float>> im(static_cast<uint16_t>(nx), static_cast<uint16_t>(ny), static_cast<uint16_t>(nz), 1);
+    im.setFieldOfView(fov_mm[0], fov_mm[1], fov_mm[2]);
     im.setImageType(ISMRMRD::ISMRMRD_IMTYPE_COMPLEX);
     im.setImageIndex(1);
     im.setImageSeriesIndex(1);
     im.setReadDirection(1.f, 0.f, 0.f);
     im.setPhaseDirection(0.f, 1.f, 0.f);
     im.setSliceDirection(0.f, 0.f, 1.f);
-    std::copy(image.data.begin(), image.data.end(), im.begin());
+    std::copy(data, data + static_cast<std::size_t>(nx) * ny * nz, im.begin());
     d.appendImage(k_image_var, im);
   } catch (const std::exception& ex) {
     throw std::runtime_error(path + ": cannot write ISMRMRD image (" + std::string(ex.what()).substr(0, 200) + ")");
   }
   out.commit();
+}
+
+void write_image_ismrmrd(const std::string& path, const Image2D& image) {
+  if (image.nx <= 0 || image.ny <= 0 || image.nx > 65535 || image.ny > 65535 || image.data.size() != image.size())
+    throw InputError(path + ": image " + std::to_string(image.nx) + "x" + std::to_string(image.ny) +
+                     " does not match its data (allowed: 1 .. 65535 each)");
+  const float fov_mm[3] = {static_cast<float>(image.fov_x_m * 1e3), static_cast<float>(image.fov_y_m * 1e3), 1.f};
+  write_complex_image_ismrmrd(path, image.nx, image.ny, 1, fov_mm, image.data.data());
 }
 
 Image2D read_image_ismrmrd(const std::string& path) {

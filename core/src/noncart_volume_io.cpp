@@ -1,8 +1,6 @@
 // Volume outputs of the 3-D non-Cartesian reconstruction: BART .cfl, NIfTI-1 .nii, ISMRMRD image .h5.
 // file_io.hpp's writers take 2-D images; the NIfTI-1 header is filled here by the standard's byte offsets
 // (nifti1.h) rather than a second copy of nifti_io.cpp's struct.
-#include <hdf5.h>
-#include <ismrmrd/dataset.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -72,26 +70,10 @@ void write_nifti_volume(const std::string& path, const Volume& v) {
 
 void write_ismrmrd_volume(const std::string& path, const Volume& v) {
   if (v.n < 1 || v.n > 65535) throw InputError(path + ": volume of " + std::to_string(v.n) + "^3 (allowed: 1 .. 65535)");
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as exceptions, not HDF5's stderr trace
-  const auto nz = static_cast<uint16_t>(v.dims == 3 ? v.n : 1);
+  const int nz = v.dims == 3 ? v.n : 1;
   const float fov_mm = v.fov_m > 0 ? static_cast<float>(v.fov_m * 1e3) : static_cast<float>(v.n);
-  AtomicOutput out(path);
-  try {
-    ISMRMRD::Dataset d(out.temp_path().c_str(), "dataset", true);
-    ISMRMRD::Image<std::complex<float>> im(static_cast<uint16_t>(v.n), static_cast<uint16_t>(v.n), nz, 1);
-    im.setFieldOfView(fov_mm, fov_mm, v.dims == 3 ? fov_mm : fov_mm / v.n);
-    im.setImageType(ISMRMRD::ISMRMRD_IMTYPE_COMPLEX);
-    im.setImageIndex(1);
-    im.setImageSeriesIndex(1);
-    im.setReadDirection(1.f, 0.f, 0.f);
-    im.setPhaseDirection(0.f, 1.f, 0.f);
-    im.setSliceDirection(0.f, 0.f, 1.f);
-    std::copy(v.data.begin(), v.data.end(), im.begin());
-    d.appendImage("image_0", im);
-  } catch (const std::exception& ex) {
-    throw std::runtime_error(path + ": cannot write ISMRMRD image (" + std::string(ex.what()).substr(0, 200) + ")");
-  }
-  out.commit();
+  const float fov3[3] = {fov_mm, fov_mm, v.dims == 3 ? fov_mm : fov_mm / v.n};
+  write_complex_image_ismrmrd(path, v.n, v.n, nz, fov3, v.data.data());
 }
 
 }  // namespace

@@ -64,6 +64,10 @@ Image2D read_nifti(const std::string& path);  // 2-D (nz = 1) uint8/int16/int32/
 
 // ---- ISMRMRD images ---------------------------------------------------------------------------------
 void write_image_ismrmrd(const std::string& path, const Image2D& image);
+// One complex ISMRMRD image of nx × ny × nz voxels (x fastest), field of view in mm; `data` holds
+// nx·ny·nz values. The writer behind write_image_ismrmrd and the 3-D volume output.
+void write_complex_image_ismrmrd(const std::string& path, int nx, int ny, int nz, const float fov_mm[3],
+                                 const std::complex<float>* data);
 Image2D read_image_ismrmrd(const std::string& path);
 
 // ---- PNG --------------------------------------------------------------------------------------------
