@@ -11,6 +11,7 @@
 #include "bench_suites.hpp"
 #include "mrwb/backend_registry.hpp"
 #include "mrwb/scenario.hpp"
+#include "mrwb/separable_readout_signal.hpp"
 #include "mrwb/sequence_program.hpp"
 #include "mrwb/simulation_engine.hpp"
 #include "mrwb/tissue.hpp"
@@ -54,15 +55,19 @@ struct MovingCase {
 std::vector<std::string> engines(const BenchOptions& options);
 
 // Passes of the CUDA engine's closed-form path over its cells: one per group of events ending at a
-// readout, at most 64 events a group (cuda_simulation_engine.cu).
-long closed_form_passes(const SequenceProgram& prog) {
+// readout, at most 64 events a group (cuda_simulation_engine.cu). only_separable: the passes ending at a
+// readout along x (separable_pass).
+long closed_form_passes(const SequenceProgram& prog, bool only_separable = false) {
   long passes = 0;
   int in_group = 0;
   for (const SeqEvent& e : prog.events) {
     ++in_group;
-    if (e.kind == EventKind::Readout || in_group == 64) ++passes, in_group = 0;
+    if (e.kind == EventKind::Readout || in_group == 64) {
+      passes += !only_separable || separable::readout_is_separable(e);
+      in_group = 0;
+    }
   }
-  return passes + (in_group > 0 ? 1 : 0);
+  return passes + (in_group > 0 && !only_separable ? 1 : 0);
 }
 
 // What one run moves through memory [bytes]. Cell-steps are counted for every cell at every time step
@@ -87,7 +92,18 @@ Traffic run_traffic(const CellPhantom& ph, const SequenceProgram& prog, bool hyb
   }
   const double step_bytes = 49 + (ph.uz.empty() ? 0 : 4) + (ph.open_end.empty() ? 0 : 1) + (hybrid && t.stepped_cells < n ? 4 : 0);
   const double pass_bytes = 40 + (t.closed_form_cells < n ? 4 : 0);
-  t.bytes = t.stepped_cells * steps * step_bytes + t.closed_form_cells * static_cast<double>(closed_form_passes(prog)) * pass_bytes;
+  // Separable passes (readouts along x, one coil, at most k_max_readout_groups (T2, ΔB)) run over the
+  // grid with no list: closed-form cells 40 (+ type 1 when moving); the others read PD (4) (+ type 1
+  // for fluid cells, whose PD != 0).
+  separable::ReadoutGroups groups;
+  const bool moving = phantom_moves(ph);
+  const double sep_passes =
+      hybrid && separable::readout_groups(ph, moving, groups) && groups.count > 0 ? closed_form_passes(prog, true) : 0;
+  const double sep_pass_bytes = t.closed_form_cells * (40 + (moving ? 1 : 0)) + (n - t.closed_form_cells) * 4 +
+                                (moving && hybrid ? t.stepped_cells : 0);
+  t.bytes = t.stepped_cells * steps * step_bytes +
+            t.closed_form_cells * (static_cast<double>(closed_form_passes(prog)) - sep_passes) * pass_bytes +
+            sep_passes * sep_pass_bytes;
   return t;
 }
 
@@ -213,6 +229,8 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     std::snprintf(name, sizeof name, "%dx%dx%d cells, 2 TRs", px, px, sz);
     probe.name = name;
     run_moving(slab, options, report, &probe);
+    std::snprintf(name, sizeof name, "  its closed-form part alone (flow stopped)");
+    if (options.backend != "cpu") bench_closed_form_only(slab.ph, slab.prog, name, k_roofline_GB_per_s, report);
   }
   // Cancel latency: cancel() 300 ms into a long run of the tube, time until the engine returns.
   SequenceSpec long_seq = bench_ge(lines, tube_nx * 1e-4);

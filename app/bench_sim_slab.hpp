@@ -1,6 +1,10 @@
 #pragma once
 // The liver-like slab of seed 004 (object d) for `mrwb bench --suite sim`, and the helpers that let the
 // CPU engine's rate be measured on a sub-volume of it (a whole-slab CPU run would take hours).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "mrwb/phantom.hpp"
 #include "mrwb/sequence_program.hpp"
 
@@ -11,9 +15,12 @@ namespace mrwb::cli {
 // Poiseuille field of 2 mL/s, scaled so the fastest cell moves 0.9 cells per flow step; every other
 // cell is stationary liver (a slab cut from the organ).
 CellPhantom liver_slab(int nx, int ny, int nz, double cell_m);
-// The sub-volume [x0, x0+nx) × [y0, y0+ny) × [z0, z0+nz) of `ph`, positions kept.
-CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz);
 // The program up to and including its first `count` readouts (and the events up to the next RF).
 SequenceProgram first_readouts(const SequenceProgram& prog, int count);
+// The slab's closed-form part alone, on CUDA when available: the same cells and program with the flow
+// stopped, so every cell (the fluid ones too) is played in closed form, readouts the separable way.
+// Prints one line (seconds, bytes moved, roofline fraction) and adds it to report["cases"].
+void bench_closed_form_only(const CellPhantom& slab, const SequenceProgram& prog, const std::string& name,
+                            double roofline_GB_per_s, nlohmann::json& report);
 
 }  // namespace mrwb::cli

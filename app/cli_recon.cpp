@@ -5,6 +5,7 @@
 #include "cli_png_options.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/multislice.hpp"
 #include "mrwb/noncart.hpp"
 #include "mrwb/recon_fft.hpp"
 #include "mrwb/reconstructor.hpp"
@@ -26,9 +27,10 @@ Action add_recon(CLI::App& app) {
     PngOptions png;  // .png outputs
   };
   auto o = std::make_shared<Opts>();
+  o->select.slice = -1;  // every slice: a multi-slice file reconstructs to a volume
   sub->add_option("--in", o->in, "Raw data: ISMRMRD .h5 or BART k-space .cfl")->required();
   sub->add_option("--traj", o->traj, "Trajectory of a non-Cartesian .cfl k-space (BART [3, samples, lines], cycles/FOV)");
-  sub->add_option("--slice", o->select.slice, "Slice to reconstruct (default 0)");
+  sub->add_option("--slice", o->select.slice, "Slice to reconstruct (default -1: all, a multi-slice volume)");
   sub->add_option("--repetition", o->select.repetition, "Repetition to reconstruct (default 0)");
   sub->add_option("--contrast", o->select.contrast, "Contrast (echo) to reconstruct (default 0)");
   sub->add_option("--method", o->method, "fft | grappa | gridding | cg");
@@ -72,6 +74,13 @@ Action add_recon(CLI::App& app) {
       const auto v = noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
                                                           terminal_progress(o->quiet), interrupt_token());
       if (!o->quiet) std::cerr << "wrote " << v.n << "^3 volume (" << o->method << ")\n";
+      return 0;
+    }
+    if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)
+      for (const auto& p : o->out) check_image_volume_path(p);
+      const ImageVolume v = reconstruct_volume(raw, opts, terminal_progress(o->quiet), interrupt_token());
+      for (const auto& p : o->out) write_image_volume(p, v);
+      if (!o->quiet) std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << o->method << ")\n";
       return 0;
     }
     auto recon = make_reconstructor(opts.method, opts.backend);

@@ -60,13 +60,14 @@ Action add_sequence(CLI::App& app) {
       if (o->out.empty() && o->plot.empty() && !o->info)
         throw InputError("sequence: --scenario needs --out Y.seq, --plot P.png or --info");
       const Scenario sc = load_scenario(o->scenario);
-      // R, ACS (labels REF / IMA), VENC and flow compensation come with the scenario's parameters.
-      seq::CartesianParams p = seq::cartesian_params(sc.sequence);
-      apply_limits(*o, p.sys);
-      const std::string type = o->type.empty() ? sc.sequence.type : o->type;
-      if (type == "bssfp" && sc.sequence.type != "bssfp") p.TE_s = 0;  // TE follows TR/2
-      p.flip_angle_deg = type == "spin_echo" ? 90 : sc.sequence.flip_angle_deg;
-      const seq::BuiltSequence b = seq::build_blocks(type, p, o->scenario + ": sequence");
+      // R, ACS (labels REF / IMA), VENC, flow compensation, radial / spiral readouts come with the scenario;
+      // built by the same function that validates it for mrwb simulate (one minimum TE / TR).
+      SequenceSpec q = sc.sequence;
+      if (!o->type.empty()) q.type = o->type;
+      if (q.type == "bssfp" && sc.sequence.type != "bssfp") q.TE_s = 0;  // TE follows TR/2
+      seq::SystemLimits sys = seq::scenario_system_limits(q);
+      apply_limits(*o, sys);
+      const seq::BuiltSequence b = seq::scenario_blocks(q, o->scenario + ": sequence", sys);
       std::cout << b.report << "\n";
       s = b.seq;
       if (!o->out.empty()) {

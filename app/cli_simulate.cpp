@@ -6,6 +6,7 @@
 #include "mrwb/backend_registry.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/multislice.hpp"
 #include "mrwb/phase_contrast.hpp"
 #include "mrwb/pulseq.hpp"
 #include "mrwb/pulseq_simulation.hpp"
@@ -27,9 +28,18 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 
 const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
 
-void write_raw(const std::string& path, const RawData& raw) {
-  if (extension(path) == ".h5") write_raw_ismrmrd(path, raw);
-  else write_raw_cfl(path, "", raw);
+// ISMRMRD keeps a non-Cartesian trajectory inside; a BART .cfl gets it beside (traj_out, default
+// <out>_traj.cfl). Returns the trajectory file written ("" when none).
+std::string write_raw(const std::string& path, const RawData& raw, const std::string& traj_out = "") {
+  if (extension(path) == ".h5") {
+    write_raw_ismrmrd(path, raw);
+    return "";
+  }
+  const std::string traj = raw.cartesian() ? ""
+                           : !traj_out.empty() ? traj_out
+                                               : std::filesystem::path(path).replace_extension().string() + "_traj.cfl";
+  write_raw_cfl(path, traj, raw);
+  return traj;
 }
 
 // A signed velocity map [m/s]: complex (v, 0) in .h5 / .cfl; .png as a diverging map of ±VENC.
@@ -87,6 +97,25 @@ SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engi
   return r;
 }
 
+// Multi-slice / 3-D: the raw data (ISMRMRD only) and the truth volume(s); names checked before simulating.
+SimulationResult simulate_volume_files(const Scenario& s, SimulationEngine& engine, const std::string& out,
+                                       const std::vector<std::string>& truth, bool quiet) {
+  if (extension(out) != ".h5")
+    throw InputError(out + ": multi-slice / 3-D raw data are written as ISMRMRD (allowed: .h5)");
+  for (const auto& t : truth) check_image_volume_path(t);
+  VolumeSimulationResult v = simulate_volume(s, engine, terminal_progress(quiet), interrupt_token());
+  write_raw_ismrmrd(out, v.raw);
+  for (const auto& t : truth) write_image_volume(t, v.truth);
+  if (!quiet)
+    std::cerr << "wrote " << out << " (" << v.raw.slices << " slice(s) x " << v.raw.partitions << " partition(s) x "
+              << v.raw.ny << " lines x " << v.raw.nx << " samples, " << v.seconds << " s on " << v.backend << ")\n";
+  SimulationResult r;
+  r.raw = std::move(v.raw);
+  r.backend = v.backend;
+  r.seconds = v.seconds;
+  return r;
+}
+
 }  // namespace
 
 Action add_simulate(CLI::App& app) {
@@ -106,7 +135,8 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--velocity-out", o->velocity_out,
                   "Phase contrast: velocity maps [m/s] per encoded axis, V_<axis> and V_<axis>_truth (.h5, .cfl or .png)");
   sub->add_option("--seq", o->seq,
-                  "Play this Pulseq .seq (1.4/1.5) on the scenario's phantom and coils instead of the scenario's sequence");
+                  "Play this Pulseq .seq (1.4/1.5; Cartesian, radial or spiral readouts) on the scenario's phantom and coils "
+                  "instead of the scenario's sequence (non-Cartesian: the trajectory from its gradients)");
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the scenario's)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
@@ -134,9 +164,16 @@ Action add_simulate(CLI::App& app) {
         throw InputError(o->velocity_out + ": unknown --velocity-out format '" + ve + "' (allowed: .h5, .cfl, .png)");
     }
     if (!o->seq.empty() && (pc || !o->traj_out.empty()))
-      throw InputError(o->seq + ": --seq plays a Cartesian Pulseq file; it does not combine with phase contrast or --traj-out");
+      throw InputError(o->seq + ": --seq plays the file's own sequence; it does not combine with phase contrast or --traj-out "
+                       "(a non-Cartesian .cfl gets <out>_traj.cfl)");
+    if (is_volume_scenario(s) && (!o->seq.empty() || !o->traj_out.empty()))
+      throw InputError(o->scenario + ": a multi-slice / 3-D scenario does not combine with --seq or --traj-out");
     auto engine = make_simulation_engine(s.backend);
     if (!o->quiet) std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << "\n";
+    if (is_volume_scenario(s)) {
+      simulate_volume_files(s, *engine, o->out, o->truth, o->quiet);
+      return 0;
+    }
     // Radial / spiral scenarios play their own readouts (as the pipeline does); the raw data carries the trajectory.
     SimulationResult r = !o->seq.empty() ? simulate_pulseq_files(s, *engine, o->seq, o->out, o->quiet)
                          : pc ? simulate_phase_contrast_files(s, *engine, o->out, o->velocity_out, o->quiet)
@@ -146,13 +183,8 @@ Action add_simulate(CLI::App& app) {
     std::string traj_written;
     if (pc || !o->seq.empty()) {
       // written above, every encoding / segment
-    } else if (ext == ".h5") {
-      write_raw_ismrmrd(o->out, r.raw);
     } else {
-      if (!r.raw.cartesian())
-        traj_written = !o->traj_out.empty() ? o->traj_out
-                                            : (std::filesystem::path(o->out).replace_extension().string() + "_traj.cfl");
-      write_raw_cfl(o->out, traj_written, r.raw);
+      traj_written = write_raw(o->out, r.raw, o->traj_out);
     }
     for (const auto& t : o->truth) write_image(t, r.truth, o->png);
     if (!o->quiet) {

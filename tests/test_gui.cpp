@@ -150,6 +150,17 @@ void TestGui::windowOpens() {
       greyStats(frame.copy(frame.width() / 4, frame.height() / 4, frame.width() / 2, frame.height() / 2));
   qInfo("empty recon view, centre: %zu distinct grey levels, stddev %.2f, max %d", st.distinct, st.stddev, st.max);
   QVERIFY(st.stddev < 20.0 || st.max <= 128);
+
+  // At 1280 x 800 the three central views are narrow: each title is laid out to fit its view.
+  for (const char* name : {"reconView", "truthView", "errorView"}) {
+    const auto* v = w.findChild<mrwb::ui::ImageView*>(QString::fromLatin1(name));
+    QVERIFY(v);
+    const int width = qRound(v->width() * v->devicePixelRatioF());
+    qInfo("%s: %d px wide, title \"%s\" %d px on %d line(s)", name, width, qPrintable(v->title()),
+          v->titleWidthPx(), v->titleLineCount());
+    QVERIFY(v->titleWidthPx() > 0);
+    QVERIFY2(v->titleWidthPx() <= width, name);
+  }
 }
 
 void TestGui::smallRunShowsImage() {

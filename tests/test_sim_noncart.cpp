@@ -36,10 +36,14 @@ std::vector<float> magnitude(const std::vector<noncart::cdouble>& v) {
   return m;
 }
 
-// Kaiser-Bessel gridding with Pipe-Menon density (GriddingParams defaults), as magnitudes.
-std::vector<float> gridding_magnitude(const noncart::Grid& g, const noncart::Samples& s) {
-  const noncart::GriddingParams gp;
-  const auto w = noncart::density_pipe_menon(g, s, gp);
+// Gridding as magnitudes: Kaiser-Bessel with Pipe-Menon density (GriddingParams defaults), or the density and
+// interpolation kernel named (the kernel's weights computed with the default Kaiser-Bessel kernel).
+std::vector<float> gridding_magnitude(const noncart::Grid& g, const noncart::Samples& s,
+                                      const std::string& density = "pipe-menon", const std::string& kernel = "kaiser-bessel") {
+  noncart::GriddingParams gp;
+  gp.density = density;
+  const auto w = noncart::density_compensation(g, s, gp);
+  gp.kernel = kernel;
   return magnitude(noncart::gridding_recon(g, s.k.data(), s.d.data(), s.count(), w, gp));
 }
 
@@ -178,9 +182,14 @@ class TestSimNoncart : public QObject {
   // 12-13 %, noisy 47 % vs 16 %): at R = 4 gridding's % error at least 2.5 times CG's. Measured 1.15 (the
   // ratio falls from 1.5 at R = 1 as both alias); kept as an expected failure so the miss stays visible and
   // an improvement that meets the bar turns into an XPASS (a failure) prompting removal of the marker.
+  // Also held to the bar at R = 4: Voronoi density (the spiral centre's area right), and the seeds' own
+  // baseline, bilinear interpolation gridding (seed 001 ch. 14: "simple bilinear interpolation gridding" of the
+  // same Fig. 6 data). Against that baseline the seed's shape holds at Nyquist (R = 1: asserted >= 2.5,
+  // measured 2.52, a thin margin); under undersampling aliasing dominates every method and bilinear gridding,
+  // whose missing deapodisation damps the aliased high frequencies, ends below CG at R = 4 (ratio 0.89).
   void undersampledSpiralCgVersusGridding() {
     const int n = 48, interleaves = 4;
-    double ratio_at_4 = 0;
+    double ratio_at_4 = 0, ratio_voronoi_at_4 = 0, ratio_bilinear_at_1 = 0, ratio_bilinear_at_4 = 0;
     std::size_t nyquist_samples = 0, previous_samples = 0;
     for (int R = 1; R <= 4; ++R) {
       Scenario sc = disc_scenario("spiral", n);
@@ -209,10 +218,25 @@ class TestSimNoncart : public QObject {
       QVERIFY(static_cast<double>(s.count()) * R <= 1.15 * nyquist_samples);
       previous_samples = s.count();
       QVERIFY(mc.percent_error < mg.percent_error);
-      if (R == 4) ratio_at_4 = ratio;
+      const Metrics mv = compare_images(scale_matched(gridding_magnitude(g, s, "voronoi"), truth), truth, n, n);
+      const Metrics mb = compare_images(scale_matched(gridding_magnitude(g, s, "pipe-menon", "bilinear"), truth), truth, n, n);
+      qInfo("  R = %d: gridding with Voronoi density %.2f %% (ratio %.2f), bilinear gridding %.2f %% (ratio %.2f)", R,
+            mv.percent_error, mv.percent_error / mc.percent_error, mb.percent_error, mb.percent_error / mc.percent_error);
+      QVERIFY(mc.percent_error < mv.percent_error);
+      if (R == 1) ratio_bilinear_at_1 = mb.percent_error / mc.percent_error;
+      if (R == 4) {
+        ratio_at_4 = ratio;
+        ratio_voronoi_at_4 = mv.percent_error / mc.percent_error;
+        ratio_bilinear_at_4 = mb.percent_error / mc.percent_error;
+      }
     }
+    QVERIFY2(ratio_bilinear_at_1 >= 2.5, qPrintable(QString("bilinear gridding / CG at R = 1: %1").arg(ratio_bilinear_at_1)));
     QEXPECT_FAIL("", "seed 002's ~3x is not reproduced on the simulator's undersampled spiral (1.15 at R = 4)", Continue);
     QVERIFY2(ratio_at_4 >= 2.5, qPrintable(QString("gridding / CG %% error at R = 4: %1 (bar 2.5)").arg(ratio_at_4)));
+    QEXPECT_FAIL("", "not with Voronoi density either (1.35 at R = 4)", Continue);
+    QVERIFY2(ratio_voronoi_at_4 >= 2.5, qPrintable(QString("Voronoi gridding / CG at R = 4: %1").arg(ratio_voronoi_at_4)));
+    QEXPECT_FAIL("", "nor against the seeds' bilinear gridding (0.89 at R = 4)", Continue);
+    QVERIFY2(ratio_bilinear_at_4 >= 2.5, qPrintable(QString("bilinear gridding / CG at R = 4: %1").arg(ratio_bilinear_at_4)));
   }
 
   // 3-D: a stack of spirals (partition encode as dk_z) played on a slab of the disc (the CPU engine's 3-D
@@ -239,6 +263,8 @@ class TestSimNoncart : public QObject {
     const Metrics mg = compare_images(grid, truth, n, n * n);
     qInfo("stack of spirals %d^3 (%d partitions x 4 interleaves, %zu samples), slab of 6 voxels: CG %.2f %% / %.2f dB, "
           "gridding %.2f %% / %.2f dB", n, n, s.count(), mc.percent_error, mc.psnr_db, mg.percent_error, mg.psnr_db);
+    const Metrics mv = compare_images(gridding_magnitude(g, s, "voronoi"), truth, n, n * n);
+    qInfo("  gridding with Voronoi density (per partition): %.2f %% / %.2f dB", mv.percent_error, mv.psnr_db);
     QVERIFY(mc.percent_error < 20.0);  // a slab shifted by a voxel in z or a wrong 3-D scale: > 40 %
     QVERIFY(mc.percent_error < mg.percent_error);
   }

@@ -4,11 +4,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
-#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <exception>
 
 #include "mrwb/coil_sensitivity.hpp"
 
@@ -39,7 +37,6 @@ QRgb phaseColor(double rad) {
 struct CoilMapView::Result {
   std::vector<std::complex<float>> sens;
   int ncoils = 0, n = 0;
-  QString error;
 };
 
 // The tiles in a near-square grid, with a colorbar on the right.
@@ -86,6 +83,8 @@ class CoilMapCanvas : public QWidget {
 };
 
 CoilMapView::CoilMapView(QWidget* parent) : QWidget(parent) {
+  worker_ = new BackgroundJob(this);
+  connect(worker_, &BackgroundJob::finished, this, &CoilMapView::onFinished);
   auto* layout = new QVBoxLayout(this);
   auto* bar = new QHBoxLayout;
   displayBox_ = new QComboBox(this);
@@ -103,13 +102,11 @@ CoilMapView::CoilMapView(QWidget* parent) : QWidget(parent) {
           [this](int i) { setDisplay(i == 0 ? Display::Magnitude : Display::Phase); });
 }
 
-CoilMapView::~CoilMapView() {
-  if (thread_) thread_->wait();  // short: one map computation
-}
+CoilMapView::~CoilMapView() = default;  // worker_ (a child) waits for a running computation (short)
 
 void CoilMapView::setScenario(const mrwb::Scenario& scenario) {
   scenario_ = scenario;
-  if (thread_) {
+  if (worker_->busy()) {
     restart_ = true;  // the running computation is stale; start again when it ends
     return;
   }
@@ -125,30 +122,25 @@ void CoilMapView::start() {
   auto result = std::make_shared<Result>();
   pending_ = result;
   status_->setText(tr("computing %1 coil maps…").arg(ncoils));
-  thread_ = QThread::create([result, ncoils, n, fov, loops] {
-    try {
-      result->sens = loops ? loop_coil_sensitivities(ncoils, n, n, fov) : uniform_coil_sensitivities(ncoils, n, n);
-      result->ncoils = ncoils;
-      result->n = n;
-    } catch (const std::exception& e) {
-      result->error = QString::fromStdString(e.what());
-    }
-  });
-  connect(thread_, &QThread::finished, this, &CoilMapView::onFinished);
-  thread_->start();
+  worker_->start(
+      [result, ncoils, n, fov, loops](const ProgressFn&, const CancelToken&) {
+        result->sens = loops ? loop_coil_sensitivities(ncoils, n, n, fov) : uniform_coil_sensitivities(ncoils, n, n);
+        result->ncoils = ncoils;
+        result->n = n;
+      },
+      QStringLiteral("mrwb-coil-maps"));
 }
 
 void CoilMapView::onFinished() {
-  thread_->deleteLater();
-  thread_ = nullptr;
   if (restart_) {
     start();
     return;
   }
   const Result& r = *pending_;
-  error_ = r.error;
+  const bool ok = worker_->outcome() == BackgroundJob::Outcome::Done;
+  error_ = ok ? QString() : worker_->error();
   sens_ = r.sens;
-  ncoils_ = r.error.isEmpty() ? r.ncoils : 0;
+  ncoils_ = ok ? r.ncoils : 0;
   n_ = r.n;
   maxMagnitude_ = 0;
   for (const auto& v : sens_) maxMagnitude_ = std::max(maxMagnitude_, std::abs(v));

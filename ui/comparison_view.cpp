@@ -10,14 +10,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMetaObject>
 #include <QMouseEvent>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -43,8 +40,6 @@ std::pair<double, double> maxAbsRange(const std::vector<const std::vector<float>
 
 struct ComparisonView::Job {
   ReconComparison result;
-  QString error;
-  bool cancelled = false;
 };
 
 ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
@@ -79,10 +74,12 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   runBar->addWidget(backendBox_);
   runButton_ = new QPushButton(tr("Reconstruct && compare"), this);
   cancelButton_ = new QPushButton(tr("Cancel"), this);
-  cancelButton_->setEnabled(false);
   progress_ = new QProgressBar(this);
-  progress_->setRange(0, 1000);
   progress_->setTextVisible(false);
+  worker_ = new BackgroundJob(this);
+  worker_->driveProgressBar(progress_);
+  worker_->attachControls(runButton_, cancelButton_);
+  connect(worker_, &BackgroundJob::finished, this, &ComparisonView::onFinished);
   onRunBox_ = new QCheckBox(tr("On Run"), this);
   onRunBox_->setObjectName(QStringLiteral("compareOnRun"));
   onRunBox_->setChecked(true);
@@ -136,7 +133,6 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   rebuildPanes();
 
   connect(runButton_, &QPushButton::clicked, this, &ComparisonView::run);
-  connect(cancelButton_, &QPushButton::clicked, this, &ComparisonView::cancel);
   connect(colormapBox_, &QComboBox::currentIndexChanged, this,
           [this](int i) { setColormap(static_cast<ImageView::Colormap>(i)); });
   connect(errorBox_, &QComboBox::currentIndexChanged, this,
@@ -152,12 +148,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   connect(cflButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("BART (*.cfl)"), &ComparisonView::exportRawCfl); });
 }
 
-ComparisonView::~ComparisonView() {
-  if (thread_) {
-    cancel_.cancel();
-    thread_->wait();
-  }
-}
+ComparisonView::~ComparisonView() = default;  // worker_ (a child) cancels and waits
 
 void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
   // Every edit comes here: the user's choice of methods stays until the scenario's method changes.
@@ -225,7 +216,7 @@ void ComparisonView::setBackend(const std::string& backend) {
 }
 
 void ComparisonView::run() {
-  if (thread_ || !raw_) {
+  if (worker_->busy() || !raw_) {
     if (!raw_) status_->setText(tr("No raw data to reconstruct"));
     return;
   }
@@ -240,48 +231,27 @@ void ComparisonView::run() {
     status_->setText(tr("Choose at least one method"));
     return;
   }
-  cancel_ = CancelToken();
   auto job = std::make_shared<Job>();
   job_ = job;
-  QPointer<ComparisonView> self(this);
-  ProgressFn progress = [self](double f, std::string_view) {
-    if (!self) return;
-    QMetaObject::invokeMethod(
-        self.data(), [self, f] { if (self) self->progress_->setValue(static_cast<int>(1000 * std::clamp(f, 0.0, 1.0))); },
-        Qt::QueuedConnection);
-  };
-  auto raw = raw_;
-  auto truth = truth_;
-  const CancelToken cancel = cancel_;
-  thread_ = QThread::create([job, raw, truth, requests, progress, cancel] {
-    try {
-      job->result = compare_reconstructions(*raw, truth.get(), requests, progress, cancel);
-    } catch (const Cancelled&) {
-      job->cancelled = true;
-    } catch (const std::exception& e) {
-      job->error = QString::fromStdString(e.what());
-    }
-  });
-  connect(thread_, &QThread::finished, this, &ComparisonView::onFinished);
-  runButton_->setEnabled(false);
-  cancelButton_->setEnabled(true);
+  worker_->start(
+      [job, raw = raw_, truth = truth_, requests](const ProgressFn& progress, const CancelToken& cancel) {
+        job->result = compare_reconstructions(*raw, truth.get(), requests, progress, cancel);
+      },
+      QStringLiteral("mrwb-compare"));
   progress_->setValue(0);
   status_->setText(tr("Reconstructing with %1 method(s)…").arg(requests.size()));
-  thread_->start();
 }
 
 void ComparisonView::cancel() {
-  if (thread_) cancel_.cancel();
+  worker_->cancel();
 }
 
 void ComparisonView::onFinished() {
-  thread_->deleteLater();
-  thread_ = nullptr;
-  runButton_->setEnabled(true);
-  cancelButton_->setEnabled(false);
   const Job& job = *job_;
-  if (job.cancelled || !job.error.isEmpty()) {
-    status_->setText(job.cancelled ? tr("Cancelled; the previous results are kept") : job.error);
+  if (worker_->outcome() != BackgroundJob::Outcome::Done) {
+    status_->setText(worker_->outcome() == BackgroundJob::Outcome::Cancelled
+                         ? tr("Cancelled; the previous results are kept")
+                         : worker_->error());
     emit comparisonFinished(false);
     return;
   }

@@ -3,15 +3,11 @@
 #include <QHBoxLayout>
 #include <QComboBox>
 #include <QLabel>
-#include <QMetaObject>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <exception>
 
 #include <vtkActor.h>
 #include <vtkArrowSource.h>
@@ -49,9 +45,7 @@ constexpr int kArrowsAcross = 24;  // about this many arrows across the field
 
 struct FlowView::Job {
   std::shared_ptr<mrwb::FlowField> field;
-  QString error;
   QString backend;
-  bool cancelled = false;
 };
 
 FlowView::FlowView(QWidget* parent) : QWidget(parent) {
@@ -66,11 +60,15 @@ FlowView::FlowView(QWidget* parent) : QWidget(parent) {
   backendBox_->setToolTip(tr("Where the lattice Boltzmann solver runs (Poiseuille is analytic, on the CPU)"));
   computeButton_ = new QPushButton(tr("Compute flow"), this);
   cancelButton_ = new QPushButton(tr("Cancel"), this);
-  cancelButton_->setEnabled(false);
   progress_ = new QProgressBar(this);
-  progress_->setRange(0, 1000);
   progress_->setTextVisible(false);
   status_ = new QLabel(tr("Press Compute flow"), this);
+  worker_ = new BackgroundJob(this);
+  worker_->driveProgressBar(progress_);
+  worker_->attachControls(computeButton_, cancelButton_);
+  connect(worker_, &BackgroundJob::progress, this,
+          [this](double, const QString& stage) { status_->setText(tr("Computing flow (%1)…").arg(stage)); });
+  connect(worker_, &BackgroundJob::finished, this, &FlowView::onFinished);
   bar->addWidget(computeButton_);
   bar->addWidget(cancelButton_);
   bar->addWidget(progress_, 1);
@@ -85,7 +83,6 @@ FlowView::FlowView(QWidget* parent) : QWidget(parent) {
   canvas_ = new VtkOpenGLWidget(this);
   layout->addWidget(canvas_, 1);
   connect(computeButton_, &QPushButton::clicked, this, &FlowView::computeFlow);
-  connect(cancelButton_, &QPushButton::clicked, this, &FlowView::cancel);
 
   vtkRenderer* ren = canvas_->renderer();
   ren->GradientBackgroundOn();
@@ -124,12 +121,7 @@ FlowView::FlowView(QWidget* parent) : QWidget(parent) {
   canvas_->interactor()->SetInteractorStyle(style);
 }
 
-FlowView::~FlowView() {
-  if (thread_) {
-    cancel_.cancel();
-    thread_->wait();
-  }
-}
+FlowView::~FlowView() = default;  // worker_ (a child) cancels and waits
 
 void FlowView::setLbmRunner(mrwb::LbmRunner runner) {
   if (runner) runners_[std::max(0, backendBox_->currentIndex())] = std::move(runner);
@@ -149,64 +141,35 @@ void FlowView::setScenario(const mrwb::Scenario& scenario) {
 }
 
 void FlowView::computeFlow() {
-  if (thread_) return;
+  if (worker_->busy()) return;
   error_.clear();
-  cancel_ = CancelToken();
   auto job = std::make_shared<Job>();
   job_ = job;
   const Scenario s = scenario_;
   const LbmRunner runner = runners_[std::max(0, backendBox_->currentIndex())];
   job->backend = s.flow.solver == "lbm" ? backendBox_->currentText() : tr("CPU");
-  const CancelToken cancel = cancel_;
-  QPointer<FlowView> self(this);
-  // Progress crosses threads as queued calls; none arrive after the view is gone (QPointer check in
-  // the GUI thread).
-  ProgressFn progress = [self](double f, std::string_view stage) {
-    if (!self) return;
-    const QString text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
-    QMetaObject::invokeMethod(
-        self.data(),
-        [self, f, text] {
-          if (!self) return;
-          self->progress_->setValue(static_cast<int>(1000 * std::clamp(f, 0.0, 1.0)));
-          self->status_->setText(tr("Computing flow (%1)…").arg(text));
-        },
-        Qt::QueuedConnection);
-  };
-  thread_ = QThread::create([job, s, runner, cancel, progress] {
-    try {
-      job->field = std::make_shared<FlowField>(scenario_flow_field(s, s.flow.solver, runner, {}, progress, cancel));
-    } catch (const Cancelled&) {
-      job->cancelled = true;
-    } catch (const std::exception& e) {
-      job->error = QString::fromStdString(e.what());
-    }
-  });
-  connect(thread_, &QThread::finished, this, &FlowView::onFinished);
-  computeButton_->setEnabled(false);
+  worker_->start(
+      [job, s, runner](const ProgressFn& progress, const CancelToken& cancel) {
+        job->field = std::make_shared<FlowField>(scenario_flow_field(s, s.flow.solver, runner, {}, progress, cancel));
+      },
+      QStringLiteral("mrwb-flow"));
   backendBox_->setEnabled(false);
-  cancelButton_->setEnabled(true);
   progress_->setValue(0);
   status_->setText(tr("Computing flow (%1)…").arg(QString::fromStdString(s.flow.solver)));
-  thread_->start();
 }
 
 void FlowView::cancel() {
-  if (thread_) cancel_.cancel();
+  worker_->cancel();
 }
 
 void FlowView::onFinished() {
-  thread_->deleteLater();
-  thread_ = nullptr;
-  computeButton_->setEnabled(true);
   backendBox_->setEnabled(true);
-  cancelButton_->setEnabled(false);
   const Job& job = *job_;
   bool ok = false;
-  if (job.cancelled) {
+  if (worker_->outcome() == BackgroundJob::Outcome::Cancelled) {
     status_->setText(tr("Cancelled; the previous field is kept"));
-  } else if (!job.error.isEmpty()) {
-    error_ = job.error;
+  } else if (worker_->outcome() == BackgroundJob::Outcome::Failed) {
+    error_ = worker_->error();
     status_->setText(tr("Flow failed: %1").arg(error_));
   } else {
     field_ = job.field;

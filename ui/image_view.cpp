@@ -1,6 +1,7 @@
 #include "mrwb_ui/image_view.hpp"
 
 #include <QFileInfo>
+#include <QStringList>
 #include <QMouseEvent>
 #include <QWheelEvent>
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <vtkScalarBarActor.h>
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
+#include <vtkTextRenderer.h>
 
 namespace mrwb::ui {
 
@@ -27,6 +29,7 @@ namespace {
 
 constexpr double kTitleColor[3] = {0.93, 0.94, 0.96};
 constexpr double kInfoColor[3] = {0.68, 0.71, 0.76};
+constexpr int kTitleFontPx = 16;  // shrinks (to 10) and wraps in narrow views
 
 // Moreland's cool-warm diverging map: perceptually even, white at 0, so the sign of an error reads
 // at a glance and equal |error| looks equally strong on both sides.
@@ -76,6 +79,58 @@ void applyFont(vtkTextProperty* p, bool bold) {
 
 void styleText(vtkTextActor* t, int size, const double color[3], bool bold) {
   styleVtkText(t->GetTextProperty(), size, color, bold);
+}
+
+// Width in pixels of `text` drawn with `prop` at its font size (0 when VTK cannot measure it).
+int textWidthPx(vtkTextProperty* prop, const QString& text, int dpi) {
+  vtkTextRenderer* renderer = vtkTextRenderer::GetInstance();
+  int bbox[4] = {0, 0, 0, 0};
+  if (!renderer || text.isEmpty() || !renderer->GetBoundingBox(prop, text.toStdString(), bbox, dpi)) return 0;
+  return bbox[1] - bbox[0] + 1;
+}
+
+// `text` broken at spaces into lines no wider than `widthPx` (a single word wider than that keeps its line).
+QStringList wrapWords(vtkTextProperty* prop, const QString& text, int widthPx, int dpi) {
+  QStringList lines;
+  for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+    QString line;
+    for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+      const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+      if (!line.isEmpty() && textWidthPx(prop, longer, dpi) > widthPx) {
+        lines << line;
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    lines << line;
+  }
+  return lines;
+}
+
+// Sets `text` on `actor` so it fits `widthPx` (a narrow view, e.g. three panes side by side): with
+// `oneLineFirst` (a short view, where a second line would cover the image), one line at the largest font
+// size down to 3/4 of `size`; else the largest size down to `minSize` at which it takes at most two
+// lines, broken at spaces; else `minSize` and as many lines as it needs. `widthPx` <= 0 (size not known
+// yet): one line at `size`.
+void fitText(vtkTextActor* actor, const QString& text, int size, int minSize, int widthPx, int dpi,
+             bool oneLineFirst) {
+  vtkTextProperty* prop = actor->GetTextProperty();
+  prop->SetFontSize(size);
+  QStringList lines{text};
+  if (widthPx > 0) {
+    const int oneLineMin = oneLineFirst ? std::max(minSize, (3 * size + 3) / 4) : size + 1;
+    int s = size;
+    for (; s >= oneLineMin && textWidthPx(prop, text, dpi) > widthPx; --s) prop->SetFontSize(s - 1);
+    if (s < oneLineMin) {
+      for (s = size; s >= minSize; --s) {
+        prop->SetFontSize(s);
+        lines = wrapWords(prop, text, widthPx, dpi);
+        if (lines.size() <= 2) break;
+      }
+    }
+  }
+  actor->SetInput(lines.join(QLatin1Char('\n')).toUtf8().constData());
 }
 
 }  // namespace
@@ -133,7 +188,7 @@ ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(pa
   colorbar_->VisibilityOff();
   ren->AddViewProp(colorbar_);
 
-  styleText(titleText_, 16, kTitleColor, true);
+  styleText(titleText_, kTitleFontPx, kTitleColor, true);
   titleText_->GetTextProperty()->SetJustificationToCentered();
   titleText_->GetTextProperty()->SetVerticalJustificationToTop();
   titleText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
@@ -168,16 +223,38 @@ ImageView::~ImageView() { style_->RemoveAllObservers(); }
 
 void ImageView::setTitle(const QString& title) {
   title_ = title;
-  titleText_->SetInput(title.toUtf8().constData());
+  layoutTexts();
   update();
+}
+
+void ImageView::layoutTexts() {
+  const int dpi = renderWindow()->GetDPI();
+  const int width = viewportWidth_;
+  const bool shortView = viewportHeight_ < 2 * width;
+  fitText(titleText_, title_, kTitleFontPx, 10, static_cast<int>(0.96 * width), dpi, shortView);
+  fitText(hintText_, hint_, 14, 10, static_cast<int>(0.92 * width), dpi, false);
+  fitText(infoText_, info_, 12, 9, static_cast<int>(0.97 * width), dpi, true);
+}
+
+int ImageView::titleWidthPx() const {
+  int widest = 0;
+  const QString shown = QString::fromUtf8(titleText_->GetInput() ? titleText_->GetInput() : "");
+  for (const QString& line : shown.split(QLatin1Char('\n')))
+    widest = std::max(widest, textWidthPx(titleText_->GetTextProperty(), line, renderWindow()->GetDPI()));
+  return widest;
+}
+
+int ImageView::titleLineCount() const {
+  return QString::fromUtf8(titleText_->GetInput() ? titleText_->GetInput() : "").count(QLatin1Char('\n')) + 1;
 }
 
 void ImageView::clearImage(const QString& hint) {
   hasImage_ = false;
   actor_->VisibilityOff();
   colorbar_->VisibilityOff();
-  infoText_->SetInput("");
-  hintText_->SetInput((hint.isEmpty() ? tr("No image yet. Press Run.") : hint).toUtf8().constData());
+  info_.clear();
+  hint_ = hint.isEmpty() ? tr("No image yet. Press Run.") : hint;
+  layoutTexts();
   hintText_->VisibilityOn();
   update();
 }
@@ -363,7 +440,12 @@ double ImageView::colorWindow() const { return actor_->GetProperty()->GetColorWi
 double ImageView::colorLevel() const { return actor_->GetProperty()->GetColorLevel(); }
 double ImageView::parallelScale() const { return renderer()->GetActiveCamera()->GetParallelScale(); }
 
-void ImageView::viewportResized(int, int) { fitCamera(); }
+void ImageView::viewportResized(int w, int h) {
+  viewportWidth_ = w;
+  viewportHeight_ = h;
+  layoutTexts();
+  fitCamera();
+}
 
 void ImageView::mouseDoubleClickEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton) {
@@ -391,7 +473,8 @@ void ImageView::updateInfoText() {
                                      .arg(l - 0.5 * w, 0, 'g', 3)
                                      .arg(l + 0.5 * w, 0, 'g', 3)
                                : tr("%1 x %2   W %3  L %4").arg(nx_).arg(ny_).arg(w, 0, 'g', 3).arg(l, 0, 'g', 3);
-  infoText_->SetInput(text.toUtf8().constData());
+  info_ = text;
+  layoutTexts();
 }
 
 void ImageView::fitCamera() {

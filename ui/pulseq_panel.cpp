@@ -3,12 +3,9 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMetaObject>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
-#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
@@ -27,8 +24,6 @@ struct PulseqPanel::Job {
   std::vector<RawData> segments;
   Image2D image;
   std::string backend;
-  QString error;
-  bool cancelled = false;
 };
 
 PulseqPanel::PulseqPanel(QWidget* parent) : QWidget(parent) {
@@ -45,10 +40,12 @@ PulseqPanel::PulseqPanel(QWidget* parent) : QWidget(parent) {
                                  "then shows the FFT of the first segment"));
   simulateButton_->setEnabled(false);
   cancelButton_ = new QPushButton(tr("Cancel"), this);
-  cancelButton_->setEnabled(false);
   progress_ = new QProgressBar(this);
-  progress_->setRange(0, 1000);
   progress_->setTextVisible(false);
+  worker_ = new BackgroundJob(this);
+  worker_->driveProgressBar(progress_);
+  worker_->attachControls(simulateButton_, cancelButton_);
+  connect(worker_, &BackgroundJob::finished, this, &PulseqPanel::onFinished);
   bar->addWidget(simulateButton_);
   bar->addWidget(cancelButton_);
   bar->addStretch(1);
@@ -67,15 +64,9 @@ PulseqPanel::PulseqPanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(image_);
   layout->addWidget(split, 1);
   connect(simulateButton_, &QPushButton::clicked, this, &PulseqPanel::simulate);
-  connect(cancelButton_, &QPushButton::clicked, this, &PulseqPanel::cancel);
 }
 
-PulseqPanel::~PulseqPanel() {
-  if (thread_) {
-    cancel_.cancel();
-    thread_->wait();
-  }
-}
+PulseqPanel::~PulseqPanel() = default;  // worker_ (a child) cancels and waits
 
 void PulseqPanel::setError(const QString& message) {
   lastError_ = message;
@@ -138,60 +129,38 @@ bool PulseqPanel::exportScenario(const mrwb::Scenario& scenario, const QString& 
 }
 
 void PulseqPanel::simulate() {
-  if (thread_ || !sequence_) return;
+  if (worker_->busy() || !sequence_) return;
   setError({});
-  cancel_ = CancelToken();
   auto job = std::make_shared<Job>();
   job_ = job;
-  QPointer<PulseqPanel> self(this);
-  ProgressFn progress = [self](double f, std::string_view) {
-    if (!self) return;
-    QMetaObject::invokeMethod(
-        self.data(), [self, f] { if (self) self->progress_->setValue(static_cast<int>(1000 * std::clamp(f, 0.0, 1.0))); },
-        Qt::QueuedConnection);
-  };
   const Scenario sc = scenario_;
-  const seq::BlockSequence s = *sequence_;
-  const CancelToken cancel = cancel_;
-  thread_ = QThread::create([job, sc, s, progress, cancel] {
-    try {
-      auto engine = make_simulation_engine(sc.backend);
-      ImportedSequenceRun run = simulate_imported_sequence(sc, s, *engine, progress, cancel);
-      job->backend = run.backend;
-      job->segments = std::move(run.segments);
-      job->image = std::move(run.image);
-    } catch (const Cancelled&) {
-      job->cancelled = true;
-    } catch (const std::exception& e) {
-      job->error = QString::fromStdString(e.what());
-    }
-  });
-  connect(thread_, &QThread::finished, this, &PulseqPanel::onFinished);
-  simulateButton_->setEnabled(false);
-  cancelButton_->setEnabled(true);
+  worker_->start(
+      [job, sc, s = *sequence_](const ProgressFn& progress, const CancelToken& cancel) {
+        auto engine = make_simulation_engine(sc.backend);
+        ImportedSequenceRun run = simulate_imported_sequence(sc, s, *engine, progress, cancel);
+        job->backend = run.backend;
+        job->segments = std::move(run.segments);
+        job->image = std::move(run.image);
+      },
+      QStringLiteral("mrwb-pulseq"));
   progress_->setValue(0);
   status_->setText(tr("Simulating %1 on “%2” (backend %3)…")
                        .arg(fileName_, QString::fromStdString(sc.name), QString::fromStdString(sc.backend)));
-  thread_->start();
 }
 
 void PulseqPanel::cancel() {
-  if (thread_) cancel_.cancel();
+  worker_->cancel();
 }
 
 void PulseqPanel::onFinished() {
-  thread_->deleteLater();
-  thread_ = nullptr;
-  simulateButton_->setEnabled(true);
-  cancelButton_->setEnabled(false);
   const Job& job = *job_;
-  if (job.cancelled) {
+  if (worker_->outcome() == BackgroundJob::Outcome::Cancelled) {
     status_->setText(tr("Cancelled"));
     emit simulationFinished(false);
     return;
   }
-  if (!job.error.isEmpty()) {
-    setError(tr("Simulation failed: %1").arg(job.error));
+  if (worker_->outcome() == BackgroundJob::Outcome::Failed) {
+    setError(tr("Simulation failed: %1").arg(worker_->error()));
     emit simulationFinished(false);
     return;
   }

@@ -1,92 +1,45 @@
 #include "mrwb_ui/simulation_worker.hpp"
 
-#include <QThread>
 #include <algorithm>
 #include <cmath>
-#include <string>
-#include <exception>
-#include <string_view>
 
-#include "mrwb/errors.hpp"
+#include "mrwb_ui/background_job.hpp"
 
 namespace mrwb::ui {
 
-SimulationWorker::SimulationWorker(QObject* parent) : QObject(parent) {
+SimulationWorker::SimulationWorker(QObject* parent) : QObject(parent), job_(new BackgroundJob(this)) {
   qRegisterMetaType<std::shared_ptr<mrwb::PipelineResult>>();
+  connect(job_, &BackgroundJob::progress, this, &SimulationWorker::onProgress);
+  connect(job_, &BackgroundJob::finished, this, &SimulationWorker::onDone);
 }
 
-SimulationWorker::~SimulationWorker() {
-  if (thread_) {
-    cancel_.cancel();
-    thread_->wait();
-    delete thread_;
-  }
-}
+SimulationWorker::~SimulationWorker() = default;  // job_ (a child) cancels and waits
+
+bool SimulationWorker::isRunning() const { return job_->busy(); }
 
 bool SimulationWorker::start(const mrwb::Scenario& scenario) {
-  if (running_) return false;
-  // A token per run: a cancelled token stays cancelled, and the old thread keeps its own copy.
-  cancel_ = mrwb::CancelToken{};
-  running_ = true;
+  auto result = std::make_shared<std::shared_ptr<mrwb::PipelineResult>>();
+  const bool launched = job_->start(
+      [scenario, result](const mrwb::ProgressFn& progress, const mrwb::CancelToken& cancel) {
+        *result = std::make_shared<mrwb::PipelineResult>(mrwb::run_pipeline(scenario, progress, cancel));
+      },
+      QStringLiteral("mrwb-pipeline"));
+  if (!launched) return false;
+  result_ = result;
   lastPercent_ = -1;
   lastStage_.clear();
   lastEtaMs_ = -1;
   clock_.start();
-
-  const mrwb::CancelToken token = cancel_;
-  thread_ = QThread::create([this, scenario, token] {
-    // Throttle: one queued event per 0.1 % step or stage change, not one per TR.
-    int lastPermille = -1;
-    std::string lastStage;
-    const mrwb::ProgressFn progressFn = [&](double fraction, std::string_view stage) {
-      const int permille = static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * 1000));
-      if (permille == lastPermille && stage == lastStage) return;
-      lastPermille = permille;
-      lastStage.assign(stage);
-      const QString qstage = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
-      QMetaObject::invokeMethod(
-          this, [this, fraction, qstage] { onProgress(fraction, qstage); }, Qt::QueuedConnection);
-    };
-
-    std::shared_ptr<mrwb::PipelineResult> result;
-    QString error;
-    bool inputError = false;
-    bool wasCancelled = false;
-    try {
-      result = std::make_shared<mrwb::PipelineResult>(mrwb::run_pipeline(scenario, progressFn, token));
-    } catch (const mrwb::Cancelled&) {
-      wasCancelled = true;
-    } catch (const mrwb::InputError& e) {
-      error = QString::fromUtf8(e.what());
-      inputError = true;
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    } catch (...) {
-      error = QStringLiteral("unknown error in the simulation pipeline");
-    }
-    // A cancel that raced with the last step still means "discard": the user asked for no result.
-    if (token.cancelled()) {
-      wasCancelled = true;
-      result.reset();
-    }
-    QMetaObject::invokeMethod(
-        this, [this, result, error, inputError, wasCancelled] { onDone(result, error, inputError, wasCancelled); },
-        Qt::QueuedConnection);
-  });
-  thread_->setObjectName(QStringLiteral("mrwb-pipeline"));
-  thread_->start();
   emit started();
   emit progress(0, QStringLiteral("start"));
   emit timeRemaining(-1);
   return true;
 }
 
-void SimulationWorker::cancel() {
-  if (running_) cancel_.cancel();
-}
+void SimulationWorker::cancel() { job_->cancel(); }
 
 void SimulationWorker::onProgress(double fraction, const QString& stage) {
-  if (!running_ || cancel_.cancelled()) return;
+  if (!job_->busy() || job_->cancelRequested()) return;
   const int percent = static_cast<int>(std::floor(std::clamp(fraction, 0.0, 1.0) * 100));
   if (percent != lastPercent_ || stage != lastStage_) {
     lastPercent_ = percent;
@@ -105,18 +58,14 @@ void SimulationWorker::onProgress(double fraction, const QString& stage) {
   }
 }
 
-void SimulationWorker::onDone(std::shared_ptr<mrwb::PipelineResult> result, const QString& error,
-                              bool inputError, bool wasCancelled) {
-  if (thread_) {
-    thread_->wait();  // the lambda has returned; this only joins the OS thread
-    delete thread_;
-    thread_ = nullptr;
-  }
-  running_ = false;
-  lastFailureInput_ = !wasCancelled && inputError;
-  if (wasCancelled) {
+void SimulationWorker::onDone() {
+  const BackgroundJob::Outcome outcome = job_->outcome();
+  lastFailureInput_ = outcome == BackgroundJob::Outcome::Failed && job_->errorWasInput();
+  std::shared_ptr<mrwb::PipelineResult> result = *result_;
+  if (outcome == BackgroundJob::Outcome::Cancelled) {
     emit cancelled();
-  } else if (!error.isEmpty() || !result) {
+  } else if (outcome == BackgroundJob::Outcome::Failed || !result) {
+    const QString error = job_->error();
     emit failed(error.isEmpty() ? QStringLiteral("the pipeline returned no result") : error);
   } else {
     emit progress(100, QStringLiteral("done"));

@@ -51,22 +51,30 @@ void centred_dft(std::vector<cdouble>& a, int dims, int G, int sign) {
   roll();
 }
 
+// The interpolation kernel: Kaiser-Bessel, or the seeds' linear interpolation (width 2 cells).
+struct Kernel {
+  const KaiserBessel& kb;
+  bool linear;
+  double width() const { return linear ? 2.0 : kb.width; }
+  double operator()(double u) const { return linear ? std::max(0.0, 1.0 - std::abs(u)) : kb(u); }
+};
+
 // Kernel window of one sample along one axis: first cell and W+1 weights.
 struct Window {
   int first = 0, count = 0;
   double w[17];
 };
-Window window(const KaiserBessel& kb, double u) {
+Window window(const Kernel& kb, double u) {
   Window win;
-  win.first = static_cast<int>(std::ceil(u - kb.width / 2));
-  const int last = static_cast<int>(std::floor(u + kb.width / 2));
+  win.first = static_cast<int>(std::ceil(u - kb.width() / 2));
+  const int last = static_cast<int>(std::floor(u + kb.width() / 2));
   win.count = std::min(17, last - win.first + 1);
   for (int i = 0; i < win.count; ++i) win.w[i] = kb(win.first + i - u);
   return win;
 }
 
 template <typename F>
-void for_each_cell(const KaiserBessel& kb, int dims, int G, double scale, const float* km, F&& f) {
+void for_each_cell(const Kernel& kb, int dims, int G, double scale, const float* km, F&& f) {
   Window win[3];
   for (int d = 0; d < dims; ++d) win[d] = window(kb, km[d] * scale + G / 2);
   const int zc = dims == 3 ? win[2].count : 1;
@@ -111,8 +119,12 @@ int oversampled_size(int n, double os) { return 2 * static_cast<int>(std::ceil(o
 
 Gridder::Gridder(const Grid& g, const GriddingParams& p)
     : g_(g), p_(p), kb_(p.width, p.oversampling), G_(oversampled_size(g.n, p.oversampling)) {
+  if (p.kernel != "kaiser-bessel" && p.kernel != "bilinear")
+    throw InputError("gridding kernel '" + p.kernel + "' (allowed: kaiser-bessel, bilinear)");
+  linear_ = p.kernel == "bilinear";
+  if (linear_) G_ = g.n;  // the seeds' baseline: no oversampling, no deapodisation
   deapod_.resize(g.n);
-  for (int i = 0; i < g.n; ++i) deapod_[i] = 1.0 / kb_.ft(static_cast<double>(i - g.n / 2) / G_);
+  for (int i = 0; i < g.n; ++i) deapod_[i] = linear_ ? 1.0 : 1.0 / kb_.ft(static_cast<double>(i - g.n / 2) / G_);
 }
 
 std::vector<cdouble> Gridder::adjoint(const float* k, const cfloat* d, const float* w, std::size_t M) const {
@@ -123,7 +135,7 @@ std::vector<cdouble> Gridder::adjoint(const float* k, const cfloat* d, const flo
   const double scale = static_cast<double>(G_) / g_.n;
   for (std::size_t m = 0; m < M; ++m) {
     const cdouble v = cdouble(d[m]) * (w ? static_cast<double>(w[m]) : 1.0);
-    for_each_cell(kb_, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { grid[c] += wt * v; });
+    for_each_cell(Kernel{kb_, linear_}, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { grid[c] += wt * v; });
   }
   centred_dft(grid, D, G_, FFTW_BACKWARD);
   std::vector<cdouble> out(g_.voxels());
@@ -160,7 +172,7 @@ std::vector<cfloat> Gridder::forward(const float* k, const cdouble* img, std::si
   const double scale = static_cast<double>(G_) / g_.n;
   for (std::size_t m = 0; m < M; ++m) {
     cdouble acc{};
-    for_each_cell(kb_, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { acc += wt * grid[c]; });
+    for_each_cell(Kernel{kb_, linear_}, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { acc += wt * grid[c]; });
     out[m] = cfloat(acc);
   }
   return out;
@@ -173,11 +185,11 @@ std::vector<double> Gridder::convolve_weights(const float* k, const std::vector<
   std::vector<double> grid(total);
   const double scale = static_cast<double>(G_) / g_.n;
   for (std::size_t m = 0; m < M; ++m)
-    for_each_cell(kb_, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { grid[c] += wt * w[m]; });
+    for_each_cell(Kernel{kb_, linear_}, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { grid[c] += wt * w[m]; });
   std::vector<double> out(M);
   for (std::size_t m = 0; m < M; ++m) {
     double acc = 0;
-    for_each_cell(kb_, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { acc += wt * grid[c]; });
+    for_each_cell(Kernel{kb_, linear_}, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { acc += wt * grid[c]; });
     out[m] = acc;
   }
   return out;
@@ -196,13 +208,15 @@ double band_area(const Samples& s) {
   const double area = M_PI * r2;
   return s.dims == 3 ? area * (zmax - zmin + 1.0) : area;
 }
-void normalise(std::vector<float>& w, double area) {
+}  // namespace
+
+void normalise_to_band(std::vector<float>& w, const Samples& s) {
+  const double area = band_area(s);
   double sum = 0;
   for (float v : w) sum += v;
   if (sum > 0)
     for (auto& v : w) v = static_cast<float>(v * area / sum);
 }
-}  // namespace
 
 std::vector<float> density_radial(const Samples& s) {
   const std::size_t M = s.count();
@@ -216,7 +230,7 @@ std::vector<float> density_radial(const Samples& s) {
   // The k = 0 sample stands for a disc of radius dk/2 shared by all spokes: |k|-equivalent dk/4.
   for (auto& v : w)
     if (v <= 1e-9f) v = static_cast<float>(rmin / 4);
-  normalise(w, band_area(s));
+  normalise_to_band(w, s);
   return w;
 }
 
@@ -229,8 +243,16 @@ std::vector<float> density_pipe_menon(const Grid& g, const Samples& s, const Gri
     for (std::size_t m = 0; m < M; ++m) w[m] = c[m] > 0 ? w[m] / c[m] : 0.0;
   }
   std::vector<float> out(w.begin(), w.end());
-  normalise(out, band_area(s));
+  normalise_to_band(out, s);
   return out;
+}
+
+std::vector<float> density_compensation(const Grid& g, const Samples& s, const GriddingParams& p) {
+  if (p.density == "pipe-menon") return density_pipe_menon(g, s, p);
+  if (p.density == "voronoi") return density_voronoi(s);
+  if (p.density == "radial") return density_radial(s);
+  if (p.density == "none") return {};
+  throw InputError("gridding density '" + p.density + "' (allowed: pipe-menon, voronoi, radial, none)");
 }
 
 std::vector<cdouble> gridding_recon(const Grid& g, const float* k, const cfloat* d, std::size_t M,

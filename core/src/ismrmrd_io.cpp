@@ -16,6 +16,7 @@
 #include "ismrmrd_checks.hpp"
 #include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
+#include "mrwb/multislice.hpp"
 #include "mrwb/noise_prewhitening.hpp"
 
 namespace mrwb {
@@ -85,18 +86,23 @@ std::string header_xml(const RawData& raw) {
   const bool cart = raw.cartesian();
   const int mx = cart ? full_length(raw.nx, raw.k0_sample()) : noncart_matrix(raw, 0);
   const int my = cart ? full_length(raw.ny, raw.k0_line()) : noncart_matrix(raw, 1);
-  e.encodedSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(mx), static_cast<unsigned short>(my), 1);
-  e.encodedSpace.fieldOfView_mm = {static_cast<float>(raw.fov_x_m * 1e3), static_cast<float>(raw.fov_y_m * 1e3), 1.f};
+  // z: the kz partitions of a 3-D slab (matrix z, FOV z = the slab), or the slice thickness of 2-D data.
+  const auto mz = static_cast<unsigned short>(raw.partitions);
+  const float fov_z_mm = raw.fov_z_m > 0 ? static_cast<float>(raw.fov_z_m * 1e3) : 1.f;
+  e.encodedSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(mx), static_cast<unsigned short>(my), mz);
+  e.encodedSpace.fieldOfView_mm = {static_cast<float>(raw.fov_x_m * 1e3), static_cast<float>(raw.fov_y_m * 1e3), fov_z_mm};
   e.reconSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(raw.recon_nx > 0 ? raw.recon_nx : mx),
-                                                static_cast<unsigned short>(raw.recon_ny > 0 ? raw.recon_ny : my), 1);
+                                                static_cast<unsigned short>(raw.recon_ny > 0 ? raw.recon_ny : my), mz);
   e.reconSpace.fieldOfView_mm = {
       static_cast<float>((raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m) * 1e3),
-      static_cast<float>((raw.recon_fov_y_m > 0 ? raw.recon_fov_y_m : raw.fov_y_m) * 1e3), 1.f};
+      static_cast<float>((raw.recon_fov_y_m > 0 ? raw.recon_fov_y_m : raw.fov_y_m) * 1e3), fov_z_mm};
   const auto u16 = [](int v) { return static_cast<unsigned short>(std::clamp(v, 0, 65535)); };
   e.encodingLimits.kspace_encoding_step_0 = ISMRMRD::Limit(0, u16(raw.nx - 1), u16(raw.k0_sample()));
   const int l0 = cart ? line_offset(raw) : 0;
   e.encodingLimits.kspace_encoding_step_1 = ISMRMRD::Limit(u16(l0), u16(l0 + raw.ny - 1), u16(cart ? l0 + raw.k0_line() : 0));
-  e.encodingLimits.slice = ISMRMRD::Limit(0, 0, 0);
+  if (raw.partitions > 1)
+    e.encodingLimits.kspace_encoding_step_2 = ISMRMRD::Limit(0, u16(raw.partitions - 1), u16(raw.k0_partition()));
+  e.encodingLimits.slice = ISMRMRD::Limit(0, u16(raw.slices - 1), u16(raw.slices / 2));
   e.encodingLimits.contrast = ISMRMRD::Limit(0, 0, 0);
   e.encodingLimits.repetition = ISMRMRD::Limit(0, 0, 0);
   e.encodingLimits.average = ISMRMRD::Limit(0, 0, 0);
@@ -146,13 +152,23 @@ void set_geometry(ISMRMRD::Acquisition& acq) {
   acq.slice_dir()[2] = 1.f;
 }
 
+// Multi-slice: slice s centred at z = (s − (slices − 1)/2)·spacing [m], as the block builders place them.
+double slice_position_m(const RawData& raw, int slice) {
+  const double spacing = raw.slice_spacing_m > 0 ? raw.slice_spacing_m : raw.fov_z_m;
+  return (slice - 0.5 * (raw.slices - 1)) * spacing;
+}
+
 void check_raw_for_writing(const std::string& path, const RawData& raw) {
-  if (raw.nx <= 0 || raw.nx > 65535 || raw.ny <= 0 || raw.ny > 65535 || raw.ncoils <= 0 || raw.ncoils > 65535)
+  if (raw.nx <= 0 || raw.nx > 65535 || raw.ny <= 0 || raw.ny > 65535 || raw.ncoils <= 0 || raw.ncoils > 65535 ||
+      raw.slices < 1 || raw.slices > 65535 || raw.partitions < 1 || raw.partitions > 65535)
     throw InputError(path + ": raw data " + std::to_string(raw.nx) + " samples x " + std::to_string(raw.ny) + " lines x " +
-                     std::to_string(raw.ncoils) + " coils (allowed: 1 .. 65535 each)");
-  if (raw.kspace.size() != static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils)
+                     std::to_string(raw.ncoils) + " coils x " + std::to_string(raw.slices) + " slices x " +
+                     std::to_string(raw.partitions) + " partitions (allowed: 1 .. 65535 each)");
+  if (raw.volume() && !raw.cartesian())
+    throw InputError(path + ": multi-slice / 3-D raw data with a trajectory (allowed: Cartesian)");
+  if (raw.kspace.size() != raw.kspace_size())
     throw InputError(path + ": k-space holds " + std::to_string(raw.kspace.size()) + " samples, header says " +
-                     std::to_string(static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils));
+                     std::to_string(raw.kspace_size()));
   if (!raw.line_flags.empty() && raw.line_flags.size() != static_cast<std::size_t>(raw.ny))
     throw InputError(path + ": line_flags holds " + std::to_string(raw.line_flags.size()) + " lines, not " + std::to_string(raw.ny));
   if (!raw.cartesian() && (raw.traj_dims < 2 || raw.traj_dims > 3 ||
@@ -194,8 +210,16 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
     std::vector<int> lines;
     for (int line = 0; line < raw.ny; ++line)
       if (raw.flags(line) & kLineAcquired) lines.push_back(line);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      const int line = lines[i];
+    // Partition by partition, each line through every slice (as an interleaved multi-slice scan plays them).
+    struct Readout {
+      int par, line, slc;
+    };
+    std::vector<Readout> order;
+    for (int par = 0; par < raw.partitions; ++par)
+      for (const int line : lines)
+        for (int slc = 0; slc < raw.slices; ++slc) order.push_back({par, line, slc});
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto [par, line, slc] = order[i];
       ISMRMRD::Acquisition acq(static_cast<uint16_t>(raw.nx), static_cast<uint16_t>(raw.ncoils),
                                static_cast<uint16_t>(cart ? 0 : raw.traj_dims));
       acq.scan_counter() = scan++;
@@ -203,7 +227,10 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
       acq.sample_time_us() = static_cast<float>(raw.dwell_s * 1e6);
       acq.available_channels() = static_cast<uint16_t>(raw.ncoils);
       acq.idx().kspace_encode_step_1 = static_cast<uint16_t>(line + (cart ? line_offset(raw) : 0));
+      acq.idx().kspace_encode_step_2 = static_cast<uint16_t>(par);
+      acq.idx().slice = static_cast<uint16_t>(slc);
       set_geometry(acq);
+      acq.position()[2] = static_cast<float>(slice_position_m(raw, slc) * 1e3);  // mm
       const auto f = raw.flags(line);
       if ((f & kLineCalibration) && (f & kLineImaging)) acq.setFlag(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING);
       else if (f & kLineCalibration) acq.setFlag(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION);
@@ -211,13 +238,14 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
         for (auto fl : {ISMRMRD::ISMRMRD_ACQ_FIRST_IN_ENCODE_STEP1, ISMRMRD::ISMRMRD_ACQ_FIRST_IN_SLICE,
                         ISMRMRD::ISMRMRD_ACQ_FIRST_IN_CONTRAST, ISMRMRD::ISMRMRD_ACQ_FIRST_IN_REPETITION})
           acq.setFlag(fl);
-      if (i + 1 == lines.size())
+      if (i + 1 == order.size())
         for (auto fl : {ISMRMRD::ISMRMRD_ACQ_LAST_IN_ENCODE_STEP1, ISMRMRD::ISMRMRD_ACQ_LAST_IN_SLICE,
                         ISMRMRD::ISMRMRD_ACQ_LAST_IN_CONTRAST, ISMRMRD::ISMRMRD_ACQ_LAST_IN_REPETITION,
                         ISMRMRD::ISMRMRD_ACQ_LAST_IN_MEASUREMENT})
           acq.setFlag(fl);
       for (int c = 0; c < raw.ncoils; ++c)
-        for (int s = 0; s < raw.nx; ++s) acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c)) = raw.at(c, line, s);
+        for (int s = 0; s < raw.nx; ++s)
+          acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c)) = raw.kspace[raw.index(c, slc, par, line, s)];
       if (!cart) {
         const ISMRMRD::Encoding e = [&] {
           ISMRMRD::Encoding enc;
@@ -266,8 +294,14 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
     if (em.x < 1 || em.y < 1)
       throw InputError(path + ": encodedSpace.matrixSize = " + std::to_string(em.x) + "x" + std::to_string(em.y) +
                        " (allowed: 1 .. 65535 each)");
-    if (em.z > 1)
-      throw InputError(path + ": encodedSpace.matrixSize.z = " + std::to_string(em.z) + ": 3-D encoding is not supported (allowed: 1)");
+    if (em.z > 1 && !cart)
+      throw InputError(path + ": encodedSpace.matrixSize.z = " + std::to_string(em.z) +
+                       ": 3-D encoding of non-Cartesian data is not supported (allowed: 1)");
+    // Multi-slice and 3-D limits: every acquisition's slice and kspace_encode_step_2 must lie inside them.
+    const int max_slice = e.encodingLimits.slice ? e.encodingLimits.slice->maximum : -1;  // -1: not stated
+    int partitions = std::max<int>(1, em.z);
+    if (e.encodingLimits.kspace_encoding_step_2) partitions = std::max<int>(partitions, e.encodingLimits.kspace_encoding_step_2->maximum + 1);
+    raw.fov_z_m = e.encodedSpace.fieldOfView_mm.z * 1e-3;
     raw.fov_x_m = e.encodedSpace.fieldOfView_mm.x * 1e-3;
     raw.fov_y_m = e.encodedSpace.fieldOfView_mm.y * 1e-3;
     raw.recon_nx = e.reconSpace.matrixSize.x;
@@ -320,16 +354,23 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
       for (auto fl : never_image) skip |= acq.isFlagSet(fl);
       if (skip) continue;
       const auto& idx = acq.idx();
+      if ((max_slice >= 0 && idx.slice > max_slice) || idx.kspace_encode_step_2 >= partitions)
+        throw InputError(path + ": acquisition " + std::to_string(a) + " has slice " + std::to_string(idx.slice) +
+                         " and kspace_encode_step_2 " + std::to_string(idx.kspace_encode_step_2) +
+                         " (allowed by the header's encodingLimits / encodedSpace.matrixSize.z: slice 0.." +
+                         (max_slice >= 0 ? std::to_string(max_slice) : std::string("any")) + ", kspace_encode_step_2 0.." +
+                         std::to_string(partitions - 1) + ")");
       sum.slices = std::max(sum.slices, idx.slice + 1);
       sum.repetitions = std::max(sum.repetitions, idx.repetition + 1);
       sum.contrasts = std::max(sum.contrasts, idx.contrast + 1);
-      if (idx.slice != sel.slice || idx.repetition != sel.repetition || idx.contrast != sel.contrast) continue;
+      if ((sel.slice >= 0 && idx.slice != sel.slice) || idx.repetition != sel.repetition || idx.contrast != sel.contrast) continue;
       selected.push_back(std::move(acq));
     }
-    if (sel.slice < 0 || sel.slice >= sum.slices || sel.repetition < 0 || sel.repetition >= sum.repetitions ||
+    const bool all_slices = sel.slice < 0;  // the whole multi-slice stack
+    if (sel.slice < -1 || sel.slice >= sum.slices || sel.repetition < 0 || sel.repetition >= sum.repetitions ||
         sel.contrast < 0 || sel.contrast >= sum.contrasts || selected.empty())
       throw InputError(path + ": no data for slice " + std::to_string(sel.slice) + ", repetition " +
-                       std::to_string(sel.repetition) + ", contrast " + std::to_string(sel.contrast) + " (allowed: slice 0.." +
+                       std::to_string(sel.repetition) + ", contrast " + std::to_string(sel.contrast) + " (allowed: slice -1 (all), 0.." +
                        std::to_string(sum.slices - 1) + ", repetition 0.." + std::to_string(sum.repetitions - 1) +
                        ", contrast 0.." + std::to_string(sum.contrasts - 1) + ")");
 
@@ -356,13 +397,19 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
         if (lim.center > 0) center_line = lim.center;
       }
       for (auto& acq : selected) raw.ny = std::max<int>(raw.ny, acq.idx().kspace_encode_step_1 + 1);
-      if (static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils > k_max_samples)
-        throw InputError(path + ": encodedSpace " + std::to_string(raw.nx) + "x" + std::to_string(raw.ny) + " with " +
+      raw.slices = all_slices ? sum.slices : 1;
+      raw.partitions = partitions;
+      if (raw.kspace_size() > k_max_samples)
+        throw InputError(path + ": encodedSpace " + std::to_string(raw.nx) + "x" + std::to_string(raw.ny) + "x" +
+                         std::to_string(raw.partitions) + " in " + std::to_string(raw.slices) + " slice(s) with " +
                          std::to_string(raw.ncoils) + " channels is too large (allowed: at most 2^28 samples)");
       raw.center_line = center_line;
-      raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
+      if (raw.partitions > 1 && e.encodingLimits.kspace_encoding_step_2 && e.encodingLimits.kspace_encoding_step_2->center > 0)
+        raw.center_partition = e.encodingLimits.kspace_encoding_step_2->center;
+      raw.kspace.assign(raw.kspace_size(), {});
       raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
-      std::vector<int> count(static_cast<std::size_t>(raw.ny), 0);
+      std::vector<int> count(static_cast<std::size_t>(raw.ny) * raw.slices * raw.partitions, 0);
+      std::map<int, float> slice_z_mm;  // slice -> position z, for the spacing
       int k0_col = -1;
       for (auto& acq : selected) {
         const int ns = acq.number_of_samples();
@@ -379,10 +426,12 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
                            " and " + std::to_string(k0) + ")");
         k0_col = k0;
         const int line = acq.idx().kspace_encode_step_1;
+        const int slc = all_slices ? acq.idx().slice : 0, par = acq.idx().kspace_encode_step_2;
+        slice_z_mm[slc] = acq.position()[2];
         for (int c = 0; c < raw.ncoils; ++c)
           for (int s = 0; s < ns; ++s)
-            raw.at(c, line, offset + s) += acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
-        ++count[static_cast<std::size_t>(line)];
+            raw.kspace[raw.index(c, slc, par, line, offset + s)] += acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+        ++count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
         auto& f = raw.line_flags[static_cast<std::size_t>(line)];
         f |= kLineAcquired;
         if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING)) f |= kLineCalibration | kLineImaging;
@@ -391,12 +440,16 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
       }
       raw.center_sample = k0_col;
       // Averages of a line are averaged.
-      for (int line = 0; line < raw.ny; ++line) {
-        const int n = count[static_cast<std::size_t>(line)];
-        if (n > 1)
-          for (int c = 0; c < raw.ncoils; ++c)
-            for (int s = 0; s < raw.nx; ++s) raw.at(c, line, s) /= static_cast<float>(n);
-      }
+      for (int slc = 0; slc < raw.slices; ++slc)
+        for (int par = 0; par < raw.partitions; ++par)
+          for (int line = 0; line < raw.ny; ++line) {
+            const int n = count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
+            if (n > 1)
+              for (int c = 0; c < raw.ncoils; ++c)
+                for (int s = 0; s < raw.nx; ++s) raw.kspace[raw.index(c, slc, par, line, s)] /= static_cast<float>(n);
+          }
+      if (raw.slices > 1 && slice_z_mm.count(0) && slice_z_mm.count(1))
+        raw.slice_spacing_m = std::abs(slice_z_mm[1] - slice_z_mm[0]) * 1e-3;
       int prev = -1, gap = 0;
       for (int line = 0; line < raw.ny; ++line) {
         const auto f = raw.line_flags[static_cast<std::size_t>(line)];
@@ -412,6 +465,9 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
     } else {
       // Non-Cartesian: one RawData line per readout, ordered by kspace_encode_step_1 when that numbers
       // the readouts 0..n-1, else in file order.
+      if (all_slices && sum.slices > 1)
+        throw InputError(path + ": non-Cartesian data in " + std::to_string(sum.slices) +
+                         " slices are read one slice at a time (allowed: --slice 0.." + std::to_string(sum.slices - 1) + ")");
       raw.nx = max_samples;
       raw.ny = static_cast<int>(selected.size());
       raw.traj_dims = selected.front().trajectory_dimensions();
@@ -510,28 +566,36 @@ void write_image_ismrmrd(const std::string& path, const Image2D& image) {
   write_complex_image_ismrmrd(path, image.nx, image.ny, 1, fov_mm, image.data.data());
 }
 
-Image2D read_image_ismrmrd(const std::string& path) {
+ImageVolume read_image_volume_ismrmrd(const std::string& path) {
   require_readable_hdf5(path);
   check_ismrmrd_image_layout(path, k_group, k_image_var);
-  Image2D img;
+  ImageVolume v;
   try {
     ISMRMRD::Dataset d(path.c_str(), k_group, false);
     ISMRMRD::Image<std::complex<float>> im;
     d.readImage(k_image_var, 0, im);
-    img.nx = im.getMatrixSizeX();
-    img.ny = im.getMatrixSizeY();
-    img.fov_x_m = im.getFieldOfViewX() * 1e-3;
-    img.fov_y_m = im.getFieldOfViewY() * 1e-3;
-    if (im.getMatrixSizeZ() > 1 || im.getNumberOfChannels() > 1)
-      throw InputError(path + ": image has " + std::to_string(im.getMatrixSizeZ()) + " partitions and " +
-                       std::to_string(im.getNumberOfChannels()) + " channels (allowed: 1 each)");
-    img.data.assign(im.begin(), im.begin() + static_cast<std::ptrdiff_t>(img.size()));
+    v.nx = im.getMatrixSizeX();
+    v.ny = im.getMatrixSizeY();
+    v.nz = std::max<int>(1, im.getMatrixSizeZ());
+    v.fov_x_m = im.getFieldOfViewX() * 1e-3;
+    v.fov_y_m = im.getFieldOfViewY() * 1e-3;
+    v.fov_z_m = im.getFieldOfViewZ() * 1e-3;
+    if (im.getNumberOfChannels() > 1)
+      throw InputError(path + ": image has " + std::to_string(im.getNumberOfChannels()) + " channels (allowed: 1)");
+    v.data.assign(im.begin(), im.begin() + static_cast<std::ptrdiff_t>(v.plane() * v.nz));
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& ex) {
     throw InputError(path + ": not a readable ISMRMRD image file (" + std::string(ex.what()).substr(0, 160) + ")");
   }
-  return img;
+  return v;
+}
+
+Image2D read_image_ismrmrd(const std::string& path) {
+  const ImageVolume v = read_image_volume_ismrmrd(path);
+  if (v.nz > 1)
+    throw InputError(path + ": image has " + std::to_string(v.nz) + " partitions (allowed: 1; a volume: read it as one)");
+  return v.slice(0);
 }
 
 }  // namespace mrwb

@@ -1,11 +1,12 @@
-// Pieces of the LBM shared by D2Q9, D3Q19 and the CUDA twin: validation, memory, residual, and the
-// CPU time loop.
+// Pieces of the LBM shared by D2Q9, D3Q19 and the CUDA twin: validation, memory, the per-node view,
+// residual, and the time loop.
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-#include "lbm_loop.hpp"
 #include "mrwb/errors.hpp"
+#include "mrwb/lbm.hpp"
+#include "mrwb/lbm_node_ops.hpp"
 
 namespace mrwb {
 
@@ -19,12 +20,13 @@ void lbm_mrt_rates(int q, const LbmParams& p, double (&rates)[5]) {
     rates[k] = p.mrt_rates[k] > 0 ? p.mrt_rates[k] : k == 2 ? s_q_magic : published[q == 19 ? 1 : 0][k];
 }
 
-void lbm_configure_view(lbm::View& v, const LbmDomain& d, const LbmParams& p) {
-  v.omega = static_cast<float>(1.0 / p.tau);
-  v.rho_outlet = static_cast<float>(p.rho_outlet);
+lbm::View lbm_make_view(const LbmDomain& d, const LbmParams& p, const std::uint8_t* node, const float* inlet_u) {
+  lbm::View v{d.nx, d.ny, d.nz, d.periodic[0], d.periodic[1], d.periodic[2], node, inlet_u, nullptr, nullptr,
+              static_cast<float>(1.0 / p.tau), static_cast<float>(p.rho_outlet), nullptr, nullptr, nullptr, nullptr};
   double rates[5];
   lbm_mrt_rates(d.q(), p, rates);
   for (int k = 0; k < 5; ++k) v.mrt_s[k] = static_cast<float>(rates[k]);
+  return v;
 }
 
 std::string lbm_collision_name(LbmCollision c) { return c == LbmCollision::Mrt ? "mrt" : "bgk"; }
@@ -82,6 +84,38 @@ void lbm_check_diverged(double residual, int steps, double tau) {
   if (std::isinf(residual))
     throw InputError("lbm: the flow diverged (non-finite velocity) by step " + std::to_string(steps) + " at tau " +
                      std::to_string(tau) + " (lower flow.lbm_u_max or flow.inlet_flow_m3_per_s)");
+}
+
+LbmResult lbm_time_loop(const LbmDomain& d, const LbmParams& p, int q, const std::string& backend, const LbmStep& step,
+                        const ProgressFn& progress, const CancelToken& cancel) {
+  const char* stage = q == 19 ? "lbm d3q19" : "lbm d2q9";
+  LbmResult r;
+  r.backend = backend;
+  r.rho.assign(d.size(), 0.f);
+  r.ux.assign(d.size(), 0.f);
+  r.uy.assign(d.size(), 0.f);
+  r.uz.assign(d.size(), 0.f);
+  std::vector<float> prev[3] = {r.ux, r.uy, r.uz};
+  r.residual = 1;
+  while (r.steps < p.max_steps || r.steps % p.check_every != 0) {
+    const bool check = (r.steps + 1) % p.check_every == 0;
+    step(check, r);
+    ++r.steps;
+    if (check) {
+      const std::vector<float> cur[3] = {r.ux, r.uy, r.uz};
+      r.residual = lbm_relative_change(d, prev, cur);
+      lbm_check_diverged(r.residual, r.steps, p.tau);
+      for (int k = 0; k < 3; ++k) prev[k] = cur[k];
+      cancel.throw_if_cancelled();
+      if (progress) progress(static_cast<double>(r.steps) / p.max_steps, stage);
+      if (r.residual < p.tolerance) {
+        r.converged = true;
+        break;
+      }
+    }
+  }
+  if (progress) progress(1.0, stage);
+  return r;
 }
 
 LbmResult lbm_run_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {

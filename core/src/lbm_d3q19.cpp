@@ -4,11 +4,7 @@
 namespace mrwb {
 
 LbmResult lbm_d3q19_cpu(const LbmDomain& d, const LbmParams& p, const ProgressFn& progress, const CancelToken& cancel) {
-  return detail::lbm_loop_cpu(
-      d, p, progress, cancel, [mrt = p.collision == LbmCollision::Mrt](const lbm::View& v, int x, int y, int z) {
-        mrt ? lbm::d3q19_update<true>(v, x, y, z) : lbm::d3q19_update<false>(v, x, y, z);
-      },
-      [](const lbm::View& v, std::size_t i) { lbm::d3q19_init(v, i); }, "lbm d3q19");
+  return detail::lbm_run_lattice_cpu<19>(d, p, progress, cancel);
 }
 
 }  // namespace mrwb

@@ -240,7 +240,7 @@ Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, cons
   const auto& g = in.grid;
   const auto& s = in.samples;
   const GriddingParams gp = gridding_params(options.noncart);
-  const std::vector<float> w = density_pipe_menon(g, s, gp);
+  const std::vector<float> w = density_compensation(g, s, gp);
   const std::size_t M = s.count();
   const auto out = combine_coil_images(
       s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },

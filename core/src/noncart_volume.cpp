@@ -55,7 +55,7 @@ Volume reconstruct_volume_cpu(const RawData& raw, const std::string& method, con
   if (method == "cg") {
     img = reconstruct_cg_cpu(g, s, p, Precision::Single, {}, progress, cancel).image;
   } else {
-    const std::vector<float> w = density_pipe_menon(g, s, gp);
+    const std::vector<float> w = density_compensation(g, s, gp);
     const std::size_t M = s.count();
     img = combine_coil_images(
         s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },

@@ -271,4 +271,34 @@ CellPhantom build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
   return ph;
 }
 
+CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz) {
+  CellPhantom c = ph;
+  c.nx = nx;
+  c.ny = ny;
+  c.nz = nz;
+  c.x0_m = ph.x_m(x0);
+  c.y0_m = ph.y_m(y0);
+  c.z0_m = ph.z_m(z0);
+  auto crop = [&](auto& dst, const auto& src) {
+    if (src.size() != ph.size()) return;
+    dst.resize(c.size());
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y) {
+        const std::size_t from = ((static_cast<std::size_t>(z0 + z) * ph.ny) + y0 + y) * ph.nx + x0;
+        std::copy_n(src.begin() + static_cast<std::ptrdiff_t>(from), nx,
+                    dst.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(z) * ny + y) * nx));
+      }
+  };
+  crop(c.PD, ph.PD);
+  crop(c.T1_s, ph.T1_s);
+  crop(c.T2_s, ph.T2_s);
+  crop(c.dB_T, ph.dB_T);
+  crop(c.type, ph.type);
+  crop(c.ux, ph.ux);
+  crop(c.uy, ph.uy);
+  crop(c.uz, ph.uz);
+  crop(c.open_end, ph.open_end);
+  return c;
+}
+
 }  // namespace mrwb

@@ -106,8 +106,12 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
   opt.ideal_spoiling = options.ideal_spoiling;
   opt.max_free_step_s = options.max_step_s;
   seq::ProgramConversion c = seq::to_sequence_program(s, opt);
-  if (c.per_sample_readouts) throw InputError("simulate: readouts of unequal length are not supported here (allowed: Cartesian)");
   const SequenceProgram& prog = c.program;
+  // Samples come in ADC order either way; per-sample readouts (spiral gradients) need one length per ADC.
+  const int nx = c.per_sample_readouts && !c.adc_samples.empty() ? c.adc_samples.front() : prog.nx;
+  for (int n : c.adc_samples)
+    if (n != nx) throw InputError("simulate: ADCs of " + std::to_string(n) + " and " + std::to_string(nx) +
+                                  " samples (allowed: the same sample count in every ADC)");
   std::vector<cplx> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<cplx> cell_truth(ph.size());
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
@@ -125,7 +129,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
   const float scale = 1.0f / static_cast<float>(cpv * cpv);
   std::vector<RawData> raw(n_segments);
   for (RawData& r : raw) {
-    r.nx = prog.nx;
+    r.nx = nx;
     r.ny = prog.ny;
     r.ncoils = coils.ncoils;
     r.fov_x_m = s.fov_m[0];
@@ -143,7 +147,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
     const int line = c.adc_line[a];
     r.line_flags[line] = c.adc_flags[a];
     for (int coil = 0; coil < r.ncoils; ++coil)
-      for (int i = 0; i < r.nx; ++i) r.at(coil, line, i) = samples[coil * per_coil + static_cast<std::size_t>(a) * prog.nx + i] * scale;
+      for (int i = 0; i < r.nx; ++i) r.at(coil, line, i) = samples[coil * per_coil + static_cast<std::size_t>(a) * nx + i] * scale;
   }
   for (RawData& r : raw) {
     const bool all = std::all_of(r.line_flags.begin(), r.line_flags.end(),
@@ -159,7 +163,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
     truth->fov_x_m = s.fov_m[0];
     truth->fov_y_m = s.fov_m[1];
     truth->data.assign(truth->size(), {});
-    const cplx demod = std::polar(1.0f, static_cast<float>(-c.demod_phase_rad[static_cast<std::size_t>(c.k0_adc) * prog.nx + c.k0_sample]));
+    const cplx demod = std::polar(1.0f, static_cast<float>(-c.demod_phase_rad[static_cast<std::size_t>(c.k0_adc) * nx + c.k0_sample]));
     for (int iy = 0; iy < ph.ny; ++iy)
       for (int ix = 0; ix < ph.nx; ++ix) {
         const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "mrwb/backend_registry.hpp"
+#include "mrwb/multislice.hpp"
 #include "mrwb/phase_contrast.hpp"
 #include "mrwb/recon_fft.hpp"
 #include "mrwb/sequence_noncart_gre.hpp"
@@ -16,7 +17,12 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   if (progress) sim_progress = [&](double f, std::string_view stage) { progress(0.95 * f, stage); };
   std::optional<VelocityMap> velocity;
   SimulationResult sim;
-  if (scenario.sequence.type == "phase_contrast") {
+  std::optional<VolumeSimulationResult> volume;  // multi-slice / 3-D: shown by its central slice / partition
+  if (is_volume_scenario(scenario)) {
+    volume = simulate_volume(scenario, *engine, sim_progress, cancel);
+    sim.backend = volume->backend;
+    sim.seconds = volume->seconds;
+  } else if (scenario.sequence.type == "phase_contrast") {
     // The reference segment is reconstructed and compared like any image; the velocity map rides along.
     PhaseContrastResult pc = simulate_phase_contrast(scenario, *engine, sim_progress, cancel);
     sim.raw = std::move(pc.segments.front());
@@ -42,7 +48,16 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.grappa.approach = scenario.recon.grappa_approach;
   options.grappa.eta = scenario.recon.grappa_eta;
   options.grappa.clip = scenario.recon.grappa_clip;
-  r.recon = reconstruct(sim.raw, options, {}, cancel);
+  if (volume) {
+    const RawData& raw = volume->raw;
+    const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;
+    r.recon = reconstruct_volume(raw, options, {}, cancel).slice(plane);
+    sim.truth = volume->truth.slice(plane);
+    // Its k-space: the central slice, or the kz = 0 partition of a slab (its projection along z).
+    sim.raw = raw.slices > 1 ? extract_slice(raw, plane, 0) : extract_slice(raw, 0, raw.k0_partition());
+  } else {
+    r.recon = reconstruct(sim.raw, options, {}, cancel);
+  }
   r.recon_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto recon_mag = r.recon.magnitude();
   const auto truth_mag = sim.truth.magnitude();

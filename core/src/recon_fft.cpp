@@ -21,8 +21,8 @@ std::mutex& planner_mutex() {
 
 }  // namespace
 
-// Centred inverse DFT of one coil: k index s <-> k = (s − n/2)/FOV, image index i <-> x = (i − n/2)·dx.
-// The centring is an index roll on both sides (ifftshift before, fftshift after).
+// Centred inverse DFT of one coil: k index s <-> k = (s − n/2)/FOV, image index i <-> x = (i − n/2)·dx
+// (n/2 rounded down, also for odd n). The centring is an index roll on both sides.
 std::vector<std::complex<float>> centred_ifft2(const std::complex<float>* k, int nx, int ny) {
   const std::size_t n = static_cast<std::size_t>(nx) * ny;
   auto* buf = static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * n));
@@ -43,7 +43,8 @@ std::vector<std::complex<float>> centred_ifft2(const std::complex<float>* k, int
   const float norm = 1.0f / static_cast<float>(n);
   for (int y = 0; y < ny; ++y)
     for (int x = 0; x < nx; ++x) {
-      const auto* v = buf[static_cast<std::size_t>((y + ny / 2) % ny) * nx + (x + nx / 2) % nx];
+      // x = i − n/2 sits at DFT index (i − n/2) mod n (the same as i + n/2 for even n; odd n: kz partitions).
+      const auto* v = buf[static_cast<std::size_t>((y + ny - ny / 2) % ny) * nx + (x + nx - nx / 2) % nx];
       img[static_cast<std::size_t>(y) * nx + x] = {v[0] * norm, v[1] * norm};
     }
   {

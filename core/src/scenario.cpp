@@ -217,6 +217,10 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
     if (s.type != "tof") r.fail("sequence.flow_compensation", "is only allowed with sequence.type \"tof\"");
     s.flow_compensation = r.boolean("flow_compensation", s.flow_compensation);
   }
+  s.slices = r.integer("slices", s.slices);  // multi-slice / 3-D (multislice.hpp), checked in validate_scenario
+  s.slice_gap_m = r.number("slice_gap_m", s.slice_gap_m);
+  s.partitions = r.integer("partitions", s.partitions);
+  s.slice_thickness_m = r.number("slice_thickness_m", s.slice_thickness_m);
   r.reject_unknown();
   return s;
 }
@@ -285,7 +289,21 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_one_of(source, "sequence.trajectory", q.trajectory, {"cartesian", "radial", "golden_radial", "spiral", "stack_of_spirals"});
   if (q.trajectory != "cartesian") validate_noncart_sequence(s, source);  // sequence_noncart_gre.hpp
   else check_one_of(source, "recon.method", s.recon.method, {"fft", "grappa"});
-  if (q.type == "bssfp" || q.type == "tof" || q.type == "phase_contrast") {  // block-model types: Cartesian; TE/TR against their minima
+  // Multi-slice / 3-D (multislice.hpp): ranges, which types, and a phantom slab to excite.
+  check_range(source, "sequence.slices", q.slices, 1, false, 64, false, "");
+  check_range(source, "sequence.slice_gap_m", q.slice_gap_m, 0, false, 0.1, false, "m");
+  check_range(source, "sequence.partitions", q.partitions, 1, false, 256, false, "");
+  check_range(source, "sequence.slice_thickness_m", q.slice_thickness_m, 5e-4, false, 0.05, false, "m (the builders' 0.5 .. 50 mm)");
+  if (q.slices > 1 && ((q.type != "spoiled_gre" && q.type != "tof") || q.trajectory != "cartesian" || q.partitions > 1))
+    throw InputError(source + ": sequence.slices = " + std::to_string(q.slices) + " with '" + q.type + "', '" + q.trajectory +
+                     "', " + std::to_string(q.partitions) + " partitions (allowed above 1: cartesian spoiled_gre or tof, partitions 1)");
+  if (q.partitions > 1 && q.type != "tof")
+    throw InputError(source + ": sequence.partitions = " + std::to_string(q.partitions) + " with '" + q.type +
+                     "' (allowed above 1: tof)");
+  if ((q.slices > 1 || q.partitions > 1) && !(p.slab_thickness_m > 0))
+    throw InputError(source + ": sequence.slices / sequence.partitions above 1 need a phantom slab to excite (allowed: "
+                     "phantom.slab_thickness_m > 0, covering the slices or the slab)");
+  if (q.type == "bssfp" || q.type == "tof" || q.type == "phase_contrast" || q.slices > 1) {  // block-model types: Cartesian; TE/TR against their minima
     if (q.trajectory != "cartesian")
       throw InputError(source + ": sequence.trajectory = '" + q.trajectory + "' with sequence.type '" + q.type + "' (allowed: cartesian)");
     seq::scenario_blocks(q, source + ": sequence");
@@ -318,6 +336,9 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   if (q.TE_s + half_readout_s > q.TR_s)
     throw InputError(source + ": sequence.TR_s = " + fmt(q.TR_s) + " is out of range: must be at least TE + half the readout = " +
                      fmt(q.TE_s + half_readout_s) + " s");
+  // The minimum TE / TR with real RF, prephaser and ramps, decided where `mrwb sequence` builds the same
+  // scenario (sequence_scenario.hpp), so both accept the same scenarios (block-model types: above).
+  if ((q.type == "spoiled_gre" || q.type == "spin_echo") && q.slices == 1) seq::scenario_timing(q, source + ": sequence");
 
   check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc", "vessel_tree"});
   check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel, 1, false, 16, false, "");
@@ -519,6 +540,11 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.type == "tof") j["sequence"]["flow_compensation"] = q.flow_compensation;
   // Written when set, so that files without them (the shipped presets) keep their exact text.
   if (q.acs_mode != "integrated") j["sequence"]["acs_mode"] = q.acs_mode;
+  const SequenceSpec q0;  // multi-slice / 3-D fields: written when not the default
+  if (q.slices != q0.slices) j["sequence"]["slices"] = q.slices;
+  if (q.slice_gap_m != q0.slice_gap_m) j["sequence"]["slice_gap_m"] = q.slice_gap_m;
+  if (q.partitions != q0.partitions) j["sequence"]["partitions"] = q.partitions;
+  if (q.slice_thickness_m != q0.slice_thickness_m) j["sequence"]["slice_thickness_m"] = q.slice_thickness_m;
   if (s.coils.noise_std != 0 || s.coils.noise_correlation != 0) {
     j["coils"]["noise_std"] = s.coils.noise_std;
     j["coils"]["noise_correlation"] = s.coils.noise_correlation;

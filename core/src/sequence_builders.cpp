@@ -52,35 +52,16 @@ void validate(const CartesianParams& p, const std::string& src) {
 }
 
 Parts make_parts(const CartesianParams& p, double flip_rad, char use) {
-  const SystemLimits& sys = p.sys;
   Parts x;
-  Gradient gz;
-  RfPulse rf = make_sinc_pulse(flip_rad, p.rf_duration_s, 4, 0, sys, p.slice_thickness_m, &gz, &x.gz_reph);
-  rf.use = use;
-  const double rf_delay = std::max(gz.rise_s, round_up_to_raster(sys.rf_dead_time_s, sys.grad_raster_s));
-  gz.delay_s = rf_delay - gz.rise_s;
-  rf.delay_s = rf_delay;
-  x.excite.rf = rf;
-  x.excite.gz = gz;
-  x.excite.duration_s = round_up_to_raster(x.excite.events_duration_s(sys), sys.block_raster_s);
-  x.rf_center_abs_s = rf.delay_s + rf.center_s;
-
-  const int n = p.matrix;
-  x.dk = 1.0 / p.fov_m;
-  double dwell = 1.0 / (p.bandwidth_Hz_per_pixel * n);
-  dwell = std::max(sys.adc_raster_s, std::round(dwell / sys.adc_raster_s) * sys.adc_raster_s);
-  const double flat = round_up_to_raster(n * dwell, sys.grad_raster_s);
-  const double amp = x.dk / dwell;
-  Gradient gx = make_trapezoid_flat(amp * flat, flat, sys);
-  Adc adc;
-  adc.num_samples = n;
-  adc.dwell_s = dwell;
-  adc.delay_s = gx.rise_s;
-  x.readout.gx = gx;
-  x.readout.adc = adc;
-  x.readout.duration_s = round_up_to_raster(x.readout.events_duration_s(sys), sys.block_raster_s);
-  x.ro_area = gx.area_Hz_s_per_m(sys.grad_raster_s);
-  x.pre_area = -(amp * gx.rise_s / 2 + amp * (n / 2 + 0.5) * dwell);
+  Excitation e = make_slice_excitation(flip_rad, p.rf_duration_s, p.slice_thickness_m, use, p.sys);
+  x.excite = std::move(e.block);
+  x.gz_reph = e.gz_rephase;
+  x.rf_center_abs_s = e.rf_center_abs_s;
+  ReadoutPart r = make_readout_part(p.fov_m, p.matrix, p.bandwidth_Hz_per_pixel, p.sys);
+  x.readout = std::move(r.block);
+  x.dk = r.dk;
+  x.ro_area = r.ro_area;
+  x.pre_area = r.pre_area;
   return x;
 }
 
@@ -386,6 +367,45 @@ BuiltSequence build_gre_family(const CartesianParams& p, const std::string& src,
 }
 
 }  // namespace
+
+void check_builder_params(const CartesianParams& p, const std::string& source) { validate(p, source); }
+
+Excitation make_slice_excitation(double flip_rad, double rf_duration_s, double slice_thickness_m, char use,
+                                 const SystemLimits& sys) {
+  Excitation x;
+  Gradient gz;
+  RfPulse rf = make_sinc_pulse(flip_rad, rf_duration_s, 4, 0, sys, slice_thickness_m, &gz, &x.gz_rephase);
+  rf.use = use;
+  const double rf_delay = std::max(gz.rise_s, round_up_to_raster(sys.rf_dead_time_s, sys.grad_raster_s));
+  gz.delay_s = rf_delay - gz.rise_s;
+  rf.delay_s = rf_delay;
+  x.block.rf = rf;
+  x.block.gz = gz;
+  x.block.duration_s = round_up_to_raster(x.block.events_duration_s(sys), sys.block_raster_s);
+  x.rf_center_abs_s = rf.delay_s + rf.center_s;
+  return x;
+}
+
+ReadoutPart make_readout_part(double fov_m, int matrix, double bandwidth_Hz_per_pixel, const SystemLimits& sys) {
+  ReadoutPart x;
+  const int n = matrix;
+  x.dk = 1.0 / fov_m;
+  double dwell = 1.0 / (bandwidth_Hz_per_pixel * n);
+  dwell = std::max(sys.adc_raster_s, std::round(dwell / sys.adc_raster_s) * sys.adc_raster_s);
+  const double flat = round_up_to_raster(n * dwell, sys.grad_raster_s);
+  const double amp = x.dk / dwell;
+  Gradient gx = make_trapezoid_flat(amp * flat, flat, sys);
+  Adc adc;
+  adc.num_samples = n;
+  adc.dwell_s = dwell;
+  adc.delay_s = gx.rise_s;
+  x.block.gx = gx;
+  x.block.adc = adc;
+  x.block.duration_s = round_up_to_raster(x.block.events_duration_s(sys), sys.block_raster_s);
+  x.ro_area = gx.area_Hz_s_per_m(sys.grad_raster_s);
+  x.pre_area = -(amp * gx.rise_s / 2 + amp * (n / 2 + 0.5) * dwell);
+  return x;
+}
 
 BuiltSequence build_spoiled_gre_blocks(const CartesianParams& p, const std::string& src) {
   return build_gre_family(p, src, "gre");

@@ -6,6 +6,7 @@
 
 #include "mrwb/errors.hpp"
 #include "mrwb/raw_data.hpp"
+#include "mrwb/sequence_noncart_blocks.hpp"
 #include "mrwb/sequence_noncart_gre.hpp"
 
 namespace mrwb::seq {
@@ -26,16 +27,38 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
   p.venc_m_per_s = q.venc_m_per_s;
   p.venc_axes.clear();
   for (const std::string& d : q.venc_directions) p.venc_axes.push_back(d == "x" ? 0 : d == "y" ? 1 : 2);
+  p.slices = q.slices;  // multi-slice / 3-D (multislice.hpp)
+  p.slice_gap_m = q.slice_gap_m;
+  p.partitions = q.partitions;
+  p.slice_thickness_m = q.slice_thickness_m;
   return p;
 }
 
+SystemLimits scenario_system_limits(const SequenceSpec& q) {
+  return q.trajectory == "cartesian" ? SystemLimits{} : noncart_system_limits(q);
+}
+
 BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) {
-  // Radial and spiral scenarios are played from their SequenceProgram (sequence_noncart_gre.hpp); the block
-  // builders are Cartesian, so exporting one of those here would hand out a different sequence.
-  if (q.trajectory != "cartesian")
-    throw InputError(source + ": trajectory '" + q.trajectory +
-                     "' has no block sequence yet (Pulseq export and the diagram cover cartesian)");
-  return build_blocks(q.type, cartesian_params(q), source);
+  return scenario_blocks(q, source, scenario_system_limits(q));
+}
+
+BuiltSequence scenario_timing(const SequenceSpec& q, const std::string& source) {
+  if (q.trajectory != "cartesian" && q.type == "spoiled_gre")
+    return build_noncart_gre_blocks(q, scenario_system_limits(q), source, false);
+  return scenario_blocks(q, source);
+}
+
+BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source, const SystemLimits& sys) {
+  // Radial and spiral: the readouts the simulator plays (noncart_trajectory), as gradients.
+  if (q.trajectory != "cartesian") {
+    if (q.type != "spoiled_gre")
+      throw InputError(source + ": sequence.type = '" + q.type + "' with sequence.trajectory = '" + q.trajectory +
+                       "' (allowed: spoiled_gre)");
+    return build_noncart_gre_blocks(q, sys, source);
+  }
+  CartesianParams p = cartesian_params(q);
+  p.sys = sys;
+  return build_blocks(q.type, p, source);
 }
 
 SequenceProgram block_sequence_program(const SequenceSpec& q) {

@@ -4,6 +4,7 @@
 
 #include "mrwb/coil_sensitivity.hpp"
 #include "mrwb/errors.hpp"
+#include "mrwb/multislice.hpp"
 #include "mrwb/sequence_noncart_gre.hpp"
 #include "mrwb/simulation_engine.hpp"
 
@@ -12,6 +13,8 @@ namespace mrwb {
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel) {
   validate_scenario(scenario, "scenario");
+  if (is_volume_scenario(scenario))
+    throw InputError("scenario: sequence.slices / sequence.partitions above 1 give a volume (simulate_volume, multislice.hpp)");
   if (scenario.sequence.trajectory != "cartesian") return simulate_noncart(scenario, engine, progress, cancel);
   const auto t0 = std::chrono::steady_clock::now();
   const auto& seq = scenario.sequence;

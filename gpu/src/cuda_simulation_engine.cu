@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "cuda_check.hpp"
+#include "mrwb/separable_readout_signal.hpp"
 #include "mrwb/transport_cell_ops.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 
@@ -118,27 +119,50 @@ __device__ float2 warp_sum(float2 v) {
   return v;
 }
 
-// Adds Σ_block C_c·(Mx + i·My) to the signal of `sample` for every coil (thread 0 of each block). Blocks
-// spread their atomics over k_signal_slots partial sums, summed on the host: same-address atomics
-// from hundreds of blocks would serialise.
-__device__ void block_signal(const CellGrid& g, const float2* __restrict__ sens, std::size_t i, bool active,
-                             float mx, float my, double2* sums, std::size_t sample, float2* shared) {
+// The time-stepped kernel takes C fluid cells per thread and issues their loads together (a step is
+// latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: C = 2, 3 blocks
+// hold 202,752 cells in one wave on an H100 (the tube: 178,600); C = 1 keeps the compiler's choice.
+constexpr int k_step_min_blocks(int C) { return C >= 2 ? 3 : 1; }
+constexpr int k_coil_batch = 32;  // coils reduced per block barrier of a sampled step
+
+// Adds Σ_block C_c·(Mx + i·My) of each thread's C cells to the signal of `sample` for every
+// coil: warp sums go to shared memory, one block barrier per batch of k_coil_batch coils, then one
+// thread per coil adds the block's sum to one of k_signal_slots partial sums (summed on the host:
+// same-address atomics from hundreds of blocks would serialise). The shared buffer alternates with
+// every barrier round (`round`): a round writes the half that the round before the previous one read,
+// and every reader of that round has passed the barrier in between, so one barrier per round suffices.
+template <int C>
+__device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __restrict__ sens, const std::size_t* i,
+                                             const bool* active, const bloch::Mag* own, double2* sums, int sample,
+                                             float2 (*part)[k_warps * k_coil_batch], int& round) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   double2* slot = sums + (blockIdx.x % k_signal_slots) * g.samples;
-  for (int c = 0; c < g.ncoils; ++c) {
-    const float2 v = warp_sum(active ? coil_signal(g, sens, c, i, mx, my) : make_float2(0.f, 0.f));
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) shared[warp] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      double sx = 0, sy = 0;
-      for (int w = 0; w < k_warps; ++w) {
-        sx += shared[w].x;
-        sy += shared[w].y;
-      }
-      atomicAdd(&slot[c * g.per_coil + sample].x, sx);
-      atomicAdd(&slot[c * g.per_coil + sample].y, sy);
+  for (int c0 = 0; c0 < g.ncoils; c0 += k_coil_batch) {
+    const int nc = min(k_coil_batch, g.ncoils - c0);
+    float2* p = part[round & 1];
+    for (int c = 0; c < nc; ++c) {
+      float2 v = make_float2(0.f, 0.f);
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (active[q]) {
+          const float2 s = coil_signal(g, sens, c0 + c, i[q], own[q].Mx, own[q].My);
+          v.x += s.x;
+          v.y += s.y;
+        }
+      v = warp_sum(v);
+      if (lane == 0) p[c * k_warps + warp] = v;
     }
     __syncthreads();
+    ++round;
+    if (threadIdx.x < nc) {
+      double sx = 0, sy = 0;
+      for (int w = 0; w < k_warps; ++w) {
+        sx += p[threadIdx.x * k_warps + w].x;
+        sy += p[threadIdx.x * k_warps + w].y;
+      }
+      atomicAdd(&slot[(c0 + threadIdx.x) * g.per_coil + sample].x, sx);
+      atomicAdd(&slot[(c0 + threadIdx.x) * g.per_coil + sample].y, sy);
+    }
   }
 }
 
@@ -262,24 +286,136 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
     }
 }
 
+// Separable readout (mrwb/separable_readout.hpp; CPU twin separable_readout.cpp) for a group of events
+// ending at a readout along x: one thread per column x over `rows_per_block` rows (y, z), coalesced
+// along x. Each cell plays the group's RF / Free / spoil events, adds C_c·Mxy(0) to its thread's
+// P_{c,g} (shared memory, one slot per thread), records its truth and is advanced over the whole readout
+// in closed form; each thread then adds its sums to P[coil][group][x] (double atomics, one per column
+// and block). Fluid cells of a moving phantom (skip_fluid) and cells with PD = 0 are left alone; every
+// other cell is in `groups` (checked on the host).
+constexpr int k_sep_block = 128;
+constexpr int k_sep_max_terms = 24;  // coils × groups of shared accumulators per thread
+__global__ void separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
+                               separable::ReadoutGroups groups, bool skip_fluid, int rows_per_block,
+                               double2* __restrict__ P) {
+  extern __shared__ float2 acc[];  // [coil·G + group][thread]
+  const int G = groups.count, terms = g.ncoils * G;
+  for (int t = 0; t < terms; ++t) acc[t * k_sep_block + threadIdx.x] = make_float2(0.f, 0.f);
+  const int ix = blockIdx.x * k_sep_block + threadIdx.x;
+  if (ix >= g.nx) return;  // no block barrier below
+  const int rows = g.ny * g.nz, r0 = blockIdx.y * rows_per_block, r1 = min(rows, r0 + rows_per_block);
+  const DeviceEvent R = ev[e_end - 1];
+  const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
+  const double x_m = g.x0 + ix * g.cell;
+  // Each cell is read and written by this thread only: restrict lets the loads of the next rows be
+  // issued before this row's stores (several rows in flight per thread).
+  float* __restrict__ Mx = d.Mx;
+  float* __restrict__ My = d.My;
+  float* __restrict__ Mz = d.Mz;
+#pragma unroll 4
+  for (int r = r0; r < r1; ++r) {
+    const std::size_t i = static_cast<std::size_t>(r) * g.nx + ix;
+    const float pd = d.PD[i];
+    if (pd == 0.f || (skip_fluid && d.type[i] == static_cast<std::uint8_t>(CellType::Fluid))) continue;
+    const float t1 = d.T1[i], t2 = d.T2[i], db = d.dB[i];
+    bloch::Mag m{Mx[i], My[i], Mz[i]};
+    const CellIndex c{ix, r % g.ny, r / g.ny};
+    for (int e = e_begin; e < e_end - 1; ++e) {  // the events before the readout
+      const DeviceEvent E = ev[e];
+      if (E.kind == static_cast<int>(EventKind::Rf)) {
+        bloch::rf_rotate(m, E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
+      } else if (E.kind == static_cast<int>(EventKind::Spoil)) {
+        bloch::spoil(m);
+      } else {
+        // Float trig and relaxation as in table_step: double transcendentals per cell bound this pass.
+        float cs, sn;
+        rotation_of_fast(gradient_cycles(g, c, E.dk_x, E.dk_y, E.dk_z) + gamma_cycles * db * E.dt_s, cs, sn);
+        const float fdt = static_cast<float>(E.dt_s);
+        const float omE1 = t1 > 0.f ? -expm1f(-fdt / t1) : 0.f, E2 = t2 > 0.f ? expf(-fdt / t2) : 1.f;
+        bloch::precess_relax(m, pd, omE1, E2, cs, sn);
+      }
+    }
+    const int grp = separable::group_of(groups, t2, db);
+    for (int coil = 0; coil < g.ncoils; ++coil) {
+      const float2 s = coil_signal(g, d.sens, coil, i, m.Mx, m.My);
+      float2& a = acc[(coil * G + grp) * k_sep_block + threadIdx.x];
+      a.x += s.x;
+      a.y += s.y;
+    }
+    const double phi = separable::dwell_cycles(R.dk_x, x_m, db, R.dt_s);
+    if (R.truth_sample >= 0) {
+      float re, im, tx, ty;
+      separable::power(phi, R.dt_s, t2, R.truth_sample, re, im);
+      separable::times(m.Mx, m.My, re, im, tx, ty);
+      d.truth[i] = make_float2(tx, ty);
+    }
+    separable::advance(m, pd, t1, t2, phi, R.dt_s, R.n_samples);
+    Mx[i] = m.Mx;
+    My[i] = m.My;
+    Mz[i] = m.Mz;
+  }
+  for (int t = 0; t < terms; ++t) {
+    const float2 a = acc[t * k_sep_block + threadIdx.x];
+    if (a.x == 0.f && a.y == 0.f) continue;
+    atomicAdd(&P[t * g.nx + ix].x, static_cast<double>(a.x));
+    atomicAdd(&P[t * g.nx + ix].y, static_cast<double>(a.y));
+  }
+}
+
+// S_c(n) = Σ_g Σ_x P_{c,g}(x)·z_{g,x}^n of the readout R: block (n, coil), threads over (group, x),
+// added to the signal sums (slot 0).
+__global__ void separable_signal(CellGrid g, DeviceEvent R, separable::ReadoutGroups groups,
+                                 const double2* __restrict__ P, double2* sums) {
+  __shared__ double2 part[k_sep_block / 32];
+  const int n = blockIdx.x, coil = blockIdx.y, G = groups.count;
+  double sx = 0, sy = 0;
+  for (int t = threadIdx.x; t < G * g.nx; t += k_sep_block) {
+    const int grp = t / g.nx, ix = t - grp * g.nx;
+    const double2 p = P[(coil * G + grp) * g.nx + ix];
+    if (p.x == 0 && p.y == 0) continue;
+    float re, im;
+    separable::power(separable::dwell_cycles(R.dk_x, g.x0 + ix * g.cell, groups.dB_T[grp], R.dt_s), R.dt_s,
+                     groups.T2_s[grp], n, re, im);
+    sx += p.x * re - p.y * im;
+    sy += p.x * im + p.y * re;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    sx += __shfl_down_sync(0xffffffffu, sx, o);
+    sy += __shfl_down_sync(0xffffffffu, sy, o);
+  }
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = make_double2(sx, sy);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < k_sep_block / 32; ++w) {
+      sx += part[w].x;
+      sy += part[w].y;
+    }
+    atomicAdd(&sums[coil * g.per_coil + R.sample_offset + n].x, sx);
+    atomicAdd(&sums[coil * g.per_coil + R.sample_offset + n].y, sy);
+  }
+}
+
 __device__ void apply_op(const DeviceStep& S, bloch::Mag& m) {
   if (S.op == 1) bloch::rf_rotate(m, S.ca, S.sa, S.cp, S.sp);
   if (S.op == 2) bloch::spoil(m);
 }
 
 // Time step number *counter + offset of the table for the fluid cells list[0 .. count) (list ==
-// nullptr: every cell): B = A_MRI · [op(A) + ΔM_F], sampling op(A) first. op is uniform over cells and
-// transport linear, so op(transport(A) − fresh) + fresh = transport(op(A)): the same result as the CPU
-// twin, which applies op to the whole buffer before the step. Neighbours are read through the full grid
-// index; only fluid entries of A and B are ever read or written here. ThreeD = false (nz = 1) passes
-// the gather a constant nz = 1, so its face loop unrolls to the four in-plane faces at compile time.
-template <bool ThreeD>
-__global__ void table_step(CellGrid g, CellData d, const std::uint32_t* __restrict__ list, std::size_t count,
-                           const DeviceStep* __restrict__ steps, const int* __restrict__ counter, int offset,
-                           int n_steps, const float* __restrict__ Ax, const float* __restrict__ Ay,
-                           const float* __restrict__ Az, float* __restrict__ Bx, float* __restrict__ By,
-                           float* __restrict__ Bz) {
-  __shared__ float2 shared[k_warps];
+// nullptr: every cell), C cells per thread (a block takes k_block·C consecutive entries, strided by
+// k_block; their loads are issued together): B = A_MRI · [op(A) + ΔM_F], sampling op(A) first. op is
+// uniform over cells and transport linear, so op(transport(A) − fresh) + fresh = transport(op(A)): the
+// same result as the CPU twin, which applies op to the whole buffer before the step. Neighbours are read
+// through the full grid index; only fluid entries of A and B are ever read or written here. ThreeD =
+// false (nz = 1) passes the gather a constant nz = 1, so its face loop unrolls to the four in-plane
+// faces at compile time.
+template <bool ThreeD, int C>
+__global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
+    table_step(CellGrid g, CellData d, const std::uint32_t* __restrict__ list, std::size_t count,
+               const DeviceStep* __restrict__ steps, const int* __restrict__ counter, int offset, int n_steps,
+               const float* __restrict__ Ax, const float* __restrict__ Ay, const float* __restrict__ Az,
+               float* __restrict__ Bx, float* __restrict__ By, float* __restrict__ Bz) {
+  __shared__ float2 part[2][k_warps * k_coil_batch];
+  int round = 0;
   // Programmatic dependent launch: the next step's blocks may be scheduled now and load what no step
   // writes (table, list, tissue) while this one runs; they wait for its completion before reading A.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -288,47 +424,65 @@ __global__ void table_step(CellGrid g, CellData d, const std::uint32_t* __restri
   const int k = *counter + offset;
   if (k >= n_steps) return;  // uniform over the grid: the last graph launch may run past the end
   const DeviceStep S = steps[k];
-  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = t < count;
-  const std::size_t i = active ? (list ? list[t] : t) : 0;
-  float pd = 0.f, t1 = 0.f, t2 = 0.f, db = 0.f;
-  if (active) {
-    pd = d.PD[i];
-    t1 = d.T1[i];
-    t2 = d.T2[i];
-    db = d.dB[i];
+  bool active[C];
+  std::size_t i[C];
+  float pd[C], t1[C], t2[C], db[C];
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const std::size_t t = static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
+    active[q] = t < count;
+    i[q] = active[q] ? (list ? list[t] : t) : 0;
+    pd[q] = t1[q] = t2[q] = db[q] = 0.f;
+    if (active[q]) {
+      pd[q] = d.PD[i[q]];
+      t1[q] = d.T1[i[q]];
+      t2[q] = d.T2[i[q]];
+      db[q] = d.dB[i[q]];
+    }
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
-  bloch::Mag own{0.f, 0.f, 0.f};
-  if (active) {
-    own = {Ax[i], Ay[i], Az[i]};
-    apply_op(S, own);
+  bloch::Mag own[C];
+  transport::Mag3<float> tr[C];
+  float fresh[C];
+  CellIndex c[C];
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    own[q] = {0.f, 0.f, 0.f};
+    fresh[q] = 0.f;
+    c[q] = ThreeD ? cell_index(g, i[q])
+                  : CellIndex{static_cast<int>(i[q] % static_cast<unsigned>(g.nx)),
+                              static_cast<int>(i[q] / static_cast<unsigned>(g.nx)), 0};
+    if (ThreeD) __builtin_assume(g.nz > 1);
+    if (active[q]) {
+      own[q] = {Ax[i[q]], Ay[i[q]], Az[i[q]]};
+      apply_op(S, own[q]);
+      tr[q] = transport::donor_cell_gather<float>(c[q].ix, c[q].iy, c[q].iz, g.nx, g.ny, ThreeD ? g.nz : 1, Ax, Ay, Az,
+                                                  d.ux, d.uy, ThreeD ? d.uz : nullptr, d.type, d.PD, S.scale, true,
+                                                  d.open_end, &fresh[q]);
+    }
   }
-  if (S.sample >= 0) block_signal(g, d.sens, i, active, own.Mx, own.My, d.sums, S.sample, shared);
-  if (!active) return;
-  if (S.truth) d.truth[i] = make_float2(own.Mx, own.My);
-  const CellIndex c = ThreeD ? cell_index(g, i) : CellIndex{static_cast<int>(i % static_cast<unsigned>(g.nx)),
-                                                             static_cast<int>(i / static_cast<unsigned>(g.nx)), 0};
-  if (ThreeD) __builtin_assume(g.nz > 1);
-  float fresh = 0.f;
-  const auto tr = transport::donor_cell_gather<float>(c.ix, c.iy, c.iz, g.nx, g.ny, ThreeD ? g.nz : 1, Ax, Ay, Az, d.ux,
-                                                      d.uy, ThreeD ? d.uz : nullptr, d.type, d.PD, S.scale, true,
-                                                      d.open_end, &fresh);
-  bloch::Mag m{tr.x, tr.y, tr.z - fresh};
-  apply_op(S, m);
-  m.Mz += fresh;
+  // After the gather: its loads are in flight while the block reduces the signal.
+  if (S.sample >= 0) block_signal<C>(g, d.sens, i, active, own, d.sums, S.sample, part, round);
   const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
-  float cs, sn;
-  rotation_of_fast(gradient_cycles(g, c, S.dk_x, S.dk_y, S.dk_z) + gamma_cycles * db * S.dt_s, cs, sn);
   const float fdt = static_cast<float>(S.dt_s);
-  const float omE1 = t1 > 0.f ? -expm1f(-fdt / t1) : 0.f;
-  const float E2 = t2 > 0.f ? expf(-fdt / t2) : 1.f;
-  bloch::precess_relax(m, pd, omE1, E2, cs, sn);
-  Bx[i] = m.Mx;
-  By[i] = m.My;
-  Bz[i] = m.Mz;
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    if (!active[q]) continue;
+    if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
+    bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
+    apply_op(S, m);
+    m.Mz += fresh[q];
+    float cs, sn;
+    rotation_of_fast(gradient_cycles(g, c[q], S.dk_x, S.dk_y, S.dk_z) + gamma_cycles * db[q] * S.dt_s, cs, sn);
+    const float omE1 = t1[q] > 0.f ? -expm1f(-fdt / t1[q]) : 0.f;
+    const float E2 = t2[q] > 0.f ? expf(-fdt / t2[q]) : 1.f;
+    bloch::precess_relax(m, pd[q], omE1, E2, cs, sn);
+    Bx[i[q]] = m.Mx;
+    By[i[q]] = m.My;
+    Bz[i[q]] = m.Mz;
+  }
 }
 
 __global__ void advance_counter(int* counter, int by) { *counter += by; }
@@ -456,9 +610,41 @@ class ClosedFormPlayer {
     }
     return done_;
   }
+  // Readouts along x are then played the separable way (separable_pass + separable_signal) when the
+  // closed-form cells fall into at most k_max_readout_groups (T2, ΔB) groups and coils × groups fit the
+  // shared accumulators; other readouts, and everything otherwise, keep play_events (direct sums).
+  void enable_separable(const CellPhantom& ph, const SequenceProgram& prog, bool moving) {
+    if (count_ == 0 || !separable::readout_groups(ph, moving, groups_) || groups_.count == 0 ||
+        g_.ncoils * groups_.count > k_sep_max_terms)
+      return;
+    separable_.assign(prog.events.size(), false);
+    for (std::size_t k = 0; k < prog.events.size(); ++k) separable_[k] = separable::readout_is_separable(prog.events[k]);
+    skip_fluid_ = moving;
+    P_ = std::make_unique<DeviceBuffer<double2>>(static_cast<std::size_t>(g_.ncoils * groups_.count) * g_.nx);
+  }
 
  private:
+  void queue_separable(std::size_t begin, std::size_t end) {
+    // Up to 64 rows per thread (fewer atomics into P), fewer where that would leave under ~8192 blocks
+    // (a 256² slice would otherwise run on 8 blocks); gridDim.y <= 65535.
+    const int rows = g_.ny * g_.nz, x_blocks = (g_.nx + k_sep_block - 1) / k_sep_block;
+    const long long wide = static_cast<long long>(rows) * x_blocks / 8192;
+    const int rows_per_block = std::max(static_cast<int>(std::clamp<long long>(wide, 1, 64)), (rows + 65534) / 65535);
+    const dim3 grid(x_blocks, (rows + rows_per_block - 1) / rows_per_block);
+    const std::size_t terms = static_cast<std::size_t>(g_.ncoils * groups_.count);
+    cuda_check(cudaMemsetAsync(P_->get(), 0, P_->size() * sizeof(double2), stream_), "memset");
+    separable_pass<<<grid, k_sep_block, terms * k_sep_block * sizeof(float2), stream_>>>(
+        g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_, groups_, skip_fluid_, rows_per_block,
+        P_->get());
+    cuda_check(cudaGetLastError(), "separable_pass launch");
+    const DeviceEvent& R = ev_[end - 1];
+    separable_signal<<<dim3(R.n_samples, g_.ncoils), k_sep_block, 0, stream_>>>(g_, R, groups_, P_->get(), d_.sums);
+    cuda_check(cudaGetLastError(), "separable_signal launch");
+    pacer_.queued(static_cast<double>(end - begin) * static_cast<double>(g_.n));  // one pass over the grid
+  }
+
   void queue(std::size_t begin, std::size_t end, double cost) {
+    if (!separable_.empty() && separable_[end - 1]) return queue_separable(begin, end);
     constexpr std::size_t per_block = k_block * k_cells_per_thread;
     const std::size_t range =
         std::max<std::size_t>(per_block, static_cast<std::size_t>(k_chunk_cell_steps / cost) / per_block * per_block);
@@ -483,6 +669,10 @@ class ClosedFormPlayer {
   DeviceBuffer<DeviceEvent> d_ev_;
   std::size_t begin_ = 0;
   int done_ = 0;
+  std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
+  separable::ReadoutGroups groups_;
+  bool skip_fluid_ = false;
+  std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
 };
 
 class CudaSimulationEngine final : public SimulationEngine {
@@ -550,6 +740,7 @@ class CudaSimulationEngine final : public SimulationEngine {
 
     ClosedFormPlayer closed(prog, marks, g, d, closed_form.size() ? closed_form.get() : nullptr, lists.n_closed_form,
                             stream.s, pacer);
+    closed.enable_separable(ph, prog, moving);
     if (moving && lists.n_stepped > 0)
       run_time_stepped(ph, prog, marks, g, d, stepped.size() ? stepped.get() : nullptr, lists.n_stepped, closed,
                        stream.s, pacer, tr_done);
@@ -645,7 +836,22 @@ class CudaSimulationEngine final : public SimulationEngine {
     DeviceBuffer<float> Bx(n), By(n), Bz(n);
     cuda_check(cudaDeviceSynchronize(), "setup");
     float* buf[2][3] = {{d.Mx, d.My, d.Mz}, {Bx.get(), By.get(), Bz.get()}};
-    const unsigned blocks = static_cast<unsigned>((count + k_block - 1) / k_block);
+
+    // C = 1 cell per thread when one wave of resident blocks holds every fluid cell, else 2 (the tube's
+    // 178,600 cells: two waves of one cell per thread, one wave of two).
+    using StepKernel = void (*)(CellGrid, CellData, const std::uint32_t*, std::size_t, const DeviceStep*, const int*,
+                                int, int, const float*, const float*, const float*, float*, float*, float*);
+    int device = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    StepKernel kernel = g.nz > 1 ? table_step<true, 1> : table_step<false, 1>;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
+    std::size_t C = 1;
+    if (count > static_cast<std::size_t>(per_sm) * sms * k_block) {
+      kernel = g.nz > 1 ? table_step<true, 2> : table_step<false, 2>;
+      C = 2;
+    }
+    const unsigned blocks = static_cast<unsigned>((count + k_block * C - 1) / (k_block * C));
 
     // Graph of K steps (K even, so step k always reads buffer k % 2) plus the counter update.
     const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
@@ -664,7 +870,6 @@ class CudaSimulationEngine final : public SimulationEngine {
       cfg.stream = stream;
       cfg.attrs = &pdl;
       cfg.numAttrs = j > 0 ? 1 : 0;
-      auto* kernel = g.nz > 1 ? table_step<true> : table_step<false>;
       cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, static_cast<const DeviceStep*>(d_table.get()),
                                     static_cast<const int*>(counter.get()), j, n_steps, static_cast<const float*>(A[0]),
                                     static_cast<const float*>(A[1]), static_cast<const float*>(A[2]), B[0], B[1], B[2]),

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "mrwb/errors.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu::nc {
@@ -86,6 +87,8 @@ std::size_t gridding_bytes(int dims, int n_img, double oversampling) {
 
 void gridding_adjoint(int dims, int n_img, float k_mult, const float* k, const float2* d, const float* w,
                       std::size_t M, const noncart::GriddingParams& p, float out_scale, float2* out, cudaStream_t st) {
+  if (p.kernel != "kaiser-bessel")  // the seeds' bilinear baseline is a CPU comparison only
+    throw InputError("gridding kernel '" + p.kernel + "' on CUDA (allowed: kaiser-bessel)");
   const noncart::KaiserBessel kbh(p.width, p.oversampling);
   const int G = noncart::oversampled_size(n_img, p.oversampling);
   std::vector<float> deapod(n_img);

@@ -12,7 +12,7 @@ struct DeviceRecon {
   std::vector<noncart::cdouble> image;
 };
 
-// cg (SENSE with estimated sensitivities when several coils) or gridding (Pipe–Menon weights, coils
+// cg (SENSE with estimated sensitivities when several coils) or gridding (the CPU's density weights, coils
 // combined) on the device, for 2-D (dims 2) or 3-D (dims 3) trajectories.
 DeviceRecon recon_on_device(const RawData& raw, const std::string& method, const NoncartParams& p, int dims,
                             const ProgressFn& progress, const CancelToken& cancel) {
@@ -26,7 +26,7 @@ DeviceRecon recon_on_device(const RawData& raw, const std::string& method, const
     if (s.coils > 1) sens = noncart::estimate_sensitivities(g, s, gp);
     r.image = cg_on_device(g, s, p, FhdConfig{}, sens, nullptr, progress, cancel);
   } else {
-    const std::vector<float> w = noncart::density_pipe_menon(g, s, gp);
+    const std::vector<float> w = noncart::density_compensation(g, s, gp);
     const std::size_t M = s.count();
     r.image = noncart::combine_coil_images(
         s.coils, [&](int c) { return gridding_adjoint_on_device(g, s.k.data(), s.d.data() + c * M, w, M, gp); }, progress,

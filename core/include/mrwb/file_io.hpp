@@ -14,7 +14,8 @@ namespace mrwb {
 
 // ---- ISMRMRD raw data -------------------------------------------------------------------------------
 // Which 2-D dataset of a file with several slices / repetitions / contrasts to read (ISMRMRD idx
-// counters, 0-based). A RawData holds one of them.
+// counters, 0-based). A RawData holds one of them; slice -1 reads every slice into one multi-slice
+// RawData (raw.slices; kz partitions are always read whole), as `mrwb recon` does by default.
 struct RawSelection {
   int slice = 0, repetition = 0, contrast = 0;
 };

@@ -5,7 +5,7 @@
 // run until the relative change of the velocity over `check_every` steps falls below `tolerance`.
 // Everything is in lattice units: cell = 1, step = 1, c_s^2 = 1/3, nu = (tau - 1/2) / 3.
 // The CPU reference is here; gpu/ holds the CUDA twin, built from the same per-node code
-// (lbm_node_ops.hpp).
+// (lbm_node_ops.hpp) and stepped by the same time loop (lbm_time_loop).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -61,8 +61,11 @@ struct View;
 // bounce-back wall exactly half a cell outside the last fluid node in Poiseuille flow for every tau
 // (Ginzburg & d'Humieres 2003), so the channel profile does not drift with the viscosity.
 void lbm_mrt_rates(int q, const LbmParams& params, double (&rates)[5]);
-// Sets the collision fields of `view` (omega, rho_outlet, MRT rates) from `params`.
-void lbm_configure_view(lbm::View& view, const LbmDomain& domain, const LbmParams& params);
+// The per-node view of `domain` for both backends: grid, boundaries and collision (omega, rho_outlet, MRT
+// rates) from `params`, node flags and inlet velocities at `node` / `inlet_u` (host or device memory).
+// The distribution and macro pointers are left null for the caller's loop to set.
+lbm::View lbm_make_view(const LbmDomain& domain, const LbmParams& params, const std::uint8_t* node,
+                        const float* inlet_u);
 std::string lbm_collision_name(LbmCollision collision);
 
 // Bytes the solver holds for `domain` (two distribution buffers plus fields).
@@ -81,7 +84,16 @@ LbmResult lbm_run_cpu(const LbmDomain& domain, const LbmParams& params, const Pr
 // Relative change between two velocity snapshots over the non-solid nodes (shared by both backends);
 // +infinity when a velocity is not finite (the run diverged).
 double lbm_relative_change(const LbmDomain& domain, const std::vector<float>* prev, const std::vector<float>* cur);
-// Throws InputError naming the step when `residual` says the run diverged (both backends' loops call it).
+// Throws InputError naming the step when `residual` says the run diverged (called by lbm_time_loop).
 void lbm_check_diverged(double residual, int steps, double tau);
+
+// One time step of a backend: advances the distributions by one step and, when `write_macro` is true,
+// leaves rho and u of the new state in `result` (rho, ux, uy, uz, already sized to the domain).
+using LbmStep = std::function<void(bool write_macro, LbmResult& result)>;
+// The time loop both backends share (so they stop at the same step): `step` until `max_steps`, with a
+// residual check, progress and cancel every `check_every` steps; stops early once converged. `q` (9 or 19)
+// names the progress stage; `backend` goes to the result.
+LbmResult lbm_time_loop(const LbmDomain& domain, const LbmParams& params, int q, const std::string& backend,
+                        const LbmStep& step, const ProgressFn& progress, const CancelToken& cancel);
 
 }  // namespace mrwb

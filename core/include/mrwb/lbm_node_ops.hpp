@@ -287,4 +287,24 @@ MRWB_HD void d3q19_init(const View& v, std::size_t i) {
   init_node<19>(v, i, c);
 }
 
+// The lattice by its velocity count Q (9: D2Q9, z ignored; 19: D3Q19), so one template serves the CPU
+// loop and the CUDA kernels.
+template <int Q, bool Mrt>
+MRWB_HD void update_lattice(const View& v, int x, int y, int z) {
+  static_assert(Q == 9 || Q == 19, "D2Q9 or D3Q19");
+  if constexpr (Q == 19)
+    d3q19_update<Mrt>(v, x, y, z);
+  else
+    d2q9_update<Mrt>(v, x, y);
+}
+
+template <int Q>
+MRWB_HD void init_lattice(const View& v, std::size_t i) {
+  static_assert(Q == 9 || Q == 19, "D2Q9 or D3Q19");
+  if constexpr (Q == 19)
+    d3q19_init(v, i);
+  else
+    d2q9_init(v, i);
+}
+
 }  // namespace mrwb::lbm

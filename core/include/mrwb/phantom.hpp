@@ -46,6 +46,10 @@ struct CellPhantom {
 CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type,
                             int nz = 1);
 
+// The box of nx × ny × nz cells from cell (x0, y0, z0) of `ph` as its own phantom (positions kept): the
+// sub-volumes of the CPU slab estimate and the z bands of a multi-slice run.
+CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz);
+
 // Cells along z of `spec` on a grid of `matrix` voxels over fov_m: 1 for a 2-D slice, else
 // round(slab_thickness_m / cell) (at least 1) with cubic cells of the in-plane size.
 int slab_cells(const PhantomSpec& spec, double fov_m, int matrix);

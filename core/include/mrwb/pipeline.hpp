@@ -26,7 +26,9 @@ struct PipelineResult {
   std::optional<VelocityMap> velocity;
 };
 
-// progress: simulation is 0..0.95, reconstruction and metrics the rest.
+// progress: simulation is 0..0.95, reconstruction and metrics the rest. Multi-slice / 3-D scenarios
+// (multislice.hpp) are simulated and reconstructed whole; raw, recon and truth are then the central slice
+// (or the central partition, with the slab's kz = 0 k-space).
 PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel);
 
 }  // namespace mrwb

@@ -78,6 +78,13 @@ struct SequenceSpec {
   // type "tof" only (JSON field allowed with that type alone): first gradient moment nulled at TE on the
   // readout and slice axes (sequence_blocks.hpp build_tof_blocks).
   bool flow_compensation = true;
+  // Multi-slice 2-D (spoiled_gre, tof) and 3-D tof (multislice.hpp): slices excited in turn per TR, centred
+  // on z = 0, slice_thickness_m + slice_gap_m apart; or one slab of slice_thickness_m in `partitions` kz
+  // partitions. Either needs a phantom slab (phantom.slab_thickness_m > 0). JSON: written when not default.
+  int slices = 1;                    // 1 .. 64
+  double slice_gap_m = 0;            // 0 .. 0.1
+  int partitions = 1;                // 1 .. 256 (above 1: tof with slices = 1)
+  double slice_thickness_m = 5e-3;   // slice (2-D) or slab (3-D) thickness, 0.5 .. 50 mm
 };
 
 struct CoilSpec {

@@ -226,6 +226,27 @@ BuiltSequence build_phase_contrast_blocks(const CartesianParams& p, const std::s
 BuiltSequence build_tof_blocks(const CartesianParams& p, const std::string& source = "sequence");
 BuiltSequence build_blocks(const std::string& type, const CartesianParams& p, const std::string& source = "sequence");
 
+// The builders' common parameter checks (FOV, matrix, flip, bandwidth, slice, RF, dummy scans, R, ACS, TE/TR >= 0).
+void check_builder_params(const CartesianParams& p, const std::string& source);
+// Parts the gradient-echo builders share. Slice-selective excitation: Hann sinc of time-bandwidth 4 with
+// its slice-select trapezoid (RF after the dead time), and the slice rephaser to play after the block.
+struct Excitation {
+  Block block;
+  Gradient gz_rephase;
+  double rf_center_abs_s = 0;  // RF centre from the block start
+};
+Excitation make_slice_excitation(double flip_rad, double rf_duration_s, double slice_thickness_m, char use,
+                                 const SystemLimits& sys);
+// Readout along x: trapezoid + ADC of `matrix` samples at dwell 1/(bandwidth·matrix) (ADC raster); after a
+// prephaser of `pre_area` sample matrix/2 sits at k = 0 and sample i at (i − matrix/2)·dk.
+struct ReadoutPart {
+  Block block;
+  double dk = 0;        // 1 / FOV [cycles/m]
+  double pre_area = 0;  // prephaser area [cycles/m]
+  double ro_area = 0;   // area of the readout trapezoid
+};
+ReadoutPart make_readout_part(double fov_m, int matrix, double bandwidth_Hz_per_pixel, const SystemLimits& sys);
+
 // ---- Diagram (sequence_diagram.cpp): RF, Gx, Gy, Gz, ADC against time, for the GUI and --plot ----
 struct DiagramTrace {
   std::string name, unit;

@@ -15,8 +15,18 @@ namespace mrwb::seq {
 // bandwidth, dummy scans, acceleration R, ACS lines, flow compensation.
 CartesianParams cartesian_params(const SequenceSpec& spec);
 // The scenario's sequence as blocks, with R and ACS (labels LIN, REF, IMA). Throws InputError naming
-// `source` and the field (TE below the minimum, ...); radial / spiral trajectories have no block form yet.
+// `source` and the field (TE below the minimum, ...). Radial / spiral trajectories: spoiled GRE
+// (build_noncart_gre_blocks) playing the simulator's readouts. The one place the minimum TE / TR of a
+// scenario is decided: validate_scenario (mrwb simulate) and mrwb sequence both build through it.
 BuiltSequence scenario_blocks(const SequenceSpec& spec, const std::string& source = "sequence");
+// The same within other hardware limits (mrwb sequence --max-grad / --max-slew).
+BuiltSequence scenario_blocks(const SequenceSpec& spec, const std::string& source, const SystemLimits& sys);
+// Minimum TE / TR and every check of scenario_blocks; radial / spiral without assembling the blocks
+// (seq empty), for validate_scenario.
+BuiltSequence scenario_timing(const SequenceSpec& spec, const std::string& source);
+// The hardware the scenario's sequence is designed for: the defaults, or the spiral design's
+// (noncart_system_limits).
+SystemLimits scenario_system_limits(const SequenceSpec& spec);
 // bssfp and tof: the blocks converted for the simulator. The RF phase is followed (bSSFP's 0/180°
 // alternation: samples come out demodulated), tof has ideal spoiling after each readout instead of RF
 // spoiling; lines and flags come from the labels, ny = matrix. Throws InputError for other types.

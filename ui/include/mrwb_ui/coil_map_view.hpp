@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "mrwb/scenario.hpp"
+#include "mrwb_ui/background_job.hpp"
 
 class QComboBox;
 class QLabel;
-class QThread;
 
 namespace mrwb::ui {
 
@@ -32,7 +32,7 @@ class CoilMapView : public QWidget {
   void setDisplay(Display display);
   Display display() const { return display_; }
 
-  bool busy() const { return thread_ != nullptr; }
+  bool busy() const { return worker_->busy(); }
   int coilCount() const { return ncoils_; }
   int mapSize() const { return n_; }
   QString errorText() const { return error_; }
@@ -51,7 +51,7 @@ class CoilMapView : public QWidget {
 
   mrwb::Scenario scenario_;
   Display display_ = Display::Magnitude;
-  QThread* thread_ = nullptr;
+  BackgroundJob* worker_;
   bool restart_ = false;
   struct Result;
   std::shared_ptr<Result> pending_;

@@ -17,6 +17,7 @@
 #include "mrwb/raw_data.hpp"
 #include "mrwb/recon_comparison.hpp"
 #include "mrwb/scenario.hpp"
+#include "mrwb_ui/background_job.hpp"
 #include "mrwb_ui/image_view.hpp"
 
 class QCheckBox;
@@ -28,7 +29,6 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
-class QThread;
 
 namespace mrwb::ui {
 
@@ -64,7 +64,7 @@ class ComparisonView : public QWidget {
   void setLinked(bool linked);
   bool linked() const { return linked_; }
 
-  bool busy() const { return thread_ != nullptr; }
+  bool busy() const { return worker_->busy(); }
   bool hasRawData() const { return raw_ != nullptr; }
   int paneCount() const { return static_cast<int>(imagePanes_.size()); }  // one per entry
   ImageView* truthPane() const { return truthPane_; }
@@ -112,8 +112,7 @@ class ComparisonView : public QWidget {
   int selected_ = -1;
   QString lastError_;
 
-  QThread* thread_ = nullptr;
-  mrwb::CancelToken cancel_;
+  BackgroundJob* worker_;
   struct Job;
   std::shared_ptr<Job> job_;
 

@@ -14,12 +14,12 @@
 #include "mrwb/lbm.hpp"
 #include "mrwb/progress.hpp"
 #include "mrwb/scenario.hpp"
+#include "mrwb_ui/background_job.hpp"
 
 class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QThread;
 class vtkActor;
 class vtkImageActor;
 class vtkImageData;
@@ -48,7 +48,7 @@ class FlowView : public QWidget {
   // The label of the backend the shown field was computed with ("" before any).
   QString fieldBackend() const { return fieldBackend_; }
 
-  bool busy() const { return thread_ != nullptr; }
+  bool busy() const { return worker_->busy(); }
   bool hasField() const { return field_ != nullptr; }
   const mrwb::FlowField* field() const { return field_.get(); }
   QString errorText() const { return error_; }
@@ -68,8 +68,7 @@ class FlowView : public QWidget {
   mrwb::Scenario scenario_;
   std::vector<mrwb::LbmRunner> runners_;  // one per backendBox_ entry
   QString fieldBackend_;
-  QThread* thread_ = nullptr;
-  mrwb::CancelToken cancel_;
+  BackgroundJob* worker_;
   struct Job;
   std::shared_ptr<Job> job_;
   std::shared_ptr<const mrwb::FlowField> field_;

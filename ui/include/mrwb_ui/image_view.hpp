@@ -58,6 +58,10 @@ class ImageView : public VtkOpenGLWidget {
 
   void setTitle(const QString& title);
   QString title() const { return title_; }
+  // The title as laid out for the view's width (tests: it must fit): its widest line in pixels and
+  // its number of lines.
+  int titleWidthPx() const;
+  int titleLineCount() const;
   bool hasImage() const { return hasImage_; }
   // Counts setImage calls, so tests can check a view was (not) updated.
   quint64 updateCount() const { return updateCount_; }
@@ -98,9 +102,11 @@ class ImageView : public VtkOpenGLWidget {
   bool colorbarShown() const { return signed_ || colorbarVisible_; }
   void fitCamera();
   void updateInfoText();
+  void layoutTexts();  // title, hint and info line fitted to viewportWidth_
   void onWindowLevel();
 
-  QString title_;
+  QString title_, hint_, info_;
+  int viewportWidth_ = 0, viewportHeight_ = 0;  // device pixels; 0 until the first resize
   bool hasImage_ = false;
   bool signed_ = false;
   int nx_ = 0, ny_ = 0;

@@ -11,11 +11,11 @@
 #include "mrwb/progress.hpp"
 #include "mrwb/scenario.hpp"
 #include "mrwb/sequence_blocks.hpp"
+#include "mrwb_ui/background_job.hpp"
 
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QThread;
 
 namespace mrwb::ui {
 
@@ -39,7 +39,7 @@ class PulseqPanel : public QWidget {
   const mrwb::seq::BlockSequence* sequence() const { return sequence_ ? &*sequence_ : nullptr; }
   QString infoText() const;
   QString lastError() const { return lastError_; }
-  bool busy() const { return thread_ != nullptr; }
+  bool busy() const { return worker_->busy(); }
   SequenceDiagramView* diagramView() const { return diagram_; }
   ImageView* imageView() const { return image_; }
   // ADC segments (SET label) of the last simulation; 0 before any.
@@ -61,8 +61,7 @@ class PulseqPanel : public QWidget {
   QString fileName_, info_, lastError_;
   int segments_ = 0;
 
-  QThread* thread_ = nullptr;
-  mrwb::CancelToken cancel_;
+  BackgroundJob* worker_;
   struct Job;
   std::shared_ptr<Job> job_;
 

@@ -10,9 +10,9 @@
 #include "mrwb/progress.hpp"
 #include "mrwb/scenario.hpp"
 
-class QThread;
-
 namespace mrwb::ui {
+
+class BackgroundJob;
 
 class SimulationWorker : public QObject {
   Q_OBJECT
@@ -21,7 +21,7 @@ class SimulationWorker : public QObject {
   // Cancels a running job and waits for its thread, so no callback outlives the worker.
   ~SimulationWorker() override;
 
-  bool isRunning() const { return running_; }
+  bool isRunning() const;
   // Whether the last `failed` came from mrwb::InputError (bad input: the CLI's exit code 2).
   bool lastFailureWasInputError() const { return lastFailureInput_; }
 
@@ -42,12 +42,10 @@ class SimulationWorker : public QObject {
 
  private:
   void onProgress(double fraction, const QString& stage);
-  void onDone(std::shared_ptr<mrwb::PipelineResult> result, const QString& error, bool inputError,
-              bool wasCancelled);
+  void onDone();
 
-  QThread* thread_ = nullptr;
-  mrwb::CancelToken cancel_;
-  bool running_ = false;
+  BackgroundJob* job_;
+  std::shared_ptr<std::shared_ptr<mrwb::PipelineResult>> result_;  // written by the running job
   bool lastFailureInput_ = false;
   int lastPercent_ = -1;
   QString lastStage_;
