@@ -31,7 +31,8 @@ bool cartesian_readouts(const seq::ProgramConversion& c, double dk_tolerance) {
 // A non-Cartesian segment: the k of every sample (from the file's gradients) as its trajectory in cycles
 // per FOV (BART convention, rows by LIN as the samples), and the samples scaled by the voxel area over the
 // FOV area, so that they are the object's Fourier transform in FOV units (as finish_noncart_raw).
-void attach_trajectory(const seq::ProgramConversion& c, const seq::BlockSequence& s, double voxel_m, RawData& raw) {
+void attach_trajectory(const seq::ProgramConversion& c, const seq::BlockSequence& s, double voxel_m, int cells_per_voxel,
+                       RawData& raw) {
   std::vector<int> seen(raw.ny, 0);
   for (int line : c.adc_line) ++seen[line];
   if (c.adc_count != raw.ny || std::any_of(seen.begin(), seen.end(), [](int n) { return n != 1; }))
@@ -56,7 +57,9 @@ void attach_trajectory(const seq::ProgramConversion& c, const seq::BlockSequence
   raw.line_flags.clear();
   raw.trajectory_type.clear();  // "other": a Pulseq file does not say
   float area = static_cast<float>(voxel_m * voxel_m / (fov[0] * fov[1]));
-  if (three_d) area *= static_cast<float>(voxel_m / fov[2]);
+  // 3-D: the voxel's depth over the FOV's, and the cells per voxel along z (the segment's samples are
+  // scaled by the in-plane cell area only, simulate_block_sequence), as simulate_noncart's cell volume.
+  if (three_d) area *= static_cast<float>(voxel_m / fov[2] / cells_per_voxel);
   for (auto& v : raw.kspace) v *= area;
 }
 
@@ -85,7 +88,7 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
     throw InputError("non-Cartesian sequence with " + std::to_string(r.segments.size()) +
                      " SET segments (allowed: one segment)");
   RawData& raw = r.segments.front();
-  attach_trajectory(c, sequence, ph.cell_size_m * std::max(1, ph.cells_per_voxel), raw);
+  attach_trajectory(c, sequence, ph.cell_size_m * std::max(1, ph.cells_per_voxel), std::max(1, ph.cells_per_voxel), raw);
   raw.scenario_name = scenario.name;
   if (raw.traj_dims == 2) {
     ReconOptions o;
