@@ -72,11 +72,15 @@ long closed_form_passes(const SequenceProgram& prog, bool only_separable = false
 
 // What one run moves through memory [bytes]. Cell-steps are counted for every cell at every time step
 // (time_step_count), cells the CUDA engine plays in closed form included as if they were stepped.
-// Time-stepped cell (all cells on the CPU; the fluid cells on CUDA), per step: M read (12) and written
-// (12), PD T1 T2 dB ux uy (24), type (1), uz (4, with 3-D flow), open_end (1, with vessel ends inside
-// the grid), the list index (4, CUDA, when not every cell is fluid). Closed-form cell (CUDA: non-fluid
-// cells with PD != 0), per pass: M read and written (24), PD T1 T2 dB (16), list index (4, when the
-// list is not every cell). Reads of neighbours are not counted (caches serve them).
+// Time-stepped cell (all cells on the CPU; the fluid cells on CUDA), per step, as the per-step update
+// needs them: M read (12) and written (12), PD T1 T2 dB ux uy (24), type (1), uz (4, with 3-D flow),
+// open_end (1, with vessel ends inside the grid), the list index (4, CUDA, when not every cell is
+// fluid). The CUDA engine's blocked kernel (fluid_blocks.hpp) touches memory once per K steps, so for
+// it these are the effective bytes of the work done, not its DRAM traffic (see docs/benchmarks.md).
+// Closed-form pass (CUDA): with a cell list (closed-form cells under 3/4 of the grid) M read and written
+// (24), PD T1 T2 dB (16), list index (4) per closed-form cell; over the whole grid (no list) closed-form
+// cells 40 (+ type 1 when moving), the others read PD (4) (+ type 1 for fluid cells, whose PD != 0).
+// Separable passes run over the whole grid the same way. Reads of neighbours are not counted.
 struct Traffic {
   double bytes = 0, stepped_cells = 0, closed_form_cells = 0;
 };
@@ -90,20 +94,18 @@ Traffic run_traffic(const CellPhantom& ph, const SequenceProgram& prog, bool hyb
     else if (ph.PD[i] != 0.f)
       t.closed_form_cells += 1;
   }
-  const double step_bytes = 49 + (ph.uz.empty() ? 0 : 4) + (ph.open_end.empty() ? 0 : 1) + (hybrid && t.stepped_cells < n ? 4 : 0);
-  const double pass_bytes = 40 + (t.closed_form_cells < n ? 4 : 0);
-  // Separable passes (readouts along x, one coil, at most k_max_readout_groups (T2, ΔB)) run over the
-  // grid with no list: closed-form cells 40 (+ type 1 when moving); the others read PD (4) (+ type 1
-  // for fluid cells, whose PD != 0).
-  separable::ReadoutGroups groups;
   const bool moving = phantom_moves(ph);
+  const double step_bytes = 49 + (ph.uz.empty() ? 0 : 4) + (ph.open_end.empty() ? 0 : 1) + (hybrid && t.stepped_cells < n ? 4 : 0);
+  const double grid_pass_bytes = t.closed_form_cells * (40 + (moving ? 1 : 0)) + (n - t.closed_form_cells) * 4 +
+                                 (moving && hybrid ? t.stepped_cells : 0);
+  const bool listed = t.closed_form_cells < std::floor(n / 4) * 3;
+  const double pass_bytes = listed ? t.closed_form_cells * 44 : grid_pass_bytes;
+  // Separable passes (readouts along x, at most k_max_readout_groups (T2, ΔB)) run over the whole grid.
+  separable::ReadoutGroups groups;
   const double sep_passes =
       hybrid && separable::readout_groups(ph, moving, groups) && groups.count > 0 ? closed_form_passes(prog, true) : 0;
-  const double sep_pass_bytes = t.closed_form_cells * (40 + (moving ? 1 : 0)) + (n - t.closed_form_cells) * 4 +
-                                (moving && hybrid ? t.stepped_cells : 0);
   t.bytes = t.stepped_cells * steps * step_bytes +
-            t.closed_form_cells * (static_cast<double>(closed_form_passes(prog)) - sep_passes) * pass_bytes +
-            sep_passes * sep_pass_bytes;
+            (static_cast<double>(closed_form_passes(prog)) - sep_passes) * pass_bytes + sep_passes * grid_pass_bytes;
   return t;
 }
 

@@ -8,77 +8,15 @@
 #include <cstdio>
 
 #include "mrwb/backend_registry.hpp"
-#include "mrwb/flow.hpp"
-#include "mrwb/phantom_discretise.hpp"
+#include "mrwb/organ_slab.hpp"
 #include "mrwb/separable_readout_signal.hpp"
 #include "mrwb/simulation_engine.hpp"
-#include "mrwb/tissue.hpp"
-#include "mrwb/vessel_generators.hpp"
 
 namespace mrwb::cli {
 
 CellPhantom liver_slab(int nx, int ny, int nz, double cell_m) {
-  // A slab cut from a liver: every cell is parenchyma except the lumen. The tree grows in a flattened
-  // ellipsoid whose x semi-axis reaches past the grid, so the root (which enters at the −x pole) crosses
-  // the grid's open edge and blood flows in.
-  VesselTreeSpec spec;
-  spec.generator = "organ_tree";
-  spec.dims = 3;
-  spec.seed = 2016;
-  spec.terminals = 48;
-  spec.radius_m = 0.002;
-  spec.organ_semi_axes_m[0] = 0.55 * nx * cell_m;
-  spec.organ_semi_axes_m[1] = 0.45 * ny * cell_m;
-  spec.organ_semi_axes_m[2] = 0.45 * nz * cell_m;
-  const VesselTree tree = generate_vessel_tree(spec, "bench slab");
-  CellGrid g;
-  g.nx = nx;
-  g.ny = ny;
-  g.nz = nz;
-  g.cell_m = cell_m;
-  g.origin_m = {-0.5 * (nx - 1) * cell_m, -0.5 * (ny - 1) * cell_m, -0.5 * (nz - 1) * cell_m};
-  const VesselCells cells = discretise_vessels(tree, g, "bench slab", std::size_t{16} << 30);
-  FlowSpec flow;
-  flow.enabled = true;
-  const FlowField f = poiseuille_flow_field(tree, cells, flow);
-
-  CellPhantom ph = uniform_phantom(nx, ny, cell_m, 0.f, 0.f, 0.f, CellType::Background);
-  ph.nz = nz;
-  const std::size_t n = g.size();
-  ph.PD.assign(n, 0.f);
-  ph.T1_s.assign(n, 0.f);
-  ph.T2_s.assign(n, 0.f);
-  ph.dB_T.assign(n, 0.f);
-  ph.type = cells.type;
-  ph.ux.assign(n, 0.f);
-  ph.uy.assign(n, 0.f);
-  ph.uz.assign(n, 0.f);
-  ph.x0_m = g.origin_m.x;
-  ph.y0_m = g.origin_m.y;
-  ph.z0_m = g.origin_m.z;
-  const TissueProperties& blood = tissue_1p5T("blood");
-  const TissueProperties& liver = tissue_1p5T("liver");
-  double u_max = 0;  // largest |ux| + |uy| + |uz| [m/s]
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool fluid = ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
-    if (fluid) u_max = std::max(u_max, static_cast<double>(std::abs(f.ux_m_per_s[i]) + std::abs(f.uy_m_per_s[i]) +
-                                                           std::abs(f.uz_m_per_s[i])));
-    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Background)) continue;
-    const TissueProperties& t = fluid ? blood : liver;
-    ph.PD[i] = static_cast<float>(t.PD);
-    ph.T1_s[i] = static_cast<float>(t.T1_s);
-    ph.T2_s[i] = static_cast<float>(t.T2_s);
-  }
-  // Flow step: the fastest cell moves 0.9 cells per step (lattice units as the simulator takes them).
-  ph.flow_dt_s = u_max > 0 ? 0.9 * cell_m / u_max : 0;
-  const double to_cells = ph.flow_dt_s / cell_m;
-  for (std::size_t i = 0; i < n; ++i)
-    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
-      ph.ux[i] = static_cast<float>(f.ux_m_per_s[i] * to_cells);
-      ph.uy[i] = static_cast<float>(f.uy_m_per_s[i] * to_cells);
-      ph.uz[i] = static_cast<float>(f.uz_m_per_s[i] * to_cells);
-    }
-  return ph;
+  // A slab cut from a liver: every cell is parenchyma except the lumen.
+  return organ_slab_phantom({nx, ny, nz, cell_m, 48, 0.002, "liver"}, "bench slab", std::size_t{16} << 30);
 }
 
 SequenceProgram first_readouts(const SequenceProgram& prog, int count) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -11,6 +12,26 @@
 #include "mrwb/reconstructor.hpp"
 
 namespace mrwb::cli {
+namespace {
+
+void check_allowed(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw InputError(flag + " " + value + ": unknown (allowed: " + list + ")");
+}
+
+// --density / --gridding-kernel: checked before any file is read; they only steer --method gridding (cg's
+// F^H d and Q are unweighted, Kaiser-Bessel), so naming them with another method is an error, not a no-op.
+void check_gridding_options(const CLI::App& sub, const std::string& method, const NoncartParams& p) {
+  check_allowed("--density", p.density, {"pipe-menon", "voronoi", "radial", "none"});
+  check_allowed("--gridding-kernel", p.kernel, {"kaiser-bessel", "bilinear"});
+  for (const char* flag : {"--density", "--gridding-kernel"})
+    if (sub.get_option(flag)->count() > 0 && method != "gridding")
+      throw InputError(std::string(flag) + ": only with --method gridding (not " + method + ")");
+}
+
+}  // namespace
 
 Action add_recon(CLI::App& app) {
   auto* sub = app.add_subcommand("recon", "Reconstruct raw data into an image");
@@ -56,12 +77,19 @@ Action add_recon(CLI::App& app) {
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
   sub->add_option("--kb-width", o->noncart.kb_width, "gridding: Kaiser-Bessel width [cells], default 4");
   sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
+  sub->add_option("--density", o->noncart.density, "gridding: density compensation pipe-menon | voronoi | radial | none");
+  sub->add_option("--gridding-kernel", o->noncart.kernel, "gridding: kaiser-bessel | bilinear (no oversampling, CPU only)");
   return [o, sub] {
     if (o->exact && o->gridded) throw InputError("--exact and --gridded: choose one");
     if (o->gridded) o->noncart.exact = false;
     if (sub->get_option("--lambda")->count() > 0) o->noncart.lambda = o->grappa.lambda;
     if (std::sscanf(o->kernel.c_str(), "%dx%d", &o->grappa.kernel_pe, &o->grappa.kernel_ro) != 2)
       throw InputError("--kernel " + o->kernel + ": expected K_PExK_RO, e.g. 4x5");
+    check_gridding_options(*sub, o->method, o->noncart);
+    // The bilinear baseline has no CUDA kernel: auto runs it on the CPU rather than fail on a GPU machine.
+    if (o->noncart.kernel == "bilinear" && o->backend == "auto") o->backend = "cpu";
+    if (o->noncart.kernel == "bilinear" && o->backend == "cuda")
+      throw InputError("--gridding-kernel bilinear: CPU only (allowed with --backend cuda: kaiser-bessel)");
     ReconOptions opts;
     opts.method = o->method;
     opts.backend = o->backend;

@@ -54,6 +54,17 @@ void write_velocity(const std::string& path, const VelocityMap& m, const std::ve
   write_image(path, img);
 }
 
+// What the summary line and --truth need from a run that wrote its own raw file(s): the raw data at `out`,
+// the truth image (empty for a volume, written above), the backend and the time.
+SimulationResult written_result(RawData raw, Image2D truth, const std::string& backend, double seconds) {
+  SimulationResult r;
+  r.raw = std::move(raw);
+  r.truth = std::move(truth);
+  r.backend = backend;
+  r.seconds = seconds;
+  return r;
+}
+
 // Phase contrast: every encoding as its own raw-data file (the reference at `out`, each encoded axis at
 // <out>_venc_<axis>), and per axis the measured velocity <velocity_out>_<axis> and its truth
 // <velocity_out>_<axis>_truth. Everything is simulated before anything is written.
@@ -71,12 +82,7 @@ SimulationResult simulate_phase_contrast_files(const Scenario& s, SimulationEngi
   if (!quiet)
     std::cerr << pc.sequence_report << "\nwrote " << pc.segments.size() << " encodings: " << out << " (reference) and "
               << with_suffix(out, "_venc_<axis>") << "\n";
-  SimulationResult r;
-  r.raw = std::move(pc.segments.front());
-  r.truth = std::move(pc.truth);
-  r.backend = pc.backend;
-  r.seconds = pc.simulate_seconds;
-  return r;
+  return written_result(std::move(pc.segments.front()), std::move(pc.truth), pc.backend, pc.simulate_seconds);
 }
 
 // An imported Pulseq file on the scenario's phantom and coils: the first segment (SET label) at `out`,
@@ -89,12 +95,7 @@ SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engi
     write_raw(seg == 0 ? out : with_suffix(out, "_set" + std::to_string(seg)), run.segments[seg]);
   if (!quiet && run.segments.size() > 1)
     std::cerr << "wrote " << run.segments.size() << " segments: " << out << " and " << with_suffix(out, "_set<k>") << "\n";
-  SimulationResult r;
-  r.raw = std::move(run.segments.front());
-  r.truth = std::move(run.truth);
-  r.backend = run.backend;
-  r.seconds = run.seconds;
-  return r;
+  return written_result(std::move(run.segments.front()), std::move(run.truth), run.backend, run.seconds);
 }
 
 // Multi-slice / 3-D: the raw data (ISMRMRD only) and the truth volume(s); names checked before simulating.
@@ -109,11 +110,7 @@ SimulationResult simulate_volume_files(const Scenario& s, SimulationEngine& engi
   if (!quiet)
     std::cerr << "wrote " << out << " (" << v.raw.slices << " slice(s) x " << v.raw.partitions << " partition(s) x "
               << v.raw.ny << " lines x " << v.raw.nx << " samples, " << v.seconds << " s on " << v.backend << ")\n";
-  SimulationResult r;
-  r.raw = std::move(v.raw);
-  r.backend = v.backend;
-  r.seconds = v.seconds;
-  return r;
+  return written_result(std::move(v.raw), {}, v.backend, v.seconds);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "mrwb/file_io.hpp"
 #include "mrwb/metrics.hpp"
 #include "mrwb/trajectory.hpp"
+#include "noncart_cli_test_support.hpp"
 
 using namespace mrwb;
 using mrwb::noncart::AnalyticPhantom;
@@ -24,21 +25,8 @@ namespace {
 using mrwb_test::Run;
 using mrwb_test::run_mrwb;
 
-// BART layout: trajectory [3, samples, readouts] (kz 0 for 2-D), k-space [1, samples, readouts, 1].
-void write_bart(const std::string& k_path, const std::string& t_path, const noncart::Trajectory& t,
-                const std::vector<std::complex<float>>& d) {
-  CflArray traj{{3, t.samples, t.readouts}, {}}, k{{1, t.samples, t.readouts, 1}, d};
-  for (std::size_t m = 0; m < t.count(); ++m)
-    traj.data.insert(traj.data.end(), {t.k[m * t.dims], t.k[m * t.dims + 1], t.dims == 3 ? t.k[m * 3 + 2] : 0.0f});
-  write_cfl(t_path, traj);
-  write_cfl(k_path, k);
-}
-
-std::vector<float> magnitude(const std::vector<std::complex<float>>& v) {
-  std::vector<float> m(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) m[i] = std::abs(v[i]);
-  return m;
-}
+using mrwb_test::magnitude;
+using mrwb_test::write_bart;
 
 }  // namespace
 

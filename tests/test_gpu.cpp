@@ -133,10 +133,9 @@ class TestGpu : public QObject {
     expect_agreement(ph, prog, "open vessel ends, spoil+RF back to back");
   }
 
-  // A large all-fluid grid (304,000 cells): more than one wave of the step kernel holds at one cell per
-  // thread, so it runs at two cells per thread (and here in two waves even so, 202,752 cells a wave on
-  // an H100), over several graph launches: seed 004's Poiseuille tube, 8 TRs. CUDA vs CPU k-space and
-  // truth within 1e-4 relative RMS.
+  // A large all-fluid grid (304,000 cells), the blocked kernel's default parts (about two per SM) over
+  // many launches: seed 004's Poiseuille tube, 8 TRs. CUDA vs CPU k-space and truth within 1e-4 relative
+  // RMS.
   void largeFluidGridMatchesCpu() {
     const int nx = 640, ny = 475;
     CellPhantom ph = uniform_phantom(nx, ny, 1e-4, 0.9f, 1.4f, 0.25f, CellType::Fluid);
@@ -150,6 +149,56 @@ class TestGpu : public QObject {
     seq.fov_m = nx * ph.cell_size_m;
     seq.dummy_scans = 0;
     expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs");
+  }
+
+  // The slab's blocked kernel (fluid_blocks.hpp) for several K (steps per launch = halo depth) and
+  // region caps small enough to force many parts, so that halos cross parts everywhere: a 3-D slab vessel
+  // with through-plane flow; and the slice path on an open-ended vessel with oblique flow. CUDA vs CPU
+  // within 1e-4 relative RMS each.
+  void blockedStepsMatchCpuForEveryK() {
+    const int nx = 96, ny = 64;
+    CellPhantom flat = uniform_phantom(nx, ny, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary);
+    flat.open_end.assign(flat.size(), 0);
+    flat.flow_dt_s = 1e-3;
+    CellPhantom slab = uniform_phantom(48, 32, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary, 8);
+    slab.flow_dt_s = 1e-3;
+    for (int y = 20; y < 44; ++y)
+      for (int x = 10; x < 86; ++x) {
+        const std::size_t i = static_cast<std::size_t>(y) * nx + x;
+        const double r = (y + 0.5 - 32) / 12;
+        flat.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
+        flat.PD[i] = 0.9f;
+        flat.T1_s[i] = 1.4f;
+        flat.T2_s[i] = 0.25f;
+        flat.ux[i] = static_cast<float>(0.7 * (1 - r * r));
+        flat.uy[i] = 0.15f;
+        flat.open_end[i] = x == 10 || x == 85;
+      }
+    for (int z = 1; z < 7; ++z)
+      for (int y = 10; y < 22; ++y)
+        for (int x = 0; x < 48; ++x) {
+          const std::size_t i = (static_cast<std::size_t>(z) * 32 + y) * 48 + x;
+          slab.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
+          slab.PD[i] = 0.9f;
+          slab.T1_s[i] = 1.4f;
+          slab.T2_s[i] = 0.25f;
+          slab.ux[i] = 0.6f;
+          slab.uz[i] = z < 4 ? 0.2f : -0.2f;
+        }
+    auto program = [](const CellPhantom& ph) {
+      SequenceSpec seq;
+      seq.matrix = 16;
+      seq.fov_m = ph.nx * ph.cell_size_m;
+      seq.dummy_scans = 4;
+      return build_spoiled_gre(seq);
+    };
+    expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step slice kernel)");
+    for (const char* setting : {"1,64", "3,128", "8,600", "2,1536", "4,1536"}) {
+      qputenv("MRWB_FLUID_BLOCKS", setting);
+      const QByteArray what = QByteArray("3-D slab vessel, MRWB_FLUID_BLOCKS=") + setting;
+      expect_agreement(slab, program(slab), what.constData());
+    }
+    qunsetenv("MRWB_FLUID_BLOCKS");
   }
 
   // Progress once per TR and a prompt cancel on both CUDA paths (the 100 ms figure is in the bench).

@@ -20,6 +20,8 @@ GriddingParams gridding_params(const NoncartParams& p) {
   GriddingParams g;
   g.width = p.kb_width;
   g.oversampling = p.oversampling;
+  g.density = p.density;
+  g.kernel = p.kernel;
   return g;
 }
 
@@ -131,7 +133,11 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
                             const CancelToken& cancel) {
   validate_samples(g, s, "cg");
   const std::size_t M = s.count(), nv = g.voxels();
-  const GriddingParams gp = gridding_params(p);
+  // F^H d and Q are unweighted sums by definition (no density compensation), and the gridded ones use the
+  // Kaiser-Bessel kernel as on CUDA (noncart_cg.cu): the gridding-only density / kernel options do not apply.
+  GriddingParams gp = gridding_params(p);
+  gp.density = "none";
+  gp.kernel = "kaiser-bessel";
   CgResult res;
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<cdouble>> fhd(s.coils);

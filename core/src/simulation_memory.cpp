@@ -11,11 +11,9 @@ namespace mrwb {
 std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& prog, int ncoils) {
   const std::size_t n = ph.size();
   const bool moving = phantom_moves(ph);
-  const std::size_t state = (moving ? 6 : 3) * sizeof(float);        // Mx My Mz (A and B buffers when moving)
-  const std::size_t tissue = 6 * sizeof(float) + 1;                    // PD T1 T2 dB ux uy, type
-  const std::size_t through_plane = ph.uz.size() == n ? sizeof(float) : 0;  // uz (3-D flow)
-  const std::size_t lists = sizeof(std::uint32_t);  // fluid (time-stepped) and closed-form cell lists, n in all
-  const std::size_t ends = ph.open_end.size() == n ? 1 : 0;                // open_end flags
+  const std::size_t state = 3 * sizeof(float);                         // Mx My Mz
+  const std::size_t tissue = 4 * sizeof(float) + 1;                    // PD T1 T2 dB, type
+  const std::size_t lists = sizeof(std::uint32_t);  // closed-form cell list
   const std::size_t truth = 2 * sizeof(float);                         // Mxy at the truth sample
   const std::size_t coils = ncoils > 1 ? static_cast<std::size_t>(ncoils) * 2 * sizeof(float) : 0;
   const std::size_t samples = static_cast<std::size_t>(ncoils) * prog.readouts * prog.nx;
@@ -24,7 +22,20 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   // Time-stepped path: one record per step (+ one per RF/spoil event at most); static: one per event.
   const std::size_t table = moving ? (static_cast<std::size_t>(time_step_count(ph, prog)) + prog.events.size()) * k_device_step_bytes
                                    : prog.events.size() * k_device_event_bytes;
-  return n * (state + tissue + through_plane + lists + ends + truth + coils) + sums + table;
+  // Slices: the per-step kernel's second state buffer, ux uy, open_end and the fluid list over the grid.
+  // Slabs: the fluid cells' state twice in compact arrays (24 B) and the region tables
+  // (fluid_block_steps.hpp): per entry cell and compact index, position, six face codes, tissue, three
+  // velocities; the regions hold each fluid cell about 1.2–2 times, 3 is the bound assumed here.
+  std::size_t fluid = 0;
+  if (moving)
+    for (std::uint8_t t : ph.type) fluid += t == static_cast<std::uint8_t>(CellType::Fluid);
+  const std::size_t slice_flow = 3 * sizeof(float) + 2 * sizeof(float) + 1 + sizeof(std::uint32_t);
+  const std::size_t flow = !moving ? 0
+                           : ph.nz == 1
+                               ? n * slice_flow
+                               : fluid * 6 * sizeof(float) +
+                                     3 * fluid * (2 * sizeof(std::uint32_t) + 8 + 6 * sizeof(std::int16_t) + 7 * sizeof(float));
+  return n * (state + tissue + lists + truth + coils) + sums + table + flow;
 }
 
 long time_step_count(const CellPhantom& ph, const SequenceProgram& prog) {

@@ -5,12 +5,13 @@
 //    one) are played event by event in closed form: one thread per cell keeps its state in registers
 //    for a group of events (up to one readout), exact with no transport. Cells with PD = 0 stay at
 //    M = 0 and are skipped. Large lists are split into ranges so that no launch outlasts a pacing chunk;
-//  - fluid cells of a moving phantom are time-stepped: every time step is one record of a step table
-//    built once on the host (interval, gradient moment, sample index, and the RF or spoiling that
-//    precedes it); one kernel per step runs over the compact fluid-cell list, reads buffer A (neighbours
-//    through the full grid index for the donor-cell flux, the signal of the current state block-reduced
-//    for all coils) and writes buffer B. Steps are launched as a CUDA graph of K kernels that reads its
-//    position from a device counter, so one graph launch plays K steps with no host work in between.
+//  - fluid cells of a moving phantom are time-stepped from a step table built once on the host
+//    (fluid_step_table: interval, gradient moment, sample index, and the RF or spoiling that precedes
+//    it). Slices: one kernel per step over the compact fluid-cell list (table_step), reading buffer A
+//    (neighbours through the full grid index, the signal block-reduced for all coils) and writing B,
+//    K steps per CUDA graph launch with no host work in between. Slabs: the fluid state in compact
+//    arrays and K steps per launch by temporal blocking (fluid_block_steps.cu, mrwb/fluid_blocks.hpp),
+//    so no step gathers across a grid of 10^7–10^8 cells. Either way no step reads what it writes.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
 //  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
 //  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
@@ -19,11 +20,17 @@
 // device; at every chunk it polls the cancel token, so cancel is honoured within ~10 ms; progress is
 // reported once per TR, dummy TRs included (tr_progress_marks), when both parts have queued that TR.
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "cuda_check.hpp"
+#include "fluid_block_steps.hpp"
+#include "mrwb/fluid_block_ops.hpp"
+#include "mrwb/fluid_blocks.hpp"
 #include "mrwb/separable_readout_signal.hpp"
 #include "mrwb/transport_cell_ops.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
@@ -49,16 +56,7 @@ struct DeviceEvent {
 };
 static_assert(sizeof(DeviceEvent) <= k_device_event_bytes, "memory estimate (simulation_memory.cpp) too small");
 
-// One time step of the time-stepped path.
-struct DeviceStep {
-  double dt_s, dk_x, dk_y, dk_z;  // interval and gradient moment of this step
-  float scale;                    // dt / flow_dt: the Courant scale of the transport
-  int sample;                     // coil-0 k-space index of the state before the step (after `op`), or −1
-  int truth;                      // 1: record cell Mxy of that state
-  int op;                         // instantaneous operator before the step: 0 none, 1 RF, 2 spoil
-  float ca, sa, cp, sp;           // RF: cos/sin of flip and phase
-};
-static_assert(sizeof(DeviceStep) <= k_device_step_bytes, "memory estimate (simulation_memory.cpp) too small");
+static_assert(sizeof(FluidStep) <= k_device_step_bytes, "memory estimate (simulation_memory.cpp) too small");
 
 struct CellGrid {
   int nx, ny, nz;
@@ -119,7 +117,7 @@ __device__ float2 warp_sum(float2 v) {
   return v;
 }
 
-// The time-stepped kernel takes C fluid cells per thread and issues their loads together (a step is
+// The per-step slice kernel takes C fluid cells per thread and issues their loads together (a step is
 // latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: C = 2, 3 blocks
 // hold 202,752 cells in one wave on an H100 (the tube: 178,600); C = 1 keeps the compiler's choice.
 constexpr int k_step_min_blocks(int C) { return C >= 2 ? 3 : 1; }
@@ -172,9 +170,8 @@ struct CellData {
   const float* __restrict__ T1;
   const float* __restrict__ T2;
   const float* __restrict__ dB;
-  const float* __restrict__ ux;
+  const float* __restrict__ ux;  // slices only (the per-step kernel reads neighbours through the grid)
   const float* __restrict__ uy;
-  const float* uz;  // nullptr: no through-plane velocity
   const std::uint8_t* __restrict__ type;
   const std::uint8_t* open_end;  // nullptr: no vessel ends inside the grid
   const float2* sens;            // nullptr: one uniform coil
@@ -183,13 +180,14 @@ struct CellData {
 };
 
 // Closed-form path: plays events [e_begin, e_end) for the cells list[first .. last) (list == nullptr:
-// cells first .. last), k_cells_per_thread cells per thread (a block takes k_block·k_cells_per_thread
+// cells first .. last of the grid, skipping those with PD = 0 and, with skip_fluid, fluid cells), k_cells_per_thread cells per thread (a block takes k_block·k_cells_per_thread
 // consecutive entries, strided by k_block so loads coalesce). A readout's signal is summed over the
 // thread's cells, warp-reduced per sample into shared memory and added to the global sums once per
 // `flush` samples: one block barrier per flush instead of two per sample, and one warp reduction per
 // k_cells_per_thread cells (the shuffles bound this kernel).
 __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
-                            const std::uint32_t* __restrict__ list, std::size_t first, std::size_t last) {
+                            const std::uint32_t* __restrict__ list, std::size_t first, std::size_t last,
+                            bool skip_fluid) {
   constexpr int C = k_cells_per_thread;
   __shared__ float2 part[k_readout_slots];  // [sample of the flush][coil][warp]
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -204,6 +202,8 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
     const std::size_t k = first + static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
     active[q] = k < last;  // inactive cells still join the block reductions (with zero signal)
     i[q] = active[q] ? (list ? list[k] : k) : 0;
+    if (active[q] && !list)
+      active[q] = d.PD[i[q]] != 0.f && !(skip_fluid && d.type[i[q]] == static_cast<std::uint8_t>(CellType::Fluid));
     m[q] = {0.f, 0.f, 0.f};
     pd[q] = t1[q] = t2[q] = db[q] = 0.f;
     c[q] = {0, 0, 0};
@@ -312,22 +312,33 @@ __global__ void separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, i
   float* __restrict__ Mx = d.Mx;
   float* __restrict__ My = d.My;
   float* __restrict__ Mz = d.Mz;
+  int iy = r0 % g.ny, iz = r0 / g.ny;  // row r = iz·ny + iy, counted along (no division per row)
 #pragma unroll 4
   for (int r = r0; r < r1; ++r) {
+    const CellIndex c{ix, iy, iz};
+    if (++iy == g.ny) {
+      iy = 0;
+      ++iz;
+    }
     const std::size_t i = static_cast<std::size_t>(r) * g.nx + ix;
     const float pd = d.PD[i];
     if (pd == 0.f || (skip_fluid && d.type[i] == static_cast<std::uint8_t>(CellType::Fluid))) continue;
     const float t1 = d.T1[i], t2 = d.T2[i], db = d.dB[i];
     bloch::Mag m{Mx[i], My[i], Mz[i]};
-    const CellIndex c{ix, r % g.ny, r / g.ny};
     for (int e = e_begin; e < e_end - 1; ++e) {  // the events before the readout
       const DeviceEvent E = ev[e];
       if (E.kind == static_cast<int>(EventKind::Rf)) {
         bloch::rf_rotate(m, E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
       } else if (E.kind == static_cast<int>(EventKind::Spoil)) {
         bloch::spoil(m);
+      } else if (m.Mx == 0.f && m.My == 0.f) {
+        // Spoiled (or never excited): only Mz recovers; the rotation and E2 would multiply zeros
+        // (skipping them is exact and saves the pass a sine, a cosine and an exponential per cell).
+        const float fdt = static_cast<float>(E.dt_s);
+        const float omE1 = t1 > 0.f ? -expm1f(-fdt / t1) : 0.f;
+        m.Mz = m.Mz + omE1 * (pd - m.Mz);
       } else {
-        // Float trig and relaxation as in table_step: double transcendentals per cell bound this pass.
+        // Float trig and relaxation as in the fluid kernel: double transcendentals per cell bound this pass.
         float cs, sn;
         rotation_of_fast(gradient_cycles(g, c, E.dk_x, E.dk_y, E.dk_z) + gamma_cycles * db * E.dt_s, cs, sn);
         const float fdt = static_cast<float>(E.dt_s);
@@ -395,23 +406,18 @@ __global__ void separable_signal(CellGrid g, DeviceEvent R, separable::ReadoutGr
   }
 }
 
-__device__ void apply_op(const DeviceStep& S, bloch::Mag& m) {
-  if (S.op == 1) bloch::rf_rotate(m, S.ca, S.sa, S.cp, S.sp);
-  if (S.op == 2) bloch::spoil(m);
-}
-
 // Time step number *counter + offset of the table for the fluid cells list[0 .. count) (list ==
 // nullptr: every cell), C cells per thread (a block takes k_block·C consecutive entries, strided by
 // k_block; their loads are issued together): B = A_MRI · [op(A) + ΔM_F], sampling op(A) first. op is
 // uniform over cells and transport linear, so op(transport(A) − fresh) + fresh = transport(op(A)): the
 // same result as the CPU twin, which applies op to the whole buffer before the step. Neighbours are read
-// through the full grid index; only fluid entries of A and B are ever read or written here. ThreeD =
-// false (nz = 1) passes the gather a constant nz = 1, so its face loop unrolls to the four in-plane
-// faces at compile time.
-template <bool ThreeD, int C>
+// through the full grid index; only fluid entries of A and B are ever read or written here. Slices only
+// (nz = 1: the gather's face loop unrolls to the four in-plane faces); slabs use fluid_block_steps.cu,
+// whose compact state avoids gathers scattered over a grid of 10^7–10^8 cells.
+template <int C>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     table_step(CellGrid g, CellData d, const std::uint32_t* __restrict__ list, std::size_t count,
-               const DeviceStep* __restrict__ steps, const int* __restrict__ counter, int offset, int n_steps,
+               const FluidStep* __restrict__ steps, const int* __restrict__ counter, int offset, int n_steps,
                const float* __restrict__ Ax, const float* __restrict__ Ay, const float* __restrict__ Az,
                float* __restrict__ Bx, float* __restrict__ By, float* __restrict__ Bz) {
   __shared__ float2 part[2][k_warps * k_coil_batch];
@@ -423,7 +429,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 #endif
   const int k = *counter + offset;
   if (k >= n_steps) return;  // uniform over the grid: the last graph launch may run past the end
-  const DeviceStep S = steps[k];
+  const FluidStep S = steps[k];
   bool active[C];
   std::size_t i[C];
   float pd[C], t1[C], t2[C], db[C];
@@ -451,16 +457,13 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   for (int q = 0; q < C; ++q) {
     own[q] = {0.f, 0.f, 0.f};
     fresh[q] = 0.f;
-    c[q] = ThreeD ? cell_index(g, i[q])
-                  : CellIndex{static_cast<int>(i[q] % static_cast<unsigned>(g.nx)),
-                              static_cast<int>(i[q] / static_cast<unsigned>(g.nx)), 0};
-    if (ThreeD) __builtin_assume(g.nz > 1);
+    c[q] = CellIndex{static_cast<int>(i[q] % static_cast<unsigned>(g.nx)),
+                     static_cast<int>(i[q] / static_cast<unsigned>(g.nx)), 0};
     if (active[q]) {
       own[q] = {Ax[i[q]], Ay[i[q]], Az[i[q]]};
-      apply_op(S, own[q]);
-      tr[q] = transport::donor_cell_gather<float>(c[q].ix, c[q].iy, c[q].iz, g.nx, g.ny, ThreeD ? g.nz : 1, Ax, Ay, Az,
-                                                  d.ux, d.uy, ThreeD ? d.uz : nullptr, d.type, d.PD, S.scale, true,
-                                                  d.open_end, &fresh[q]);
+      fluid::apply_op(S, own[q]);
+      tr[q] = transport::donor_cell_gather<float>(c[q].ix, c[q].iy, 0, g.nx, g.ny, 1, Ax, Ay, Az, d.ux, d.uy, nullptr,
+                                                  d.type, d.PD, S.scale, true, d.open_end, &fresh[q]);
     }
   }
   // After the gather: its loads are in flight while the block reduces the signal.
@@ -472,7 +475,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     if (!active[q]) continue;
     if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
     bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
-    apply_op(S, m);
+    fluid::apply_op(S, m);
     m.Mz += fresh[q];
     float cs, sn;
     rotation_of_fast(gradient_cycles(g, c[q], S.dk_x, S.dk_y, S.dk_z) + gamma_cycles * db[q] * S.dt_s, cs, sn);
@@ -538,24 +541,33 @@ class Pacer {
 };
 
 // The cells each path plays: `stepped` the fluid cells of a moving phantom, `closed_form` the others
-// with PD != 0 (a cell with PD = 0 stays at M = 0). A list equal to 0 .. n−1 is left empty (identity).
+// with PD != 0 (a cell with PD = 0 stays at M = 0). The closed-form list is built only when those cells
+// are under 3/4 of the grid: otherwise the kernels run over the whole grid and skip the other cells
+// (cheaper than building and uploading a list of nearly every cell). `stepped` is left empty when
+// every cell is fluid.
 struct CellLists {
   std::vector<std::uint32_t> stepped, closed_form;
   std::size_t n_stepped = 0, n_closed_form = 0;
+  bool closed_form_listed = false;
 };
 CellLists split_cells(const CellPhantom& ph, bool moving) {
   CellLists l;
   const std::size_t n = ph.size();
+  auto fluid = [&](std::size_t i) { return moving && ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid); };
   for (std::size_t i = 0; i < n; ++i) {
-    if (moving && ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
+    if (fluid(i))
       l.stepped.push_back(static_cast<std::uint32_t>(i));
-    else if (ph.PD[i] != 0.f)
-      l.closed_form.push_back(static_cast<std::uint32_t>(i));
+    else
+      l.n_closed_form += ph.PD[i] != 0.f;
   }
   l.n_stepped = l.stepped.size();
-  l.n_closed_form = l.closed_form.size();
   if (l.n_stepped == n) l.stepped.clear();
-  if (l.n_closed_form == n) l.closed_form.clear();
+  l.closed_form_listed = l.n_closed_form < n / 4 * 3;
+  if (l.closed_form_listed) {
+    l.closed_form.reserve(l.n_closed_form);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!fluid(i) && ph.PD[i] != 0.f) l.closed_form.push_back(static_cast<std::uint32_t>(i));
+  }
   return l;
 }
 
@@ -586,10 +598,12 @@ std::vector<DeviceEvent> device_events(const SequenceProgram& prog) {
 class ClosedFormPlayer {
  public:
   ClosedFormPlayer(const SequenceProgram& prog, const std::vector<int>& marks, const CellGrid& g, const CellData& d,
-                   const std::uint32_t* list, std::size_t count, cudaStream_t stream, Pacer& pacer)
-      : marks_(marks), g_(g), d_(d), list_(list), count_(count), stream_(stream), pacer_(pacer),
+                   const std::uint32_t* list, std::size_t count, bool skip_fluid, cudaStream_t stream, Pacer& pacer)
+      : marks_(marks), g_(g), d_(d), list_(list), count_(list ? count : g.n), has_cells_(count > 0), stream_(stream),
+        pacer_(pacer),
         ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())) {
     if (!ev_.empty()) d_ev_.upload(ev_.data());
+    skip_fluid_ = skip_fluid;
   }
   // Queues every group whose last event completes at most `tr` TRs (INT_MAX: all). Returns the TRs
   // completed by what has been queued.
@@ -614,12 +628,11 @@ class ClosedFormPlayer {
   // closed-form cells fall into at most k_max_readout_groups (T2, ΔB) groups and coils × groups fit the
   // shared accumulators; other readouts, and everything otherwise, keep play_events (direct sums).
   void enable_separable(const CellPhantom& ph, const SequenceProgram& prog, bool moving) {
-    if (count_ == 0 || !separable::readout_groups(ph, moving, groups_) || groups_.count == 0 ||
+    if (!has_cells_ || !separable::readout_groups(ph, moving, groups_) || groups_.count == 0 ||
         g_.ncoils * groups_.count > k_sep_max_terms)
       return;
     separable_.assign(prog.events.size(), false);
     for (std::size_t k = 0; k < prog.events.size(); ++k) separable_[k] = separable::readout_is_separable(prog.events[k]);
-    skip_fluid_ = moving;
     P_ = std::make_unique<DeviceBuffer<double2>>(static_cast<std::size_t>(g_.ncoils * groups_.count) * g_.nx);
   }
 
@@ -652,7 +665,7 @@ class ClosedFormPlayer {
       const std::size_t last = std::min(count_, first + range);
       const unsigned blocks = static_cast<unsigned>((last - first + per_block - 1) / per_block);
       play_events<<<blocks, k_block, 0, stream_>>>(g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_,
-                                                    list_, first, last);
+                                                    list_, first, last, skip_fluid_);
       cuda_check(cudaGetLastError(), "play_events launch");
       pacer_.queued(cost * static_cast<double>(last - first));
     }
@@ -662,7 +675,8 @@ class ClosedFormPlayer {
   CellGrid g_;
   CellData d_;
   const std::uint32_t* list_;
-  std::size_t count_;
+  std::size_t count_;  // entries of list_, or the grid's cells
+  bool has_cells_;
   cudaStream_t stream_;
   Pacer& pacer_;
   std::vector<DeviceEvent> ev_;
@@ -671,7 +685,7 @@ class ClosedFormPlayer {
   int done_ = 0;
   std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
   separable::ReadoutGroups groups_;
-  bool skip_fluid_ = false;
+  bool skip_fluid_ = false;  // moving phantom: fluid cells are time-stepped, not played here
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
 };
 
@@ -683,6 +697,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   void run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
            std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
            const ProgressFn& progress, const CancelToken& cancel) override {
+    const auto t_start = std::chrono::steady_clock::now();
     const std::size_t n = ph.size();
     const bool moving = phantom_moves(ph);
     const std::size_t ncoils = static_cast<std::size_t>(coils.ncoils);
@@ -697,25 +712,29 @@ class CudaSimulationEngine final : public SimulationEngine {
     check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils), free_b);
 
     const CellLists lists = split_cells(ph, moving);
-    const bool has_uz = ph.uz.size() == n;
     Stream stream;
-    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n), ux(n), uy(n), uz(has_uz ? n : 0);
-    DeviceBuffer<std::uint8_t> type(n), open_end(ph.open_end.size() == n ? n : 0);
-    DeviceBuffer<std::uint32_t> stepped(lists.stepped.size()), closed_form(lists.closed_form.size());
+    // Velocities and vessel ends: on the grid for the per-step slice kernel; a slab's reach the device
+    // per fluid entry only (FluidBlockTables).
+    const bool slice_steps = moving && ph.nz == 1 && lists.n_stepped > 0;
+    const std::size_t n_flow = slice_steps ? n : 0;
+    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n), ux(n_flow), uy(n_flow);
+    DeviceBuffer<std::uint8_t> type(n), open_end(slice_steps && ph.open_end.size() == n ? n : 0);
+    DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size()), stepped(slice_steps ? lists.stepped.size() : 0);
     PD.upload(ph.PD.data());
     T1.upload(ph.T1_s.data());
     T2.upload(ph.T2_s.data());
     dB.upload(ph.dB_T.data());
-    ux.upload(ph.ux.data());
-    uy.upload(ph.uy.data());
-    if (has_uz) uz.upload(ph.uz.data());
     type.upload(ph.type.data());
+    if (n_flow) {
+      ux.upload(ph.ux.data());
+      uy.upload(ph.uy.data());
+    }
     if (open_end.size()) open_end.upload(ph.open_end.data());
     if (stepped.size()) stepped.upload(lists.stepped.data());
     if (closed_form.size()) closed_form.upload(lists.closed_form.data());
     cuda_check(cudaMemset(Mx.get(), 0, n * sizeof(float)), "memset");
     cuda_check(cudaMemset(My.get(), 0, n * sizeof(float)), "memset");
-    Mz.upload(ph.PD.data());  // thermal equilibrium M = PD·z
+    cuda_check(cudaMemcpy(Mz.get(), PD.get(), n * sizeof(float), cudaMemcpyDeviceToDevice), "copy");  // M = PD·z
     DeviceBuffer<float2> sens(coils.uniform() ? 0 : ncoils * n);
     if (!coils.uniform()) sens.upload(reinterpret_cast<const float2*>(coils.sens.data()));
     const std::size_t n_samples = std::max<std::size_t>(1, samples.size());
@@ -724,12 +743,17 @@ class CudaSimulationEngine final : public SimulationEngine {
     DeviceBuffer<float2> truth(n);
     cuda_check(cudaMemset(truth.get(), 0, n * sizeof(float2)), "memset");
     cuda_check(cudaDeviceSynchronize(), "setup");
+    const auto t_setup = std::chrono::steady_clock::now();
 
     const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
                      static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
-    CellData d{Mx.get(), My.get(), Mz.get(), PD.get(), T1.get(), T2.get(), dB.get(), ux.get(), uy.get(),
-               has_uz ? uz.get() : nullptr, type.get(), open_end.size() ? open_end.get() : nullptr,
-               coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
+    CellData d{Mx.get(),   My.get(),
+               Mz.get(),   PD.get(),
+               T1.get(),   T2.get(),
+               dB.get(),   n_flow ? ux.get() : nullptr,
+               n_flow ? uy.get() : nullptr, type.get(),
+               open_end.size() ? open_end.get() : nullptr, coils.uniform() ? nullptr : sens.get(),
+               sums.get(), truth.get()};
     Pacer pacer(stream.s, cancel);
     const std::vector<int> marks = tr_progress_marks(prog);
     int reported = 0;
@@ -738,18 +762,21 @@ class CudaSimulationEngine final : public SimulationEngine {
       while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     };
 
-    ClosedFormPlayer closed(prog, marks, g, d, closed_form.size() ? closed_form.get() : nullptr, lists.n_closed_form,
+    ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form, moving,
                             stream.s, pacer);
     closed.enable_separable(ph, prog, moving);
-    if (moving && lists.n_stepped > 0)
-      run_time_stepped(ph, prog, marks, g, d, stepped.size() ? stepped.get() : nullptr, lists.n_stepped, closed,
-                       stream.s, pacer, tr_done);
+    if (slice_steps)
+      run_time_stepped_slice(ph, prog, g, d, stepped.size() ? stepped.get() : nullptr, lists.n_stepped, closed, stream.s,
+                             pacer, tr_done);
+    else if (moving && lists.n_stepped > 0)
+      run_time_stepped(ph, prog, g, d, lists.stepped, lists.n_stepped, closed, stream.s, pacer, tr_done);
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
     const int total = marks.empty() ? 0 : marks.back();
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
     closed.play_until(INT_MAX);
     cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
     cancel.throw_if_cancelled();
+    const auto t_kernels = std::chrono::steady_clock::now();
 
     std::vector<double2> host_sums(sums.size());
     sums.download(host_sums.data());
@@ -761,75 +788,37 @@ class CudaSimulationEngine final : public SimulationEngine {
       }
       samples[j] = {static_cast<float>(sx), static_cast<float>(sy)};
     }
-    std::vector<float2> host_truth(n);
-    truth.download(host_truth.data());
-    for (std::size_t i = 0; i < n && i < cell_truth.size(); ++i) cell_truth[i] = {host_truth[i].x, host_truth[i].y};
+    // std::complex<float> is two floats (array-compatible by the standard), as float2: copy straight in.
+    const std::size_t nt = std::min(n, cell_truth.size());
+    if (nt > 0)
+      cuda_check(cudaMemcpy(cell_truth.data(), truth.get(), nt * sizeof(float2), cudaMemcpyDeviceToHost), "download");
     if (!marks.empty()) tr_done(marks.back());
+    // MRWB_SIM_TIMING=1: where a run's time goes (bench investigations), on stderr.
+    if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1') {
+      using sec = std::chrono::duration<double>;
+      const auto t_end = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "cuda engine: %zu cells (%zu stepped, %zu closed form): set-up %.4f s, kernels %.4f s, read-back %.4f s\n",
+                   n, lists.n_stepped, lists.n_closed_form, sec(t_setup - t_start).count(), sec(t_kernels - t_setup).count(),
+                   sec(t_end - t_kernels).count());
+    }
   }
 
  private:
-  // The step table: every sub-step of every Free interval and ADC sample, each RF/spoil folded into the
-  // step after it (a zero-length step when two come in a row). trs_at: (steps, TRs completed by then).
-  static std::vector<DeviceStep> step_table(const CellPhantom& ph, const SequenceProgram& prog, const std::vector<int>& marks,
-                                            std::vector<std::pair<long, int>>& trs_at) {
-    const double dt_cfl = courant_dt_s(ph);
-    std::vector<DeviceStep> table;
-    table.reserve(static_cast<std::size_t>(time_step_count(ph, prog)) + 16);
-    DeviceStep pending{};  // op waiting for the next step
-    auto push = [&](double dt, const SeqEvent& e, int k, int sample, bool truth) {
-      DeviceStep s = pending;
-      pending = DeviceStep{};
-      s.dt_s = dt;
-      s.dk_x = k ? e.dk_x / k : 0;
-      s.dk_y = k ? e.dk_y / k : 0;
-      s.dk_z = k ? e.dk_z / k : 0;
-      s.scale = static_cast<float>(dt / ph.flow_dt_s);
-      s.sample = sample;
-      s.truth = truth ? 1 : 0;
-      table.push_back(s);
-    };
-    auto set_op = [&](int op, const SeqEvent& e) {
-      if (pending.op != 0) push(0, e, 0, -1, false);  // two instantaneous ops in a row
-      pending.op = op;
-      pending.ca = static_cast<float>(std::cos(e.flip_rad));
-      pending.sa = static_cast<float>(std::sin(e.flip_rad));
-      pending.cp = static_cast<float>(std::cos(e.phase_rad));
-      pending.sp = static_cast<float>(std::sin(e.phase_rad));
-    };
-    int readout = 0;
-    for (std::size_t ei = 0; ei < prog.events.size(); ++ei) {
-      const SeqEvent& e = prog.events[ei];
-      const int k = courant_substeps(e.dt_s, dt_cfl);
-      switch (e.kind) {
-        case EventKind::Rf: set_op(1, e); break;
-        case EventKind::Spoil: set_op(2, e); break;
-        case EventKind::Free:
-          for (int j = 0; j < k; ++j) push(e.dt_s / k, e, k, -1, false);
-          break;
-        case EventKind::Readout:
-          for (int j = 0; j < e.n_samples; ++j)
-            for (int sub = 0; sub < k; ++sub)
-              push(e.dt_s / k, e, k, sub == 0 ? readout * prog.nx + j : -1, sub == 0 && j == e.truth_sample);
-          ++readout;
-          break;
-      }
-      if (marks[ei] > (trs_at.empty() ? 0 : trs_at.back().second)) trs_at.emplace_back(static_cast<long>(table.size()), marks[ei]);
-    }
-    // A trailing op changes no sample: dropped.
-    return table;
-  }
-
-  // Time-steps the fluid cells list[0 .. count); queues the closed-form part alongside, TR by TR.
+  // Slices (nz = 1): time-steps the fluid cells list[0 .. count) (list == nullptr: every cell) one
+  // kernel per step, K steps per CUDA graph launch; queues the closed-form part alongside, TR by TR.
+  // Measured against the blocked kernel on the H100 (docs/benchmarks.md): on dense slices (the tube,
+  // the liver-tree slice) a step costs about the same dependent-latency floor either way, and this
+  // kernel executes far fewer instructions per cell-step.
   template <typename TrDone>
-  void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const std::vector<int>& marks,
-                        const CellGrid& g, CellData d, const std::uint32_t* list, std::size_t count,
-                        ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+  void run_time_stepped_slice(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
+                              const std::uint32_t* list, std::size_t count, ClosedFormPlayer& closed,
+                              cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
     const std::size_t n = g.n;
     std::vector<std::pair<long, int>> trs_at;
-    const std::vector<DeviceStep> table = step_table(ph, prog, marks, trs_at);
+    const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
     const int n_steps = static_cast<int>(table.size());
     if (n_steps == 0) return;
-    DeviceBuffer<DeviceStep> d_table(table.size());
+    DeviceBuffer<FluidStep> d_table(table.size());
     d_table.upload(table.data());
     DeviceBuffer<int> counter(1);
     cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
@@ -839,16 +828,16 @@ class CudaSimulationEngine final : public SimulationEngine {
 
     // C = 1 cell per thread when one wave of resident blocks holds every fluid cell, else 2 (the tube's
     // 178,600 cells: two waves of one cell per thread, one wave of two).
-    using StepKernel = void (*)(CellGrid, CellData, const std::uint32_t*, std::size_t, const DeviceStep*, const int*,
+    using StepKernel = void (*)(CellGrid, CellData, const std::uint32_t*, std::size_t, const FluidStep*, const int*,
                                 int, int, const float*, const float*, const float*, float*, float*, float*);
     int device = 0, sms = 0, per_sm = 0;
     cuda_check(cudaGetDevice(&device), "cudaGetDevice");
     cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    StepKernel kernel = g.nz > 1 ? table_step<true, 1> : table_step<false, 1>;
+    StepKernel kernel = table_step<1>;
     cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
     std::size_t C = 1;
     if (count > static_cast<std::size_t>(per_sm) * sms * k_block) {
-      kernel = g.nz > 1 ? table_step<true, 2> : table_step<false, 2>;
+      kernel = table_step<2>;
       C = 2;
     }
     const unsigned blocks = static_cast<unsigned>((count + k_block * C - 1) / (k_block * C));
@@ -870,7 +859,7 @@ class CudaSimulationEngine final : public SimulationEngine {
       cfg.stream = stream;
       cfg.attrs = &pdl;
       cfg.numAttrs = j > 0 ? 1 : 0;
-      cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, static_cast<const DeviceStep*>(d_table.get()),
+      cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, static_cast<const FluidStep*>(d_table.get()),
                                     static_cast<const int*>(counter.get()), j, n_steps, static_cast<const float*>(A[0]),
                                     static_cast<const float*>(A[1]), static_cast<const float*>(A[2]), B[0], B[1], B[2]),
                  "table_step launch");
@@ -888,6 +877,75 @@ class CudaSimulationEngine final : public SimulationEngine {
       pacer.queued(static_cast<double>(end - first) * static_cast<double>(count));
       while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
       tr_done(std::min(trs, closed.play_until(trs)));
+    }
+  }
+  // Slabs (nz > 1): time-steps the fluid cells list[0 .. count) (list empty: every cell) K steps per
+  // launch with the region tables of build_fluid_blocks (fluid_block_steps.cu); queues the closed-form
+  // part alongside, TR by TR.
+  template <typename TrDone>
+  void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
+                        const std::vector<std::uint32_t>& list, std::size_t count, ClosedFormPlayer& closed,
+                        cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+    std::vector<std::pair<long, int>> trs_at;
+    const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
+    const int n_steps = static_cast<int>(table.size());
+    if (n_steps == 0) return;
+    std::vector<std::uint32_t> all;
+    if (list.empty()) {  // every cell is fluid
+      all.resize(count);
+      for (std::size_t i = 0; i < count; ++i) all[i] = static_cast<std::uint32_t>(i);
+    }
+    const std::span<const std::uint32_t> fluid = list.empty() ? all : list;
+    const FluidBlocks blocks = choose_fluid_blocks(ph, fluid);
+    FluidBlockTables tables(ph, blocks, fluid);
+    DeviceBuffer<FluidStep> d_table(table.size());
+    d_table.upload(table.data());
+    const FluidGrid fg{g.nx, g.ny, g.x0, g.y0, g.z0, g.cell, g.n, g.ncoils, g.per_coil, g.samples, d.sens, d.sums, d.truth};
+    if (std::getenv("MRWB_SIM_TIMING"))
+      std::fprintf(stderr, "cuda engine: %zu fluid cells in %zu parts, K %d, largest region %zu, redundancy %.3f\n", count,
+                   blocks.parts(), blocks.steps, blocks.max_region, blocks.redundancy());
+
+    std::size_t next_mark = 0;
+    int trs = 0;
+    const int K = blocks.steps;
+    for (int k0 = 0; k0 < n_steps; k0 += K) {
+      tables.launch(fg, d_table.get(), k0, n_steps, stream);
+      const long end = std::min<long>(n_steps, k0 + K);
+      pacer.queued(static_cast<double>(end - k0) * static_cast<double>(count));
+      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
+      tr_done(std::min(trs, closed.play_until(trs)));
+    }
+  }
+
+  // K (steps per launch) and the part sizes: regions that fit the shared memory of two blocks per SM,
+  // and interiors small enough that the parts fill every SM in one wave where the region cap allows
+  // (bisection makes 2^d parts of equal size: d = floor(log2(resident blocks))).
+  // MRWB_FLUID_BLOCKS="K,region" overrides (tuning; K <= 16).
+  static FluidBlocks choose_fluid_blocks(const CellPhantom& ph, std::span<const std::uint32_t> fluid) {
+    int device = 0, sms = 0, smem_sm = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda_check(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+               "cudaDeviceGetAttribute");
+    const int faces = ph.nz > 1 ? 6 : 4;
+    // Measured on the H100 (docs/benchmarks.md): K 4 for slices; K 2 in 3-D, where the halo of a thin
+    // vessel grows fast with K (redundancy 1.2 at K 2, 1.9 at K 4, 10.9 at K 8 on the liver slab).
+    int K = faces == 6 ? 2 : 4;
+    std::size_t region = 1536;
+    if (const char* env = std::getenv("MRWB_FLUID_BLOCKS")) std::sscanf(env, "%d,%zu", &K, &region);
+    K = std::clamp(K, 1, 16);
+    // Two blocks per SM (1 KiB of driver-reserved and 3 KiB of static shared memory each).
+    while (region > 64 && 2 * (FluidBlockTables::shared_bytes(region, faces) + 4096) > static_cast<std::size_t>(smem_sm))
+      region -= 64;
+    std::size_t parts = 1;
+    while (parts * 2 <= static_cast<std::size_t>(2 * sms)) parts *= 2;
+    const std::size_t interior = std::max<std::size_t>(32, (fluid.size() + parts - 1) / parts + 1);
+    for (;; K = std::max(1, K / 2)) {
+      try {
+        return build_fluid_blocks(ph, fluid, K, interior, region);
+      } catch (const std::invalid_argument&) {
+        if (K == 1) throw;
+      }
     }
   }
 };

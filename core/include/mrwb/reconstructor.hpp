@@ -36,6 +36,8 @@ struct NoncartParams {
   bool exact = true;           // exact F^H d / Q (true) or gridded approximations (false)
   double kb_width = 4.0;       // Kaiser-Bessel kernel width [grid cells]
   double oversampling = 2.0;   // gridding oversampling, 1.25 .. 2
+  std::string density = "pipe-menon";   // gridding density compensation: pipe-menon | voronoi | radial | none
+  std::string kernel = "kaiser-bessel";  // gridding kernel: kaiser-bessel | bilinear (CPU only)
 };
 
 struct ReconOptions {
