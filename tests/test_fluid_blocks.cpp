@@ -325,6 +325,30 @@ class TestFluidBlocks : public QObject {
     }
   }
 
+  // The per-step compact kernel's table (fluid_face_ranks) equals the blocked tables with one part that
+  // holds every fluid cell at K = 1 (region-local index = rank there): 2-D tube with and without vessel
+  // ends inside the grid, and the 3-D slab.
+  void faceRanksMatchOnePartTables() {
+    std::vector<CellPhantom> cases = {tube_2d(94, 19, false), tube_2d(94, 19, true), vessel_slab(60, 60, 14, 1e-3)};
+    for (const CellPhantom& ph : cases) {
+      const auto fluid = fluid_cells(ph);
+      const FluidBlocks one = build_fluid_blocks(ph, fluid, 1, fluid.size(), fluid.size());
+      QCOMPARE(one.parts(), std::size_t{1});
+      const std::vector<std::int32_t> ranks = fluid_face_ranks(ph, fluid);
+      QCOMPARE(ranks.size(), one.face.size());
+      std::size_t open = 0, wall = 0, differ = 0;
+      for (std::size_t k = 0; k < ranks.size(); ++k) {
+        differ += ranks[k] != static_cast<std::int32_t>(one.face[k]);
+        open += ranks[k] == k_face_open;
+        wall += ranks[k] == k_face_wall;
+      }
+      qInfo("%dx%dx%d: %zu fluid cells, %zu face codes (%zu open, %zu wall), %zu differ", ph.nx, ph.ny, ph.nz,
+            fluid.size(), ranks.size(), open, wall, differ);
+      QCOMPARE(differ, std::size_t{0});
+      QVERIFY(open > 0 && wall > 0);
+    }
+  }
+
   // The twin must reproduce the plain time-stepped engine (float sin/cos of the turn fraction vs the
   // engine's factors: rounding only), for any K and any partition.
   void twinMatchesEngine2d() {

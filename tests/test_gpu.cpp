@@ -151,10 +151,10 @@ class TestGpu : public QObject {
     expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs");
   }
 
-  // The slab's blocked kernel (fluid_blocks.hpp) for several K (steps per launch = halo depth) and
-  // region caps small enough to force many parts, so that halos cross parts everywhere: a 3-D slab vessel
-  // with through-plane flow; and the slice path on an open-ended vessel with oblique flow. CUDA vs CPU
-  // within 1e-4 relative RMS each.
+  // Every fluid path: the slice kernel on an open-ended vessel with oblique flow; on a 3-D slab vessel
+  // with through-plane flow the per-step compact kernel and the blocked kernel (fluid_blocks.hpp) for
+  // several K (steps per launch = halo depth) and region caps small enough to force many parts, so that
+  // halos cross parts everywhere. CUDA vs CPU within 1e-4 relative RMS each.
   void blockedStepsMatchCpuForEveryK() {
     const int nx = 96, ny = 64;
     CellPhantom flat = uniform_phantom(nx, ny, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary);
@@ -193,12 +193,15 @@ class TestGpu : public QObject {
       return build_spoiled_gre(seq);
     };
     expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step slice kernel)");
+    expect_agreement(slab, program(slab), "3-D slab vessel (per-step kernel over the compact state)");
+    qputenv("MRWB_FLUID_PATH", "blocked");
     for (const char* setting : {"1,64", "3,128", "8,600", "2,1536", "4,1536"}) {
       qputenv("MRWB_FLUID_BLOCKS", setting);
       const QByteArray what = QByteArray("3-D slab vessel, MRWB_FLUID_BLOCKS=") + setting;
       expect_agreement(slab, program(slab), what.constData());
     }
     qunsetenv("MRWB_FLUID_BLOCKS");
+    qunsetenv("MRWB_FLUID_PATH");
   }
 
   // Progress once per TR and a prompt cancel on both CUDA paths (the 100 ms figure is in the bench).

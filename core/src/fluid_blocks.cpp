@@ -70,6 +70,19 @@ class Builder {
 
   FluidBlocks take() { return std::move(out_); }
 
+  // Face codes against the whole fluid list: the neighbour's rank, or open / wall as the gather decides
+  // (grid edge: open boundary; a non-fluid neighbour: open only at a vessel end).
+  std::vector<std::int32_t> face_ranks() const {
+    std::vector<std::int32_t> out(adj_.size());
+    const bool ends = ph_.open_end.size() == ph_.size();
+    for (std::size_t k = 0; k < adj_.size(); ++k) {
+      const std::int32_t a = adj_[k];
+      const bool open = a == k_adj_edge || (a == k_adj_solid && ends && ph_.open_end[fluid_[k / faces_]] != 0);
+      out[k] = a >= 0 ? a : (open ? k_face_open : k_face_wall);
+    }
+    return out;
+  }
+
  private:
   // adj_[rank·faces + f]: rank of the fluid neighbour through face f (+x, −x, +y, −y, +z, −z), or
   // k_adj_edge / k_adj_solid. Global index j = i + offset grows with i, so one pointer sweeps the sorted
@@ -205,6 +218,11 @@ FluidBlocks build_fluid_blocks(const CellPhantom& ph, std::span<const std::uint3
   for (std::size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<std::uint32_t>(r);
   if (!ranks.empty()) builder.split(ranks, 0, ranks.size());
   return builder.take();
+}
+
+std::vector<std::int32_t> fluid_face_ranks(const CellPhantom& ph, std::span<const std::uint32_t> fluid) {
+  if (ph.size() > 0xffffffffu) throw std::invalid_argument("fluid_face_ranks: more than 2^32 cells");
+  return Builder(ph, fluid, 1, fluid.size(), 1).face_ranks();
 }
 
 }  // namespace mrwb

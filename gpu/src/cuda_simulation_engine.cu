@@ -9,9 +9,10 @@
 //    (fluid_step_table: interval, gradient moment, sample index, and the RF or spoiling that precedes
 //    it). Slices: one kernel per step over the compact fluid-cell list (table_step), reading buffer A
 //    (neighbours through the full grid index, the signal block-reduced for all coils) and writing B,
-//    K steps per CUDA graph launch with no host work in between. Slabs: the fluid state in compact
-//    arrays and K steps per launch by temporal blocking (fluid_block_steps.cu, mrwb/fluid_blocks.hpp),
-//    so no step gathers across a grid of 10^7–10^8 cells. Either way no step reads what it writes.
+//    K steps per CUDA graph launch with no host work in between. Slabs: the same per-step scheme over
+//    the fluid cells' state, tissue, velocities, positions and face ranks in compact arrays
+//    (compact_step), so no step gathers across a grid of 10^7–10^8 cells; or, as an option, K steps per
+//    launch by temporal blocking (fluid_block_steps.cu). Either way no step reads what it writes.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
 //  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
 //  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
@@ -490,6 +491,81 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 
 __global__ void advance_counter(int* counter, int by) { *counter += by; }
 
+// Slabs, per-step path: the fluid cells' state, tissue, velocities, positions and face codes in compact
+// arrays indexed by rank (position in the ascending fluid list, so rank order is grid order); one kernel
+// per step, C cells per thread, neighbours through the face-rank table (fluid_face_ranks). Every load
+// stays inside arrays of the fluid cells (a slab's grid arrays span hundreds of MB: gathers through the
+// grid index there are TLB-bound). The step is table_step's: op by linearity, signal and truth of op(A).
+struct CompactFluid {
+  const std::uint32_t* __restrict__ cell;  // rank -> grid index (coil maps, truth)
+  const ushort4* __restrict__ pos;          // ix, iy, iz
+  const float4* __restrict__ tissue;        // PD, R1, R2, ΔB
+  const float *ux, *uy, *uz;
+  const std::int32_t* __restrict__ face;  // [rank][Faces]
+  std::size_t nf;
+};
+template <int Faces, int C>
+__global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
+    compact_step(CellGrid g, CellData d, CompactFluid f, const FluidStep* __restrict__ steps,
+                 const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
+                 float* __restrict__ B) {
+  __shared__ float2 part[2][k_warps * k_coil_batch];
+  int round = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const int k = *counter + offset;
+  if (k >= n_steps) return;
+  const FluidStep S = steps[k];
+  bool active[C];
+  std::size_t i[C];
+  int r[C];
+  float4 ts[C];
+  ushort4 p[C];
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const std::size_t t = static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
+    active[q] = t < f.nf;
+    r[q] = active[q] ? static_cast<int>(t) : 0;
+    i[q] = active[q] ? f.cell[r[q]] : 0;
+    ts[q] = f.tissue[r[q]];
+    p[q] = f.pos[r[q]];
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  const float *Ax = A, *Ay = A + f.nf, *Az = A + 2 * f.nf;
+  bloch::Mag own[C];
+  transport::Mag3<float> tr[C];
+  float fresh[C];
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    own[q] = {0.f, 0.f, 0.f};
+    fresh[q] = 0.f;
+    if (active[q]) {
+      own[q] = {Ax[r[q]], Ay[r[q]], Az[r[q]]};
+      fluid::apply_op(S, own[q]);
+      tr[q] = fluid::region_gather<Faces, std::int32_t>(r[q], f.face + static_cast<std::size_t>(r[q]) * Faces, Ax, Ay,
+                                                        Az, f.ux, f.uy, Faces == 6 ? f.uz : nullptr, ts[q].x, S.scale,
+                                                        &fresh[q]);
+    }
+  }
+  if (S.sample >= 0) block_signal<C>(g, d.sens, i, active, own, d.sums, S.sample, part, round);
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    if (!active[q]) continue;
+    if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
+    bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
+    fluid::apply_op(S, m);
+    m.Mz += fresh[q];
+    fluid::fluid_bloch(m, ts[q].x, ts[q].y, ts[q].z, ts[q].w, g.x0 + p[q].x * g.cell, g.y0 + p[q].y * g.cell,
+                       g.z0 + p[q].z * g.cell, S);
+    B[r[q]] = m.Mx;
+    B[f.nf + r[q]] = m.My;
+    B[2 * f.nf + r[q]] = m.Mz;
+  }
+}
+
 __global__ void precess_relax_kernel(std::size_t n, bloch::Mag* m, const float* PD, const float* omE1, const float* E2,
                                      const float* c, const float* s) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -768,8 +844,10 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (slice_steps)
       run_time_stepped_slice(ph, prog, g, d, stepped.size() ? stepped.get() : nullptr, lists.n_stepped, closed, stream.s,
                              pacer, tr_done);
+    else if (moving && lists.n_stepped > 0 && slab_path() == "blocked")
+      run_time_stepped(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
     else if (moving && lists.n_stepped > 0)
-      run_time_stepped(ph, prog, g, d, lists.stepped, lists.n_stepped, closed, stream.s, pacer, tr_done);
+      run_time_stepped_compact(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
     const int total = marks.empty() ? 0 : marks.back();
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
@@ -804,11 +882,70 @@ class CudaSimulationEngine final : public SimulationEngine {
   }
 
  private:
+  // A slab's fluid path: "compact" (one kernel per step over the compact state) or "blocked" (K steps
+  // per launch, fluid_block_steps.cu); MRWB_FLUID_PATH overrides the default (A/B measurements).
+  static std::string slab_path() {
+    const char* env = std::getenv("MRWB_FLUID_PATH");
+    return env ? env : "compact";
+  }
+  // The fluid cells in ascending order (split_cells leaves the list empty when every cell is fluid).
+  static std::vector<std::uint32_t> fluid_list(const CellLists& lists, std::size_t n) {
+    if (!lists.stepped.empty()) return lists.stepped;
+    std::vector<std::uint32_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = static_cast<std::uint32_t>(i);
+    return all;
+  }
+
+  // Plays a table of n_steps one kernel per step: a CUDA graph of K launches (K even, so step j of the
+  // graph reads buffer j % 2; launch(j, cfg) enqueues step j with PDL attributes in cfg) and the counter
+  // update, launched until the table is done, the closed-form part and progress queued between launches.
+  template <typename Launch, typename TrDone>
+  void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
+                       Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
+    Graph graph;
+    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
+    for (int j = 0; j < K; ++j) {
+      // Every step after the first of the graph overlaps its launch with the step before (see table_step).
+      cudaLaunchAttribute pdl{};
+      pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      pdl.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.blockDim = dim3(k_block);
+      cfg.stream = stream;
+      cfg.attrs = &pdl;
+      cfg.numAttrs = j > 0 ? 1 : 0;
+      launch(j, cfg);
+    }
+    advance_counter<<<1, 1, 0, stream>>>(counter, K);
+    cuda_check(cudaStreamEndCapture(stream, &graph.g), "graph capture");
+    cuda_check(cudaGetLastError(), "step launch");
+    cuda_check(cudaGraphInstantiate(&graph.exec, graph.g, 0), "graph instantiate");
+    std::size_t next_mark = 0;
+    int trs = 0;
+    for (long first = 0; first < n_steps; first += K) {
+      cuda_check(cudaGraphLaunch(graph.exec, stream), "graph launch");
+      const long end = std::min<long>(n_steps, first + K);
+      pacer.queued(static_cast<double>(end - first) * static_cast<double>(count));
+      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
+      tr_done(std::min(trs, closed.play_until(trs)));
+    }
+  }
+
+  // C = 1 cell per thread when one wave of resident blocks of `one` holds every cell, else 2 (the tube's
+  // 178,600 cells: two waves of one cell per thread, one wave of two).
+  template <typename Kernel>
+  static int cells_per_thread(Kernel one, std::size_t count) {
+    int device = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, one, k_block, 0), "occupancy");
+    return count > static_cast<std::size_t>(per_sm) * sms * k_block ? 2 : 1;
+  }
+
   // Slices (nz = 1): time-steps the fluid cells list[0 .. count) (list == nullptr: every cell) one
-  // kernel per step, K steps per CUDA graph launch; queues the closed-form part alongside, TR by TR.
-  // Measured against the blocked kernel on the H100 (docs/benchmarks.md): on dense slices (the tube,
-  // the liver-tree slice) a step costs about the same dependent-latency floor either way, and this
-  // kernel executes far fewer instructions per cell-step.
+  // kernel per step over the grid-indexed state (table_step). Measured against the blocked kernel on the
+  // H100 (docs/benchmarks.md): on dense slices (the tube, the liver-tree slice) this kernel is faster.
   template <typename TrDone>
   void run_time_stepped_slice(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
                               const std::uint32_t* list, std::size_t count, ClosedFormPlayer& closed,
@@ -825,77 +962,97 @@ class CudaSimulationEngine final : public SimulationEngine {
     DeviceBuffer<float> Bx(n), By(n), Bz(n);
     cuda_check(cudaDeviceSynchronize(), "setup");
     float* buf[2][3] = {{d.Mx, d.My, d.Mz}, {Bx.get(), By.get(), Bz.get()}};
-
-    // C = 1 cell per thread when one wave of resident blocks holds every fluid cell, else 2 (the tube's
-    // 178,600 cells: two waves of one cell per thread, one wave of two).
-    using StepKernel = void (*)(CellGrid, CellData, const std::uint32_t*, std::size_t, const FluidStep*, const int*,
-                                int, int, const float*, const float*, const float*, float*, float*, float*);
-    int device = 0, sms = 0, per_sm = 0;
-    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    StepKernel kernel = table_step<1>;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
-    std::size_t C = 1;
-    if (count > static_cast<std::size_t>(per_sm) * sms * k_block) {
-      kernel = table_step<2>;
-      C = 2;
-    }
+    const int C = cells_per_thread(table_step<1>, count);
+    auto kernel = C == 2 ? table_step<2> : table_step<1>;
     const unsigned blocks = static_cast<unsigned>((count + k_block * C - 1) / (k_block * C));
-
-    // Graph of K steps (K even, so step k always reads buffer k % 2) plus the counter update.
-    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
-    Graph graph;
-    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
-    for (int j = 0; j < K; ++j) {
-      float* const* A = buf[j & 1];
-      float* const* B = buf[(j + 1) & 1];
-      // Every step after the first of the graph overlaps its launch with the step before (see table_step).
-      cudaLaunchAttribute pdl{};
-      pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      pdl.val.programmaticStreamSerializationAllowed = 1;
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(blocks);
-      cfg.blockDim = dim3(k_block);
-      cfg.stream = stream;
-      cfg.attrs = &pdl;
-      cfg.numAttrs = j > 0 ? 1 : 0;
-      cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, static_cast<const FluidStep*>(d_table.get()),
-                                    static_cast<const int*>(counter.get()), j, n_steps, static_cast<const float*>(A[0]),
-                                    static_cast<const float*>(A[1]), static_cast<const float*>(A[2]), B[0], B[1], B[2]),
-                 "table_step launch");
-    }
-    advance_counter<<<1, 1, 0, stream>>>(counter.get(), K);
-    cuda_check(cudaStreamEndCapture(stream, &graph.g), "graph capture");
-    cuda_check(cudaGetLastError(), "table_step launch");
-    cuda_check(cudaGraphInstantiate(&graph.exec, graph.g, 0), "graph instantiate");
-
-    std::size_t next_mark = 0;
-    int trs = 0;
-    for (long first = 0; first < n_steps; first += K) {
-      cuda_check(cudaGraphLaunch(graph.exec, stream), "graph launch");
-      const long end = std::min<long>(n_steps, first + K);
-      pacer.queued(static_cast<double>(end - first) * static_cast<double>(count));
-      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
-      tr_done(std::min(trs, closed.play_until(trs)));
-    }
+    const FluidStep* steps = d_table.get();
+    play_step_graph(
+        n_steps, count, trs_at, counter.get(),
+        [&](int j, cudaLaunchConfig_t& cfg) {
+          float* const* A = buf[j & 1];
+          float* const* B = buf[(j + 1) & 1];
+          cfg.gridDim = dim3(blocks);
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, steps, static_cast<const int*>(counter.get()), j,
+                                        n_steps, static_cast<const float*>(A[0]), static_cast<const float*>(A[1]),
+                                        static_cast<const float*>(A[2]), B[0], B[1], B[2]),
+                     "table_step launch");
+        },
+        closed, stream, pacer, tr_done);
   }
-  // Slabs (nz > 1): time-steps the fluid cells list[0 .. count) (list empty: every cell) K steps per
-  // launch with the region tables of build_fluid_blocks (fluid_block_steps.cu); queues the closed-form
-  // part alongside, TR by TR.
+
+  // Slabs (nz > 1), per-step path over the compact fluid state (compact_step).
+  template <typename TrDone>
+  void run_time_stepped_compact(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
+                                std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
+                                Pacer& pacer, TrDone& tr_done) {
+    std::vector<std::pair<long, int>> trs_at;
+    const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
+    const int n_steps = static_cast<int>(table.size());
+    const std::size_t nf = fluid.size();
+    if (n_steps == 0 || nf == 0) return;
+    if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
+      throw std::invalid_argument("simulate: a grid side above 65535 cells");
+    const std::vector<std::int32_t> faces = fluid_face_ranks(ph, fluid);
+    std::vector<ushort4> pos(nf);
+    std::vector<float4> tissue(nf);
+    std::vector<float> u[3], m0(3 * nf, 0.f);
+    for (auto& v : u) v.resize(nf);
+    const std::size_t slice = ph.slice_size();
+    for (std::size_t k = 0; k < nf; ++k) {
+      const std::uint32_t c = fluid[k];
+      pos[k] = make_ushort4(static_cast<unsigned short>(c % slice % ph.nx), static_cast<unsigned short>(c % slice / ph.nx),
+                            static_cast<unsigned short>(c / slice), 0);
+      tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
+      u[0][k] = ph.ux[c];
+      u[1][k] = ph.uy[c];
+      u[2][k] = ph.uz.empty() ? 0.f : ph.uz[c];
+      m0[2 * nf + k] = ph.PD[c];  // thermal equilibrium
+    }
+    DeviceBuffer<std::uint32_t> d_cell(nf);
+    DeviceBuffer<ushort4> d_pos(nf);
+    DeviceBuffer<float4> d_tissue(nf);
+    DeviceBuffer<float> d_ux(nf), d_uy(nf), d_uz(nf), state0(3 * nf), state1(3 * nf);
+    DeviceBuffer<std::int32_t> d_face(faces.size());
+    d_cell.upload(fluid.data());
+    d_pos.upload(pos.data());
+    d_tissue.upload(tissue.data());
+    d_ux.upload(u[0].data());
+    d_uy.upload(u[1].data());
+    d_uz.upload(u[2].data());
+    d_face.upload(faces.data());
+    state0.upload(m0.data());
+    DeviceBuffer<FluidStep> d_table(table.size());
+    d_table.upload(table.data());
+    DeviceBuffer<int> counter(1);
+    cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
+    const CompactFluid f{d_cell.get(), d_pos.get(), d_tissue.get(), d_ux.get(), d_uy.get(), d_uz.get(), d_face.get(), nf};
+    float* buf[2] = {state0.get(), state1.get()};
+    const int C = cells_per_thread(compact_step<6, 1>, nf);
+    auto kernel = C == 2 ? compact_step<6, 2> : compact_step<6, 1>;
+    const unsigned blocks = static_cast<unsigned>((nf + k_block * C - 1) / (k_block * C));
+    const FluidStep* steps = d_table.get();
+    play_step_graph(
+        n_steps, nf, trs_at, counter.get(),
+        [&](int j, cudaLaunchConfig_t& cfg) {
+          cfg.gridDim = dim3(blocks);
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(counter.get()), j, n_steps,
+                                        static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
+                     "compact_step launch");
+        },
+        closed, stream, pacer, tr_done);
+  }
+
+  // Slabs (nz > 1), blocked path: time-steps the fluid cells K steps per launch with the region tables
+  // of build_fluid_blocks (fluid_block_steps.cu); queues the closed-form part alongside, TR by TR.
   template <typename TrDone>
   void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
-                        const std::vector<std::uint32_t>& list, std::size_t count, ClosedFormPlayer& closed,
-                        cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+                        std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
+                        Pacer& pacer, TrDone& tr_done) {
     std::vector<std::pair<long, int>> trs_at;
     const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
     const int n_steps = static_cast<int>(table.size());
     if (n_steps == 0) return;
-    std::vector<std::uint32_t> all;
-    if (list.empty()) {  // every cell is fluid
-      all.resize(count);
-      for (std::size_t i = 0; i < count; ++i) all[i] = static_cast<std::uint32_t>(i);
-    }
-    const std::span<const std::uint32_t> fluid = list.empty() ? all : list;
+    const std::size_t count = fluid.size();
     const FluidBlocks blocks = choose_fluid_blocks(ph, fluid);
     FluidBlockTables tables(ph, blocks, fluid);
     DeviceBuffer<FluidStep> d_table(table.size());

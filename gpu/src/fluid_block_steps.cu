@@ -2,11 +2,11 @@
 // core/src/fluid_blocks_cpu.cpp). One block per part: its region (interior + K-hop halo) is loaded into
 // shared memory, K steps are played there — op (RF/spoil) in place, signal and truth of the interior,
 // then transport (region_gather) and Bloch (fluid_bloch) into the other shared buffer, updating only the
-// entries that are still needed (hop ≤ K − s at step s) — and the interior is written back. Used for
-// slabs: the state, tissue and faces of the fluid cells are compact and read coalesced, where a
-// per-step kernel over the grid index gathers neighbours scattered over hundreds of MB (TLB-bound);
-// measured on the liver slab, fluid part ≈ 2.8 → 2.2 s. On dense slices it lost to the per-step kernel
-// (more instructions per cell-step; docs/benchmarks.md), so slices keep that one.
+// entries that are still needed (hop ≤ K − s at step s) — and the interior is written back. An option
+// for slabs (MRWB_FLUID_PATH=blocked): measured on the H100 it lost to the per-step kernels both on
+// dense slices (more instructions per cell-step) and on the liver slab (the compact per-step kernel:
+// ≈ 1.3 s against ≈ 2.2 s for the fluid part; docs/benchmarks.md). Kept, tested, for a persistent
+// variant that would keep each part's static data in shared memory for a whole run.
 #include "fluid_block_steps.hpp"
 
 #include <algorithm>

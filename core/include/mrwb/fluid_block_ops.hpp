@@ -21,13 +21,14 @@ MRWB_HD void apply_op(const FluidStep& S, bloch::Mag& m) {
   if (S.op == 2) bloch::spoil(m);
 }
 
-// New magnetization of region entry i after one transport step. face: the entry's Faces codes; the
-// arrays are region-local (u of the entry and of its fluid neighbours; uz may be null). pd: the entry's
-// PD (fresh inflow).
-template <int Faces>
-MRWB_HD transport::Mag3<float> region_gather(int i, const std::int16_t* face, const float* Mx, const float* My,
-                                             const float* Mz, const float* ux, const float* uy, const float* uz,
-                                             float pd, float scale) {
+// New magnetization of region entry i after one transport step. face: the entry's Faces codes (int16
+// region-local, or int32 ranks over the whole fluid list); the arrays are indexed like the codes (u of
+// the entry and of its fluid neighbours; uz may be null). pd: the entry's PD (fresh inflow); fresh_z,
+// when given (initialised by the caller), accumulates the fresh inflow's Mz, as donor_cell_gather's.
+template <int Faces, typename Code = std::int16_t>
+MRWB_HD transport::Mag3<float> region_gather(int i, const Code* face, const float* Mx, const float* My, const float* Mz,
+                                             const float* ux, const float* uy, const float* uz, float pd, float scale,
+                                             float* fresh_z = nullptr) {
   transport::Mag3<float> m{Mx[i], My[i], Mz[i]};
   transport::Mag3<float> d{0.f, 0.f, 0.f};
 #if defined(__CUDA_ARCH__)
@@ -60,6 +61,7 @@ MRWB_HD transport::Mag3<float> region_gather(int i, const std::int16_t* face, co
         d.z += in * Mz[code];
       } else {
         d.z += in * pd;  // fresh, fully relaxed inflow
+        if (fresh_z) *fresh_z += in * pd;
       }
     }
   }

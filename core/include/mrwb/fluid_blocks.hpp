@@ -70,6 +70,12 @@ struct FluidBlocks {
 FluidBlocks build_fluid_blocks(const CellPhantom& ph, std::span<const std::uint32_t> fluid, int K,
                                std::size_t max_interior, std::size_t max_region);
 
+// Face codes of every fluid cell against the whole list `fluid` ([rank][faces], faces as in FluidBlocks):
+// ≥ 0 the rank (position in `fluid`) of the fluid neighbour, k_face_open or k_face_wall — the table of a
+// per-step kernel over the compact fluid state. Equal to the codes of build_fluid_blocks with one part
+// holding every fluid cell.
+std::vector<std::int32_t> fluid_face_ranks(const CellPhantom& ph, std::span<const std::uint32_t> fluid);
+
 // CPU twin of the CUDA engine's blocked kernel: plays `table` over the fluid cells of `ph` with the
 // region tables of `blocks` (per part: load the region from the state, K steps with the per-cell
 // operators of fluid_block_ops.hpp, write back the interior). state: Mx, My, Mz of every cell (only
