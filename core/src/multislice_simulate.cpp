@@ -153,19 +153,12 @@ VolumeSimulationResult simulate_volume(const Scenario& scenario, const CellPhant
   seq::demodulate(vp.conversion, samples, ncoils);
 
   RawData& raw = r.raw;
-  raw.nx = nx;
-  raw.ny = prog.ny;
-  raw.ncoils = ncoils;
+  raw = simulated_raw_header(scenario, prog, ncoils);
   raw.slices = S;
   raw.partitions = P;
-  raw.fov_x_m = raw.fov_y_m = q.fov_m;
   raw.fov_z_m = q.slice_thickness_m;
   raw.slice_spacing_m = S > 1 ? spacing : 0;
-  raw.TR_s = q.TR_s;
-  raw.TE_s = q.TE_s;
-  raw.flip_angle_deg = q.flip_angle_deg;
   raw.dwell_s = prog.dwell_s;
-  raw.scenario_name = scenario.name;
   raw.accel_R = prog.accel_R;
   raw.kspace.assign(raw.kspace_size(), {});
   for (int c = 0; c < ncoils; ++c)

@@ -49,14 +49,7 @@ SimulationResult run_noncart(const Scenario& scenario, SimulationEngine& engine,
   SimulationResult r;
   r.backend = engine.name();
   RawData& raw = r.raw;
-  raw.nx = prog.nx;
-  raw.ny = prog.ny;  // line r is readout event r (build_noncart_gre numbers them in order)
-  raw.ncoils = coils.ncoils;
-  raw.fov_x_m = raw.fov_y_m = seq.fov_m;
-  raw.TR_s = seq.TR_s;
-  raw.TE_s = seq.TE_s;
-  raw.flip_angle_deg = seq.flip_angle_deg;
-  raw.scenario_name = scenario.name;
+  raw = simulated_raw_header(scenario, prog, coils.ncoils);  // line r is readout event r (build_noncart_gre order)
   const int cpv = ph.cells_per_voxel;
   // Voxel units, as simulate(): cell area / voxel area, or cell volume / voxel volume for a 3-D trajectory.
   const bool three_d = seq.trajectory == "stack_of_spirals";

@@ -10,6 +10,20 @@
 
 namespace mrwb {
 
+RawData simulated_raw_header(const Scenario& scenario, const SequenceProgram& prog, int ncoils) {
+  const auto& seq = scenario.sequence;
+  RawData raw;
+  raw.nx = prog.nx;
+  raw.ny = prog.ny;
+  raw.ncoils = ncoils;
+  raw.fov_x_m = raw.fov_y_m = seq.fov_m;
+  raw.TR_s = seq.TR_s;
+  raw.TE_s = seq.TE_s;
+  raw.flip_angle_deg = seq.flip_angle_deg;
+  raw.scenario_name = scenario.name;
+  return raw;
+}
+
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel) {
   validate_scenario(scenario, "scenario");
@@ -29,15 +43,8 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   SimulationResult r;
   r.backend = engine.name();
   RawData& raw = r.raw;
-  raw.nx = prog.nx;
-  raw.ny = prog.ny;
-  raw.ncoils = coils.ncoils;
-  raw.fov_x_m = raw.fov_y_m = seq.fov_m;
-  raw.TR_s = seq.TR_s;
-  raw.TE_s = seq.TE_s;
-  raw.flip_angle_deg = seq.flip_angle_deg;
+  raw = simulated_raw_header(scenario, prog, coils.ncoils);
   raw.dwell_s = prog.dwell_s;
-  raw.scenario_name = scenario.name;
   raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
   // Signal in voxel units: each cell carries (cell area / voxel area) of a voxel's magnetization.
   const int cpv = ph.cells_per_voxel;

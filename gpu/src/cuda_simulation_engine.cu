@@ -882,6 +882,24 @@ class CudaSimulationEngine final : public SimulationEngine {
   }
 
  private:
+  // The step table of a moving run (fluid_step_table) on the device, with the TR marks and the step
+  // counter the per-step graphs read.
+  struct StepTable {
+    std::vector<std::pair<long, int>> trs_at;
+    std::vector<FluidStep> host;
+    DeviceBuffer<FluidStep> steps;
+    DeviceBuffer<int> counter;
+    int n_steps;
+    StepTable(const CellPhantom& ph, const SequenceProgram& prog)
+        : host(fluid_step_table(ph, prog, trs_at)),
+          steps(std::max<std::size_t>(1, host.size())),
+          counter(1),
+          n_steps(static_cast<int>(host.size())) {
+      if (!host.empty()) steps.upload(host.data());
+      cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
+    }
+  };
+
   // A slab's fluid path: "compact" (one kernel per step over the compact state) or "blocked" (K steps
   // per launch, fluid_block_steps.cu); MRWB_FLUID_PATH overrides the default (A/B measurements).
   static std::string slab_path() {
@@ -951,29 +969,23 @@ class CudaSimulationEngine final : public SimulationEngine {
                               const std::uint32_t* list, std::size_t count, ClosedFormPlayer& closed,
                               cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
     const std::size_t n = g.n;
-    std::vector<std::pair<long, int>> trs_at;
-    const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
-    const int n_steps = static_cast<int>(table.size());
-    if (n_steps == 0) return;
-    DeviceBuffer<FluidStep> d_table(table.size());
-    d_table.upload(table.data());
-    DeviceBuffer<int> counter(1);
-    cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
+    const StepTable t(ph, prog);
+    if (t.n_steps == 0) return;
     DeviceBuffer<float> Bx(n), By(n), Bz(n);
     cuda_check(cudaDeviceSynchronize(), "setup");
     float* buf[2][3] = {{d.Mx, d.My, d.Mz}, {Bx.get(), By.get(), Bz.get()}};
     const int C = cells_per_thread(table_step<1>, count);
     auto kernel = C == 2 ? table_step<2> : table_step<1>;
     const unsigned blocks = static_cast<unsigned>((count + k_block * C - 1) / (k_block * C));
-    const FluidStep* steps = d_table.get();
+    const FluidStep* steps = t.steps.get();
     play_step_graph(
-        n_steps, count, trs_at, counter.get(),
+        t.n_steps, count, t.trs_at, t.counter.get(),
         [&](int j, cudaLaunchConfig_t& cfg) {
           float* const* A = buf[j & 1];
           float* const* B = buf[(j + 1) & 1];
           cfg.gridDim = dim3(blocks);
-          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, steps, static_cast<const int*>(counter.get()), j,
-                                        n_steps, static_cast<const float*>(A[0]), static_cast<const float*>(A[1]),
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, steps, static_cast<const int*>(t.counter.get()), j,
+                                        t.n_steps, static_cast<const float*>(A[0]), static_cast<const float*>(A[1]),
                                         static_cast<const float*>(A[2]), B[0], B[1], B[2]),
                      "table_step launch");
         },
@@ -985,57 +997,37 @@ class CudaSimulationEngine final : public SimulationEngine {
   void run_time_stepped_compact(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
                                 std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
                                 Pacer& pacer, TrDone& tr_done) {
-    std::vector<std::pair<long, int>> trs_at;
-    const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
-    const int n_steps = static_cast<int>(table.size());
     const std::size_t nf = fluid.size();
-    if (n_steps == 0 || nf == 0) return;
-    if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
-      throw std::invalid_argument("simulate: a grid side above 65535 cells");
+    const StepTable t(ph, prog);
+    if (t.n_steps == 0 || nf == 0) return;
     const std::vector<std::int32_t> faces = fluid_face_ranks(ph, fluid);
-    std::vector<ushort4> pos(nf);
-    std::vector<float4> tissue(nf);
-    std::vector<float> u[3], m0(3 * nf, 0.f);
-    for (auto& v : u) v.resize(nf);
-    const std::size_t slice = ph.slice_size();
-    for (std::size_t k = 0; k < nf; ++k) {
-      const std::uint32_t c = fluid[k];
-      pos[k] = make_ushort4(static_cast<unsigned short>(c % slice % ph.nx), static_cast<unsigned short>(c % slice / ph.nx),
-                            static_cast<unsigned short>(c / slice), 0);
-      tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
-      u[0][k] = ph.ux[c];
-      u[1][k] = ph.uy[c];
-      u[2][k] = ph.uz.empty() ? 0.f : ph.uz[c];
-      m0[2 * nf + k] = ph.PD[c];  // thermal equilibrium
-    }
+    const FluidStatics st = gather_fluid_statics(ph, fluid);
+    std::vector<float> m0(3 * nf, 0.f);
+    for (std::size_t k = 0; k < nf; ++k) m0[2 * nf + k] = ph.PD[fluid[k]];  // thermal equilibrium
     DeviceBuffer<std::uint32_t> d_cell(nf);
     DeviceBuffer<ushort4> d_pos(nf);
     DeviceBuffer<float4> d_tissue(nf);
     DeviceBuffer<float> d_ux(nf), d_uy(nf), d_uz(nf), state0(3 * nf), state1(3 * nf);
     DeviceBuffer<std::int32_t> d_face(faces.size());
     d_cell.upload(fluid.data());
-    d_pos.upload(pos.data());
-    d_tissue.upload(tissue.data());
-    d_ux.upload(u[0].data());
-    d_uy.upload(u[1].data());
-    d_uz.upload(u[2].data());
+    d_pos.upload(st.pos.data());
+    d_tissue.upload(st.tissue.data());
+    d_ux.upload(st.ux.data());
+    d_uy.upload(st.uy.data());
+    d_uz.upload(st.uz.data());
     d_face.upload(faces.data());
     state0.upload(m0.data());
-    DeviceBuffer<FluidStep> d_table(table.size());
-    d_table.upload(table.data());
-    DeviceBuffer<int> counter(1);
-    cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
     const CompactFluid f{d_cell.get(), d_pos.get(), d_tissue.get(), d_ux.get(), d_uy.get(), d_uz.get(), d_face.get(), nf};
     float* buf[2] = {state0.get(), state1.get()};
     const int C = cells_per_thread(compact_step<6, 1>, nf);
     auto kernel = C == 2 ? compact_step<6, 2> : compact_step<6, 1>;
     const unsigned blocks = static_cast<unsigned>((nf + k_block * C - 1) / (k_block * C));
-    const FluidStep* steps = d_table.get();
+    const FluidStep* steps = t.steps.get();
     play_step_graph(
-        n_steps, nf, trs_at, counter.get(),
+        t.n_steps, nf, t.trs_at, t.counter.get(),
         [&](int j, cudaLaunchConfig_t& cfg) {
           cfg.gridDim = dim3(blocks);
-          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(counter.get()), j, n_steps,
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
                      "compact_step launch");
         },
@@ -1048,15 +1040,11 @@ class CudaSimulationEngine final : public SimulationEngine {
   void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
                         std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
                         Pacer& pacer, TrDone& tr_done) {
-    std::vector<std::pair<long, int>> trs_at;
-    const std::vector<FluidStep> table = fluid_step_table(ph, prog, trs_at);
-    const int n_steps = static_cast<int>(table.size());
-    if (n_steps == 0) return;
+    const StepTable t(ph, prog);
+    if (t.n_steps == 0) return;
     const std::size_t count = fluid.size();
     const FluidBlocks blocks = choose_fluid_blocks(ph, fluid);
     FluidBlockTables tables(ph, blocks, fluid);
-    DeviceBuffer<FluidStep> d_table(table.size());
-    d_table.upload(table.data());
     const FluidGrid fg{g.nx, g.ny, g.x0, g.y0, g.z0, g.cell, g.n, g.ncoils, g.per_coil, g.samples, d.sens, d.sums, d.truth};
     if (std::getenv("MRWB_SIM_TIMING"))
       std::fprintf(stderr, "cuda engine: %zu fluid cells in %zu parts, K %d, largest region %zu, redundancy %.3f\n", count,
@@ -1065,11 +1053,11 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::size_t next_mark = 0;
     int trs = 0;
     const int K = blocks.steps;
-    for (int k0 = 0; k0 < n_steps; k0 += K) {
-      tables.launch(fg, d_table.get(), k0, n_steps, stream);
-      const long end = std::min<long>(n_steps, k0 + K);
+    for (int k0 = 0; k0 < t.n_steps; k0 += K) {
+      tables.launch(fg, t.steps.get(), k0, t.n_steps, stream);
+      const long end = std::min<long>(t.n_steps, k0 + K);
       pacer.queued(static_cast<double>(end - k0) * static_cast<double>(count));
-      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
+      while (next_mark < t.trs_at.size() && t.trs_at[next_mark].first <= end) trs = t.trs_at[next_mark++].second;
       tr_done(std::min(trs, closed.play_until(trs)));
     }
   }

@@ -189,6 +189,29 @@ __global__ void __launch_bounds__(k_threads, 2)
 
 }  // namespace
 
+FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::uint32_t> cells) {
+  if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
+    throw std::invalid_argument("fluid kernels: a grid side above 65535 cells");
+  const std::size_t m = cells.size(), slice = ph.slice_size();
+  FluidStatics st;
+  st.pos.resize(m);
+  st.tissue.resize(m);
+  st.ux.resize(m);
+  st.uy.resize(m);
+  st.uz.assign(m, 0.f);
+  for (std::size_t k = 0; k < m; ++k) {
+    const std::uint32_t c = cells[k];
+    const std::size_t in_slice = c % slice;
+    st.pos[k] = make_ushort4(static_cast<unsigned short>(in_slice % ph.nx), static_cast<unsigned short>(in_slice / ph.nx),
+                             static_cast<unsigned short>(c / slice), 0);
+    st.tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
+    st.ux[k] = ph.ux[c];
+    st.uy[k] = ph.uy[c];
+    if (!ph.uz.empty()) st.uz[k] = ph.uz[c];
+  }
+  return st;
+}
+
 std::size_t FluidBlockTables::shared_bytes(std::size_t entries, int faces) {
   // M 24, u 4·faces/2, tissue 16, cell 4, coordinates 6, faces 2·faces; rounded up to 16 B.
   const std::size_t per = 24 + 2 * faces + 16 + 4 + 6 + 2 * faces;
@@ -212,36 +235,21 @@ FluidBlockTables::FluidBlockTables(const CellPhantom& ph, const FluidBlocks& blo
       uz_(blocks.faces == 6 ? blocks.cell.size() : 0),
       state_{DeviceBuffer<float>(3 * fluid.size()), DeviceBuffer<float>(3 * fluid.size())} {
   if (K_ > k_max_steps) throw std::invalid_argument("fluid blocks: K above " + std::to_string(k_max_steps));
-  if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
-    throw std::invalid_argument("fluid blocks: a grid side above 65535 cells");
   region_begin_.upload(blocks.region_begin.data());
   hop_end_.upload(blocks.hop_end.data());
   cell_.upload(blocks.cell.data());
   face_.upload(blocks.face.data());
   const std::size_t entries = blocks.cell.size(), nf = fluid.size();
   std::vector<std::uint32_t> comp(entries);
-  std::vector<float4> tissue(entries);
-  std::vector<ushort4> pos(entries);
-  const std::size_t slice = ph.slice_size();
-  for (std::size_t e = 0; e < entries; ++e) {
-    const std::uint32_t c = blocks.cell[e];
-    const std::size_t in_slice = c % slice;
-    pos[e] = make_ushort4(static_cast<unsigned short>(in_slice % ph.nx), static_cast<unsigned short>(in_slice / ph.nx),
-                          static_cast<unsigned short>(c / slice), 0);
-    comp[e] = static_cast<std::uint32_t>(std::lower_bound(fluid.begin(), fluid.end(), c) - fluid.begin());
-    tissue[e] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
-  }
+  for (std::size_t e = 0; e < entries; ++e)
+    comp[e] = static_cast<std::uint32_t>(std::lower_bound(fluid.begin(), fluid.end(), blocks.cell[e]) - fluid.begin());
   comp_.upload(comp.data());
-  pos_.upload(pos.data());
-  tissue_.upload(tissue.data());
-  std::vector<float> v(entries);
-  auto gather = [&](const std::vector<float>& src, DeviceBuffer<float>& dst) {
-    for (std::size_t e = 0; e < entries; ++e) v[e] = src.empty() ? 0.f : src[blocks.cell[e]];
-    dst.upload(v.data());
-  };
-  gather(ph.ux, ux_);
-  gather(ph.uy, uy_);
-  if (faces_ == 6) gather(ph.uz, uz_);
+  const FluidStatics st = gather_fluid_statics(ph, blocks.cell);
+  pos_.upload(st.pos.data());
+  tissue_.upload(st.tissue.data());
+  ux_.upload(st.ux.data());
+  uy_.upload(st.uy.data());
+  if (faces_ == 6) uz_.upload(st.uz.data());
   // Thermal equilibrium M = (0, 0, PD) of the fluid cells.
   std::vector<float> m0(3 * nf, 0.f);
   for (std::size_t k = 0; k < nf; ++k) m0[2 * nf + k] = ph.PD[fluid[k]];

@@ -27,6 +27,16 @@ struct FluidGrid {
   float2* truth;
 };
 
+// What the fluid kernels read per listed cell besides the state, gathered from the phantom: position
+// (ix, iy, iz), tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB) and velocity. `cells` may repeat (region entries).
+// Throws std::invalid_argument when a grid side exceeds 65535 cells (positions are uint16).
+struct FluidStatics {
+  std::vector<ushort4> pos;
+  std::vector<float4> tissue;
+  std::vector<float> ux, uy, uz;  // uz zeros when the phantom has none
+};
+FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::uint32_t> cells);
+
 // The region tables of a FluidBlocks on the device, with everything static gathered per entry (tissue,
 // velocities, the fluid cell's compact index), and the fluid cells' state in compact arrays (index = rank
 // in the ascending fluid list): a launch reads and writes only these, coalesced, never the grid-sized

@@ -117,6 +117,10 @@ struct SimulationResult {
 // Builds phantom and program from the scenario, runs `engine`, scales the signal to voxel units
 // (cell area / voxel area) so the FFT image and the truth share one scale. Non-Cartesian scenarios
 // (sequence.trajectory) go to simulate_noncart (sequence_noncart_gre.hpp).
+// The raw-data header every simulation path fills the same way: matrix (nx, ny from the program),
+// coils, in-plane FOV, TR, TE, flip angle and the scenario's name; k-space left empty.
+RawData simulated_raw_header(const Scenario& scenario, const SequenceProgram& prog, int ncoils);
+
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel);
 
