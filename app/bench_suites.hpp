@@ -10,6 +10,8 @@ namespace mrwb::cli {
 struct BenchOptions {
   std::string backend = "auto";  // auto | cpu | cuda (suites compare both when "auto" and a GPU exists)
   bool quick = false;            // smaller sizes, for a smoke run on the CPU machine
+  std::string only;              // non-empty: run only the cases whose name contains it (sim suite)
+  bool wants(const std::string& case_name) const { return only.empty() || case_name.find(only) != std::string::npos; }
 };
 
 // One function per suite, each in its own file (bench_<suite>.cpp). Return 0 on success.

@@ -23,7 +23,7 @@ const std::vector<std::pair<std::string, SuiteFn>> k_suites = {
 Action add_bench(CLI::App& app) {
   auto* sub = app.add_subcommand("bench", "Benchmarks: timing tables (run on the GPU machine for GPU figures)");
   struct Opts {
-    std::string suite = "all", backend = "auto", json;
+    std::string suite = "all", backend = "auto", json, only;
     bool quick = false;
   };
   auto o = std::make_shared<Opts>();
@@ -31,13 +31,14 @@ Action add_bench(CLI::App& app) {
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_option("--json", o->json, "Write the results as JSON");
   sub->add_flag("--quick", o->quick, "Small sizes (smoke run)");
+  sub->add_option("--case", o->only, "Run only the cases whose name contains this text (sim suite), e.g. tube");
   return [o] {
     const std::vector<std::string> contract = {"sim", "grappa", "noncart", "flow", "all"};
     if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
       throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, noncart, flow, all)");
     if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
       throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
-    BenchOptions opts{o->backend, o->quick};
+    BenchOptions opts{o->backend, o->quick, o->only};
     nlohmann::json report = nlohmann::json::object();
     bool ran = false;
     int rc = 0;

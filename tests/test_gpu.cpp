@@ -5,6 +5,7 @@
 #include <random>
 
 #include "mrwb/bloch_cell_ops.hpp"
+#include "mrwb/fluid_stencil.hpp"
 #include "mrwb/phantom.hpp"
 #include "mrwb/sequence_program.hpp"
 #include "mrwb/recon_fft.hpp"
@@ -151,8 +152,9 @@ class TestGpu : public QObject {
     expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs");
   }
 
-  // Every fluid path: the slice kernel on an open-ended vessel with oblique flow; on a 3-D slab vessel
-  // with through-plane flow the per-step compact kernel and the blocked kernel (fluid_blocks.hpp) for
+  // Every fluid path: the per-step stencil kernel on an open-ended 2-D vessel with oblique flow, on a 3-D
+  // slab vessel with through-plane flow and on a converging 3-D flow whose centre cell has six inflow
+  // faces (slots beyond the preloaded ones); on the slab also the blocked kernel (fluid_blocks.hpp) for
   // several K (steps per launch = halo depth) and region caps small enough to force many parts, so that
   // halos cross parts everywhere. CUDA vs CPU within 1e-4 relative RMS each.
   void blockedStepsMatchCpuForEveryK() {
@@ -185,6 +187,24 @@ class TestGpu : public QObject {
           slab.ux[i] = 0.6f;
           slab.uz[i] = z < 4 ? 0.2f : -0.2f;
         }
+    CellPhantom sink = uniform_phantom(16, 16, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary, 8);
+    sink.flow_dt_s = 1e-3;
+    for (int z = 1; z < 8; ++z)
+      for (int y = 3; y < 14; ++y)
+        for (int x = 3; x < 14; ++x) {
+          const std::size_t i = (static_cast<std::size_t>(z) * 16 + y) * 16 + x;
+          sink.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
+          sink.PD[i] = 0.9f;
+          sink.T1_s[i] = 1.4f;
+          sink.T2_s[i] = 0.25f;
+          sink.ux[i] = 0.05f * static_cast<float>(8 - x);  // every velocity points at cell (8, 8, 4)
+          sink.uy[i] = 0.05f * static_cast<float>(8 - y);
+          sink.uz[i] = 0.05f * static_cast<float>(4 - z);
+        }
+    std::vector<std::uint32_t> sink_fluid;
+    for (std::size_t i = 0; i < sink.size(); ++i)
+      if (sink.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) sink_fluid.push_back(static_cast<std::uint32_t>(i));
+    QCOMPARE(build_fluid_stencil(sink, sink_fluid).in_slots, 6);
     auto program = [](const CellPhantom& ph) {
       SequenceSpec seq;
       seq.matrix = 16;
@@ -192,8 +212,9 @@ class TestGpu : public QObject {
       seq.dummy_scans = 4;
       return build_spoiled_gre(seq);
     };
-    expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step slice kernel)");
-    expect_agreement(slab, program(slab), "3-D slab vessel (per-step kernel over the compact state)");
+    expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step stencil kernel)");
+    expect_agreement(slab, program(slab), "3-D slab vessel (per-step stencil kernel)");
+    expect_agreement(sink, program(sink), "3-D converging flow (per-step stencil kernel, 6 inflow slots)");
     qputenv("MRWB_FLUID_PATH", "blocked");
     for (const char* setting : {"1,64", "3,128", "8,600", "2,1536", "4,1536"}) {
       qputenv("MRWB_FLUID_BLOCKS", setting);

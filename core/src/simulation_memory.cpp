@@ -22,19 +22,19 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   // Time-stepped path: one record per step (+ one per RF/spoil event at most); static: one per event.
   const std::size_t table = moving ? (static_cast<std::size_t>(time_step_count(ph, prog)) + prog.events.size()) * k_device_step_bytes
                                    : prog.events.size() * k_device_event_bytes;
-  // Slices: the per-step kernel's second state buffer, ux uy, open_end and the fluid list over the grid.
-  // Slabs: the fluid cells' state twice in compact arrays (24 B) and the region tables
-  // (fluid_block_steps.hpp): per entry cell and compact index, position, six face codes, tissue, three
-  // velocities; the regions hold each fluid cell about 1.2–2 times, 3 is the bound assumed here.
+  // Fluid cells (either dimension): the per-step kernel's state twice in compact arrays (24 B), grid
+  // index, position, tissue, stencil (out and fresh, up to 6 inflow slots of rank and coefficient). The
+  // blocked option's region tables (fluid_block_steps.hpp) instead: per entry cell and compact index,
+  // position, six face codes, tissue, three velocities; regions hold each fluid cell about 1.2–2 times,
+  // 3 is the bound assumed. The larger of the two is reserved.
   std::size_t fluid = 0;
   if (moving)
     for (std::uint8_t t : ph.type) fluid += t == static_cast<std::uint8_t>(CellType::Fluid);
-  const std::size_t slice_flow = 3 * sizeof(float) + 2 * sizeof(float) + 1 + sizeof(std::uint32_t);
-  const std::size_t flow = !moving ? 0
-                           : ph.nz == 1
-                               ? n * slice_flow
-                               : fluid * 6 * sizeof(float) +
-                                     3 * fluid * (2 * sizeof(std::uint32_t) + 8 + 6 * sizeof(std::int16_t) + 7 * sizeof(float));
+  const std::size_t stencil = 6 * sizeof(float) + sizeof(std::uint32_t) + 8 + 4 * sizeof(float) + 2 * sizeof(float) +
+                              6 * (sizeof(std::int32_t) + sizeof(float));
+  const std::size_t blocked =
+      6 * sizeof(float) + 3 * (2 * sizeof(std::uint32_t) + 8 + 6 * sizeof(std::int16_t) + 7 * sizeof(float));
+  const std::size_t flow = fluid * std::max(stencil, blocked);
   return n * (state + tissue + lists + truth + coils) + sums + table + flow;
 }
 

@@ -7,12 +7,11 @@
 //    M = 0 and are skipped. Large lists are split into ranges so that no launch outlasts a pacing chunk;
 //  - fluid cells of a moving phantom are time-stepped from a step table built once on the host
 //    (fluid_step_table: interval, gradient moment, sample index, and the RF or spoiling that precedes
-//    it). Slices: one kernel per step over the compact fluid-cell list (table_step), reading buffer A
-//    (neighbours through the full grid index, the signal block-reduced for all coils) and writing B,
-//    K steps per CUDA graph launch with no host work in between. Slabs: the same per-step scheme over
-//    the fluid cells' state, tissue, velocities, positions and face ranks in compact arrays
-//    (compact_step), so no step gathers across a grid of 10^7–10^8 cells; or, as an option, K steps per
-//    launch by temporal blocking (fluid_block_steps.cu). Either way no step reads what it writes.
+//    it), one kernel per step (stencil_step) over the fluid cells' state, tissue, positions and
+//    transport stencils (mrwb/fluid_stencil.hpp) in compact arrays, reading buffer A (the signal
+//    block-reduced for all coils) and writing B, K steps per CUDA graph launch with no host work in
+//    between; or, as an option, K steps per launch by temporal blocking (fluid_block_steps.cu). Either
+//    way no step reads what it writes.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
 //  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
 //  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
@@ -32,6 +31,7 @@
 #include "fluid_block_steps.hpp"
 #include "mrwb/fluid_block_ops.hpp"
 #include "mrwb/fluid_blocks.hpp"
+#include "mrwb/fluid_stencil.hpp"
 #include "mrwb/separable_readout_signal.hpp"
 #include "mrwb/transport_cell_ops.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
@@ -166,17 +166,14 @@ __device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __
 }
 
 struct CellData {
-  float *Mx, *My, *Mz;  // state (closed-form cells: the only buffer; fluid cells: buffer A)
+  float *Mx, *My, *Mz;  // state of the closed-form cells
   const float* __restrict__ PD;
   const float* __restrict__ T1;
   const float* __restrict__ T2;
   const float* __restrict__ dB;
-  const float* __restrict__ ux;  // slices only (the per-step kernel reads neighbours through the grid)
-  const float* __restrict__ uy;
   const std::uint8_t* __restrict__ type;
-  const std::uint8_t* open_end;  // nullptr: no vessel ends inside the grid
-  const float2* sens;            // nullptr: one uniform coil
-  double2* sums;                 // k_signal_slots × samples
+  const float2* sens;  // nullptr: one uniform coil
+  double2* sums;       // k_signal_slots × samples
   float2* truth;
 };
 
@@ -407,129 +404,58 @@ __global__ void separable_signal(CellGrid g, DeviceEvent R, separable::ReadoutGr
   }
 }
 
-// Time step number *counter + offset of the table for the fluid cells list[0 .. count) (list ==
-// nullptr: every cell), C cells per thread (a block takes k_block·C consecutive entries, strided by
-// k_block; their loads are issued together): B = A_MRI · [op(A) + ΔM_F], sampling op(A) first. op is
-// uniform over cells and transport linear, so op(transport(A) − fresh) + fresh = transport(op(A)): the
-// same result as the CPU twin, which applies op to the whole buffer before the step. Neighbours are read
-// through the full grid index; only fluid entries of A and B are ever read or written here. Slices only
-// (nz = 1: the gather's face loop unrolls to the four in-plane faces); slabs use fluid_block_steps.cu,
-// whose compact state avoids gathers scattered over a grid of 10^7–10^8 cells.
+// Fluid cells of a moving phantom, one kernel per time step (number *counter + offset of the table):
+// their state, tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB), positions and transport stencils
+// (mrwb/fluid_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
+// so rank order is grid order): no load is scattered over the grid, and a step makes no face-by-face
+// decision — it reads its upwind neighbours' M and nothing else of theirs. C cells per thread (a block
+// takes k_block·C consecutive ranks, strided by k_block, their loads issued together). Everything static
+// is loaded before the wait on the previous step (programmatic dependent launch). B = A_MRI · [op(A) +
+// ΔM_F], sampling op(A) first; op is uniform over cells and transport linear, so op(transport(A) −
+// fresh) + fresh = transport(op(A)): the same result as the CPU twin (run_fluid_stencil_cpu), which
+// applies op to the whole state before the step.
+struct StencilFluid {
+  const std::uint32_t* __restrict__ cell;  // rank -> grid index (coil maps, truth)
+  const ushort4* __restrict__ pos;         // ix, iy, iz
+  const float4* __restrict__ tissue;       // PD, R1, R2, ΔB
+  const float2* __restrict__ out_fresh;    // stencil: Σ outflow c_f, fresh inflow · PD
+  const FluidInflow* __restrict__ inflow;  // [slot][rank]
+  int nf;                                  // < 2^31 (checked on the host): 32-bit index math
+  int slots;                               // inflow slots per cell
+};
 template <int C>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
-    table_step(CellGrid g, CellData d, const std::uint32_t* __restrict__ list, std::size_t count,
-               const FluidStep* __restrict__ steps, const int* __restrict__ counter, int offset, int n_steps,
-               const float* __restrict__ Ax, const float* __restrict__ Ay, const float* __restrict__ Az,
-               float* __restrict__ Bx, float* __restrict__ By, float* __restrict__ Bz) {
+    stencil_step(CellGrid g, CellData d, StencilFluid f, const FluidStep* __restrict__ steps,
+                 const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
+                 float* __restrict__ B) {
+  constexpr int P = fluid::k_preloaded_inflows;
   __shared__ float2 part[2][k_warps * k_coil_batch];
   int round = 0;
-  // Programmatic dependent launch: the next step's blocks may be scheduled now and load what no step
-  // writes (table, list, tissue) while this one runs; they wait for its completion before reading A.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
   const int k = *counter + offset;
   if (k >= n_steps) return;  // uniform over the grid: the last graph launch may run past the end
   const FluidStep S = steps[k];
-  bool active[C];
-  std::size_t i[C];
-  float pd[C], t1[C], t2[C], db[C];
-#pragma unroll
-  for (int q = 0; q < C; ++q) {
-    const std::size_t t = static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
-    active[q] = t < count;
-    i[q] = active[q] ? (list ? list[t] : t) : 0;
-    pd[q] = t1[q] = t2[q] = db[q] = 0.f;
-    if (active[q]) {
-      pd[q] = d.PD[i[q]];
-      t1[q] = d.T1[i[q]];
-      t2[q] = d.T2[i[q]];
-      db[q] = d.dB[i[q]];
-    }
-  }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-  bloch::Mag own[C];
-  transport::Mag3<float> tr[C];
-  float fresh[C];
-  CellIndex c[C];
-#pragma unroll
-  for (int q = 0; q < C; ++q) {
-    own[q] = {0.f, 0.f, 0.f};
-    fresh[q] = 0.f;
-    c[q] = CellIndex{static_cast<int>(i[q] % static_cast<unsigned>(g.nx)),
-                     static_cast<int>(i[q] / static_cast<unsigned>(g.nx)), 0};
-    if (active[q]) {
-      own[q] = {Ax[i[q]], Ay[i[q]], Az[i[q]]};
-      fluid::apply_op(S, own[q]);
-      tr[q] = transport::donor_cell_gather<float>(c[q].ix, c[q].iy, 0, g.nx, g.ny, 1, Ax, Ay, Az, d.ux, d.uy, nullptr,
-                                                  d.type, d.PD, S.scale, true, d.open_end, &fresh[q]);
-    }
-  }
-  // After the gather: its loads are in flight while the block reduces the signal.
-  if (S.sample >= 0) block_signal<C>(g, d.sens, i, active, own, d.sums, S.sample, part, round);
-  const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
-  const float fdt = static_cast<float>(S.dt_s);
-#pragma unroll
-  for (int q = 0; q < C; ++q) {
-    if (!active[q]) continue;
-    if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
-    bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
-    fluid::apply_op(S, m);
-    m.Mz += fresh[q];
-    float cs, sn;
-    rotation_of_fast(gradient_cycles(g, c[q], S.dk_x, S.dk_y, S.dk_z) + gamma_cycles * db[q] * S.dt_s, cs, sn);
-    const float omE1 = t1[q] > 0.f ? -expm1f(-fdt / t1[q]) : 0.f;
-    const float E2 = t2[q] > 0.f ? expf(-fdt / t2[q]) : 1.f;
-    bloch::precess_relax(m, pd[q], omE1, E2, cs, sn);
-    Bx[i[q]] = m.Mx;
-    By[i[q]] = m.My;
-    Bz[i[q]] = m.Mz;
-  }
-}
-
-__global__ void advance_counter(int* counter, int by) { *counter += by; }
-
-// Slabs, per-step path: the fluid cells' state, tissue, velocities, positions and face codes in compact
-// arrays indexed by rank (position in the ascending fluid list, so rank order is grid order); one kernel
-// per step, C cells per thread, neighbours through the face-rank table (fluid_face_ranks). Every load
-// stays inside arrays of the fluid cells (a slab's grid arrays span hundreds of MB: gathers through the
-// grid index there are TLB-bound). The step is table_step's: op by linearity, signal and truth of op(A).
-struct CompactFluid {
-  const std::uint32_t* __restrict__ cell;  // rank -> grid index (coil maps, truth)
-  const ushort4* __restrict__ pos;          // ix, iy, iz
-  const float4* __restrict__ tissue;        // PD, R1, R2, ΔB
-  const float *ux, *uy, *uz;
-  const std::int32_t* __restrict__ face;  // [rank][Faces]
-  std::size_t nf;
-};
-template <int Faces, int C>
-__global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
-    compact_step(CellGrid g, CellData d, CompactFluid f, const FluidStep* __restrict__ steps,
-                 const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
-                 float* __restrict__ B) {
-  __shared__ float2 part[2][k_warps * k_coil_batch];
-  int round = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-  const int k = *counter + offset;
-  if (k >= n_steps) return;
-  const FluidStep S = steps[k];
+  const bool need_cell = d.sens != nullptr || S.truth;  // the grid index serves coil maps and truth only
   bool active[C];
   std::size_t i[C];
   int r[C];
   float4 ts[C];
   ushort4 p[C];
+  float2 of[C];
+  FluidInflow first[C][P];
 #pragma unroll
   for (int q = 0; q < C; ++q) {
-    const std::size_t t = static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
+    const int t = static_cast<int>(blockIdx.x) * (k_block * C) + q * k_block + static_cast<int>(threadIdx.x);
     active[q] = t < f.nf;
-    r[q] = active[q] ? static_cast<int>(t) : 0;
-    i[q] = active[q] ? f.cell[r[q]] : 0;
+    r[q] = active[q] ? t : 0;
+    i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
     ts[q] = f.tissue[r[q]];
     p[q] = f.pos[r[q]];
+    of[q] = f.out_fresh[r[q]];
+#pragma unroll
+    for (int s = 0; s < P; ++s) first[q][s] = s < f.slots ? f.inflow[s * f.nf + r[q]] : FluidInflow{};
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
@@ -543,13 +469,15 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     own[q] = {0.f, 0.f, 0.f};
     fresh[q] = 0.f;
     if (active[q]) {
-      own[q] = {Ax[r[q]], Ay[r[q]], Az[r[q]]};
+      const transport::Mag3<float> raw{Ax[r[q]], Ay[r[q]], Az[r[q]]};
+      const FluidInflow* more = f.slots > P ? f.inflow + P * f.nf + r[q] : nullptr;  // read only for slots > P
+      tr[q] = fluid::stencil_transport(raw, of[q].x, of[q].y, first[q], more, f.nf, f.slots, Ax, Ay, Az, S.scale,
+                                       &fresh[q]);
+      own[q] = {raw.x, raw.y, raw.z};
       fluid::apply_op(S, own[q]);
-      tr[q] = fluid::region_gather<Faces, std::int32_t>(r[q], f.face + static_cast<std::size_t>(r[q]) * Faces, Ax, Ay,
-                                                        Az, f.ux, f.uy, Faces == 6 ? f.uz : nullptr, ts[q].x, S.scale,
-                                                        &fresh[q]);
     }
   }
+  // After the neighbour loads: they are in flight while the block reduces the signal.
   if (S.sample >= 0) block_signal<C>(g, d.sens, i, active, own, d.sums, S.sample, part, round);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
@@ -565,6 +493,8 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     B[2 * f.nf + r[q]] = m.Mz;
   }
 }
+
+__global__ void advance_counter(int* counter, int by) { *counter += by; }
 
 __global__ void precess_relax_kernel(std::size_t n, bloch::Mag* m, const float* PD, const float* omE1, const float* E2,
                                      const float* c, const float* s) {
@@ -789,24 +719,15 @@ class CudaSimulationEngine final : public SimulationEngine {
 
     const CellLists lists = split_cells(ph, moving);
     Stream stream;
-    // Velocities and vessel ends: on the grid for the per-step slice kernel; a slab's reach the device
-    // per fluid entry only (FluidBlockTables).
-    const bool slice_steps = moving && ph.nz == 1 && lists.n_stepped > 0;
-    const std::size_t n_flow = slice_steps ? n : 0;
-    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n), ux(n_flow), uy(n_flow);
-    DeviceBuffer<std::uint8_t> type(n), open_end(slice_steps && ph.open_end.size() == n ? n : 0);
-    DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size()), stepped(slice_steps ? lists.stepped.size() : 0);
+    // Velocities reach the device only as the fluid cells' stencils (or the blocked path's tables).
+    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n);
+    DeviceBuffer<std::uint8_t> type(n);
+    DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size());
     PD.upload(ph.PD.data());
     T1.upload(ph.T1_s.data());
     T2.upload(ph.T2_s.data());
     dB.upload(ph.dB_T.data());
     type.upload(ph.type.data());
-    if (n_flow) {
-      ux.upload(ph.ux.data());
-      uy.upload(ph.uy.data());
-    }
-    if (open_end.size()) open_end.upload(ph.open_end.data());
-    if (stepped.size()) stepped.upload(lists.stepped.data());
     if (closed_form.size()) closed_form.upload(lists.closed_form.data());
     cuda_check(cudaMemset(Mx.get(), 0, n * sizeof(float)), "memset");
     cuda_check(cudaMemset(My.get(), 0, n * sizeof(float)), "memset");
@@ -823,13 +744,8 @@ class CudaSimulationEngine final : public SimulationEngine {
 
     const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
                      static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
-    CellData d{Mx.get(),   My.get(),
-               Mz.get(),   PD.get(),
-               T1.get(),   T2.get(),
-               dB.get(),   n_flow ? ux.get() : nullptr,
-               n_flow ? uy.get() : nullptr, type.get(),
-               open_end.size() ? open_end.get() : nullptr, coils.uniform() ? nullptr : sens.get(),
-               sums.get(), truth.get()};
+    CellData d{Mx.get(),   My.get(),   Mz.get(), PD.get(), T1.get(), T2.get(), dB.get(), type.get(),
+               coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
     Pacer pacer(stream.s, cancel);
     const std::vector<int> marks = tr_progress_marks(prog);
     int reported = 0;
@@ -841,13 +757,10 @@ class CudaSimulationEngine final : public SimulationEngine {
     ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form, moving,
                             stream.s, pacer);
     closed.enable_separable(ph, prog, moving);
-    if (slice_steps)
-      run_time_stepped_slice(ph, prog, g, d, stepped.size() ? stepped.get() : nullptr, lists.n_stepped, closed, stream.s,
-                             pacer, tr_done);
-    else if (moving && lists.n_stepped > 0 && slab_path() == "blocked")
+    if (moving && lists.n_stepped > 0 && fluid_path() == "blocked")
       run_time_stepped(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
     else if (moving && lists.n_stepped > 0)
-      run_time_stepped_compact(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
+      run_time_stepped_stencil(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
     const int total = marks.empty() ? 0 : marks.back();
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
@@ -900,9 +813,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   };
 
-  // A slab's fluid path: "compact" (one kernel per step over the compact state) or "blocked" (K steps
-  // per launch, fluid_block_steps.cu); MRWB_FLUID_PATH overrides the default (A/B measurements).
-  static std::string slab_path() {
+  // The fluid path: "compact" (one kernel per step over the compact state and stencils) or "blocked" (K
+  // steps per launch, fluid_block_steps.cu); MRWB_FLUID_PATH overrides the default (A/B measurements).
+  static std::string fluid_path() {
     const char* env = std::getenv("MRWB_FLUID_PATH");
     return env ? env : "compact";
   }
@@ -961,66 +874,42 @@ class CudaSimulationEngine final : public SimulationEngine {
     return count > static_cast<std::size_t>(per_sm) * sms * k_block ? 2 : 1;
   }
 
-  // Slices (nz = 1): time-steps the fluid cells list[0 .. count) (list == nullptr: every cell) one
-  // kernel per step over the grid-indexed state (table_step). Measured against the blocked kernel on the
-  // H100 (docs/benchmarks.md): on dense slices (the tube, the liver-tree slice) this kernel is faster.
+  // Time-steps the fluid cells `fluid` (ascending) one kernel per step over their compact state and
+  // transport stencils (stencil_step), the closed-form part queued alongside.
   template <typename TrDone>
-  void run_time_stepped_slice(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
-                              const std::uint32_t* list, std::size_t count, ClosedFormPlayer& closed,
-                              cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
-    const std::size_t n = g.n;
-    const StepTable t(ph, prog);
-    if (t.n_steps == 0) return;
-    DeviceBuffer<float> Bx(n), By(n), Bz(n);
-    cuda_check(cudaDeviceSynchronize(), "setup");
-    float* buf[2][3] = {{d.Mx, d.My, d.Mz}, {Bx.get(), By.get(), Bz.get()}};
-    const int C = cells_per_thread(table_step<1>, count);
-    auto kernel = C == 2 ? table_step<2> : table_step<1>;
-    const unsigned blocks = static_cast<unsigned>((count + k_block * C - 1) / (k_block * C));
-    const FluidStep* steps = t.steps.get();
-    play_step_graph(
-        t.n_steps, count, t.trs_at, t.counter.get(),
-        [&](int j, cudaLaunchConfig_t& cfg) {
-          float* const* A = buf[j & 1];
-          float* const* B = buf[(j + 1) & 1];
-          cfg.gridDim = dim3(blocks);
-          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, list, count, steps, static_cast<const int*>(t.counter.get()), j,
-                                        t.n_steps, static_cast<const float*>(A[0]), static_cast<const float*>(A[1]),
-                                        static_cast<const float*>(A[2]), B[0], B[1], B[2]),
-                     "table_step launch");
-        },
-        closed, stream, pacer, tr_done);
-  }
-
-  // Slabs (nz > 1), per-step path over the compact fluid state (compact_step).
-  template <typename TrDone>
-  void run_time_stepped_compact(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
+  void run_time_stepped_stencil(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
                                 std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
                                 Pacer& pacer, TrDone& tr_done) {
     const std::size_t nf = fluid.size();
     const StepTable t(ph, prog);
     if (t.n_steps == 0 || nf == 0) return;
-    const std::vector<std::int32_t> faces = fluid_face_ranks(ph, fluid);
+    const FluidStencil sten = build_fluid_stencil(ph, fluid);
+    if (sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
+      throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
     const FluidStatics st = gather_fluid_statics(ph, fluid);
     std::vector<float> m0(3 * nf, 0.f);
-    for (std::size_t k = 0; k < nf; ++k) m0[2 * nf + k] = ph.PD[fluid[k]];  // thermal equilibrium
+    std::vector<float2> out_fresh(nf);
+    for (std::size_t k = 0; k < nf; ++k) {
+      m0[2 * nf + k] = ph.PD[fluid[k]];  // thermal equilibrium
+      out_fresh[k] = make_float2(sten.out[k], sten.fresh[k]);
+    }
     DeviceBuffer<std::uint32_t> d_cell(nf);
     DeviceBuffer<ushort4> d_pos(nf);
     DeviceBuffer<float4> d_tissue(nf);
-    DeviceBuffer<float> d_ux(nf), d_uy(nf), d_uz(nf), state0(3 * nf), state1(3 * nf);
-    DeviceBuffer<std::int32_t> d_face(faces.size());
+    DeviceBuffer<float2> d_out_fresh(nf);
+    DeviceBuffer<FluidInflow> d_inflow(std::max<std::size_t>(1, sten.inflow.size()));
+    DeviceBuffer<float> state0(3 * nf), state1(3 * nf);
     d_cell.upload(fluid.data());
     d_pos.upload(st.pos.data());
     d_tissue.upload(st.tissue.data());
-    d_ux.upload(st.ux.data());
-    d_uy.upload(st.uy.data());
-    d_uz.upload(st.uz.data());
-    d_face.upload(faces.data());
+    d_out_fresh.upload(out_fresh.data());
+    if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
     state0.upload(m0.data());
-    const CompactFluid f{d_cell.get(), d_pos.get(), d_tissue.get(), d_ux.get(), d_uy.get(), d_uz.get(), d_face.get(), nf};
+    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), d_out_fresh.get(),
+                         d_inflow.get(), static_cast<int>(nf), sten.in_slots};
     float* buf[2] = {state0.get(), state1.get()};
-    const int C = cells_per_thread(compact_step<6, 1>, nf);
-    auto kernel = C == 2 ? compact_step<6, 2> : compact_step<6, 1>;
+    const int C = cells_per_thread(stencil_step<1>, nf);
+    auto kernel = C == 2 ? stencil_step<2> : stencil_step<1>;
     const unsigned blocks = static_cast<unsigned>((nf + k_block * C - 1) / (k_block * C));
     const FluidStep* steps = t.steps.get();
     play_step_graph(
@@ -1029,7 +918,7 @@ class CudaSimulationEngine final : public SimulationEngine {
           cfg.gridDim = dim3(blocks);
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
-                     "compact_step launch");
+                     "stencil_step launch");
         },
         closed, stream, pacer, tr_done);
   }
