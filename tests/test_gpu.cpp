@@ -150,6 +150,10 @@ class TestGpu : public QObject {
     seq.fov_m = nx * ph.cell_size_m;
     seq.dummy_scans = 0;
     expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs");
+    // A smooth ΔB map gives every fluid cell its own tissue: beyond the kernel's tissue table (65,536
+    // entries), so the per-cell tissue path runs.
+    for (std::size_t i = 0; i < ph.size(); ++i) ph.dB_T[i] = static_cast<float>(1e-7 * static_cast<double>(i) / ph.size());
+    expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs, 304,000 distinct dB (per-cell tissue)");
   }
 
   // Every fluid path: the per-step stencil kernel on an open-ended 2-D vessel with oblique flow, on a 3-D

@@ -20,12 +20,15 @@
 // device; at every chunk it polls the cancel token, so cancel is honoured within ~10 ms; progress is
 // reported once per TR, dummy TRs included (tr_progress_marks), when both parts have queued that TR.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "cuda_check.hpp"
 #include "fluid_block_steps.hpp"
@@ -416,8 +419,9 @@ __global__ void separable_signal(CellGrid g, DeviceEvent R, separable::ReadoutGr
 // applies op to the whole state before the step.
 struct StencilFluid {
   const std::uint32_t* __restrict__ cell;  // rank -> grid index (coil maps, truth)
-  const ushort4* __restrict__ pos;         // ix, iy, iz
-  const float4* __restrict__ tissue;       // PD, R1, R2, ΔB
+  const ushort4* __restrict__ pos;         // ix, iy, iz, and the tissue's entry in `tissue` (table mode)
+  const float4* __restrict__ tissue;       // PD, R1, R2, ΔB: per distinct tissue (table) or per rank
+  bool tissue_table;                       // tissue indexed by pos.w (few distinct tissues), else by rank
   const float2* __restrict__ out_fresh;    // stencil: Σ outflow c_f, fresh inflow · PD
   const FluidInflow* __restrict__ inflow;  // [slot][rank]
   int nf;                                  // < 2^31 (checked on the host): 32-bit index math
@@ -451,8 +455,8 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     active[q] = t < f.nf;
     r[q] = active[q] ? t : 0;
     i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
-    ts[q] = f.tissue[r[q]];
     p[q] = f.pos[r[q]];
+    ts[q] = f.tissue[f.tissue_table ? p[q].w : r[q]];
     of[q] = f.out_fresh[r[q]];
 #pragma unroll
     for (int s = 0; s < P; ++s) first[q][s] = s < f.slots ? f.inflow[s * f.nf + r[q]] : FluidInflow{};
@@ -874,6 +878,32 @@ class CudaSimulationEngine final : public SimulationEngine {
     return count > static_cast<std::size_t>(per_sm) * sms * k_block ? 2 : 1;
   }
 
+  // Replaces the per-cell tissue (PD, R1, R2, ΔB) of `st` by a table of its distinct values, each cell's
+  // entry in pos.w, when there are at most 65,536 of them (a vessel tree holds a few; a smooth ΔB map
+  // over the vessels may not): 8 bytes per cell and step instead of 24, which keeps the state, stencils
+  // and statics of a slab's fluid cells within the L2 cache. False (st unchanged): per-cell tissue.
+  static bool tissue_table(FluidStatics& st) {
+    constexpr std::size_t k_max_entries = 65536;
+    auto key = [](const float4& t) {
+      return std::array<std::uint32_t, 4>{std::bit_cast<std::uint32_t>(t.x), std::bit_cast<std::uint32_t>(t.y),
+                                          std::bit_cast<std::uint32_t>(t.z), std::bit_cast<std::uint32_t>(t.w)};
+    };
+    std::map<std::array<std::uint32_t, 4>, unsigned short> index;
+    std::vector<float4> distinct;
+    std::vector<unsigned short> entry(st.tissue.size());
+    for (std::size_t k = 0; k < st.tissue.size(); ++k) {
+      auto [it, added] = index.try_emplace(key(st.tissue[k]), static_cast<unsigned short>(distinct.size()));
+      if (added) {
+        if (distinct.size() == k_max_entries) return false;
+        distinct.push_back(st.tissue[k]);
+      }
+      entry[k] = it->second;
+    }
+    for (std::size_t k = 0; k < entry.size(); ++k) st.pos[k].w = entry[k];
+    st.tissue = std::move(distinct);
+    return true;
+  }
+
   // Time-steps the fluid cells `fluid` (ascending) one kernel per step over their compact state and
   // transport stencils (stencil_step), the closed-form part queued alongside.
   template <typename TrDone>
@@ -886,7 +916,8 @@ class CudaSimulationEngine final : public SimulationEngine {
     const FluidStencil sten = build_fluid_stencil(ph, fluid);
     if (sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
       throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
-    const FluidStatics st = gather_fluid_statics(ph, fluid);
+    FluidStatics st = gather_fluid_statics(ph, fluid);
+    const bool table = tissue_table(st);
     std::vector<float> m0(3 * nf, 0.f);
     std::vector<float2> out_fresh(nf);
     for (std::size_t k = 0; k < nf; ++k) {
@@ -895,7 +926,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
     DeviceBuffer<std::uint32_t> d_cell(nf);
     DeviceBuffer<ushort4> d_pos(nf);
-    DeviceBuffer<float4> d_tissue(nf);
+    DeviceBuffer<float4> d_tissue(st.tissue.size());
     DeviceBuffer<float2> d_out_fresh(nf);
     DeviceBuffer<FluidInflow> d_inflow(std::max<std::size_t>(1, sten.inflow.size()));
     DeviceBuffer<float> state0(3 * nf), state1(3 * nf);
@@ -905,7 +936,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     d_out_fresh.upload(out_fresh.data());
     if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
     state0.upload(m0.data());
-    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), d_out_fresh.get(),
+    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), table, d_out_fresh.get(),
                          d_inflow.get(), static_cast<int>(nf), sten.in_slots};
     float* buf[2] = {state0.get(), state1.get()};
     const int C = cells_per_thread(stencil_step<1>, nf);
