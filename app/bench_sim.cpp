@@ -75,8 +75,10 @@ long closed_form_passes(const SequenceProgram& prog, bool only_separable = false
 // Time-stepped cell (all cells on the CPU; the fluid cells on CUDA), per step, as the per-step update
 // needs them: M read (12) and written (12), PD T1 T2 dB ux uy (24), type (1), uz (4, with 3-D flow),
 // open_end (1, with vessel ends inside the grid), the list index (4, CUDA, when not every cell is
-// fluid). The CUDA engine's blocked kernel (fluid_blocks.hpp) touches memory once per K steps, so for
-// it these are the effective bytes of the work done, not its DRAM traffic (see docs/benchmarks.md).
+// fluid). These are the effective bytes of the per-step update, kept fixed across kernel designs: the
+// CUDA engine's stencil kernel reads about as much (state 24, position and tissue entry 8, stencil 24,
+// grid index 4 with coil maps or truth; docs/benchmarks.md), its optional blocked kernel
+// (fluid_blocks.hpp) touches memory once per K steps.
 // Closed-form pass (CUDA): with a cell list (closed-form cells under 3/4 of the grid) M read and written
 // (24), PD T1 T2 dB (16), list index (4) per closed-form cell; over the whole grid (no list) closed-form
 // cells 40 (+ type 1 when moving), the others read PD (4) (+ type 1 for fluid cells, whose PD != 0).
