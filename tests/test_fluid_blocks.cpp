@@ -214,9 +214,9 @@ class TestFluidBlocks : public QObject {
     }
   }
 
-  // The per-step compact kernel's table (fluid_face_ranks) equals the blocked tables with one part that
-  // holds every fluid cell at K = 1 (region-local index = rank there): 2-D tube with and without vessel
-  // ends inside the grid, and the 3-D slab.
+  // The face-rank table (fluid_face_ranks, from which the per-step kernel's stencils are built) equals
+  // the blocked tables with one part that holds every fluid cell at K = 1 (region-local index = rank
+  // there): 2-D tube with and without vessel ends inside the grid, and the 3-D slab.
   void faceRanksMatchOnePartTables() {
     std::vector<CellPhantom> cases = {tube_2d(94, 19, false), tube_2d(94, 19, true), vessel_slab(60, 60, 14, 1e-3)};
     for (const CellPhantom& ph : cases) {

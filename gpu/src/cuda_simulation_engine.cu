@@ -121,7 +121,7 @@ __device__ float2 warp_sum(float2 v) {
   return v;
 }
 
-// The per-step slice kernel takes C fluid cells per thread and issues their loads together (a step is
+// The per-step stencil kernel takes C fluid cells per thread and issues their loads together (a step is
 // latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: C = 2, 3 blocks
 // hold 202,752 cells in one wave on an H100 (the tube: 178,600); C = 1 keeps the compiler's choice.
 constexpr int k_step_min_blocks(int C) { return C >= 2 ? 3 : 1; }
@@ -841,7 +841,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     Graph graph;
     cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
     for (int j = 0; j < K; ++j) {
-      // Every step after the first of the graph overlaps its launch with the step before (see table_step).
+      // Every step after the first of the graph overlaps its launch with the step before (see stencil_step).
       cudaLaunchAttribute pdl{};
       pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
       pdl.val.programmaticStreamSerializationAllowed = 1;

@@ -3,10 +3,10 @@
 // shared memory, K steps are played there — op (RF/spoil) in place, signal and truth of the interior,
 // then transport (region_gather) and Bloch (fluid_bloch) into the other shared buffer, updating only the
 // entries that are still needed (hop ≤ K − s at step s) — and the interior is written back. An option
-// for slabs (MRWB_FLUID_PATH=blocked): measured on the H100 it lost to the per-step kernels both on
-// dense slices (more instructions per cell-step) and on the liver slab (the compact per-step kernel:
-// ≈ 1.3 s against ≈ 2.2 s for the fluid part; docs/benchmarks.md). Kept, tested, for a persistent
-// variant that would keep each part's static data in shared memory for a whole run.
+// (MRWB_FLUID_PATH=blocked): measured on the H100 it lost to the per-step kernels both on dense slices
+// (more instructions per cell-step) and on the liver slab (≈ 2.2 s for the fluid part against ≈ 1.3 s
+// for the per-step kernel of session 5, ≈ 0.8 s for today's stencil kernel; docs/benchmarks.md). Kept,
+// tested, for a persistent variant that would keep each part's static data in shared memory.
 #include "fluid_block_steps.hpp"
 
 #include <algorithm>
