@@ -9,6 +9,7 @@
 
 #include "mrwb/fluid_block_ops.hpp"
 #include "mrwb/fluid_blocks.hpp"
+#include "fluid_twin_steps.hpp"
 
 namespace mrwb {
 namespace {
@@ -39,7 +40,6 @@ void run_blocks(const CellPhantom& ph, const FluidBlocks& blocks, std::span<cons
   const std::size_t n = ph.size();
   const int K = blocks.steps;
   const bool has_uz = ph.uz.size() == n;
-  const bool uniform = coil_sens.empty();
   float* A[3] = {A0[0], A0[1], A0[2]};
   float* B[3] = {B0[0], B0[1], B0[2]};
   Region R;
@@ -76,28 +76,9 @@ void run_blocks(const CellPhantom& ph, const FluidBlocks& blocks, std::span<cons
         const FluidStep& S = table[static_cast<std::size_t>(k0 + s - 1)];
         float *mx = R.mx[cur].data(), *my = R.my[cur].data(), *mz = R.mz[cur].data();
         // (a) the instantaneous operator on every entry still valid (hop <= K − s + 1).
-        if (S.op != 0)
-          for (std::uint32_t e = 0; e < hop_end[K - s + 1]; ++e) {
-            bloch::Mag m{mx[e], my[e], mz[e]};
-            fluid::apply_op(S, m);
-            mx[e] = m.Mx;
-            my[e] = m.My;
-            mz[e] = m.Mz;
-          }
+        fluid::apply_op_to(S, hop_end[K - s + 1], mx, my, mz);
         // (b) signal and truth of the interior, in entry order.
-        if (S.sample >= 0)
-          for (int c = 0; c < ncoils; ++c) {
-            std::complex<double> acc{};
-            for (std::uint32_t e = 0; e < interior; ++e) {
-              if (uniform) {
-                acc += std::complex<double>(mx[e], my[e]);
-              } else {
-                const std::complex<float> C = coil_sens[static_cast<std::size_t>(c) * n + cell[e]];
-                acc += std::complex<double>(C.real() * mx[e] - C.imag() * my[e], C.real() * my[e] + C.imag() * mx[e]);
-              }
-            }
-            samples[static_cast<std::size_t>(c) * per_coil + static_cast<std::size_t>(S.sample)] += acc;
-          }
+        if (S.sample >= 0) fluid::add_signal(coil_sens, ncoils, n, per_coil, S.sample, mx, my, cell, interior, samples);
         if (S.truth)
           for (std::uint32_t e = 0; e < interior; ++e) cell_truth[cell[e]] = {mx[e], my[e]};
         // (c) transport + Bloch of the entries of hop <= K − s into the other buffer.

@@ -6,6 +6,7 @@
 
 #include "mrwb/fluid_block_ops.hpp"
 #include "mrwb/fluid_stencil.hpp"
+#include "fluid_twin_steps.hpp"
 
 namespace mrwb {
 
@@ -66,7 +67,6 @@ void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, co
                  std::size_t per_coil, std::span<float> Mx, std::span<float> My, std::span<float> Mz,
                  std::span<std::complex<double>> samples, std::span<std::complex<float>> cell_truth) {
   const std::size_t nf = fluid.size(), n = ph.size();
-  const bool uniform = coil_sens.empty();
   std::vector<float> m[2][3];
   for (int b = 0; b < 2; ++b)
     for (auto& v : m[b]) v.resize(nf);
@@ -87,27 +87,8 @@ void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, co
   int cur = 0;
   for (const FluidStep& S : table) {
     float *ax = m[cur][0].data(), *ay = m[cur][1].data(), *az = m[cur][2].data();
-    if (S.op != 0)
-      for (std::size_t r = 0; r < nf; ++r) {
-        bloch::Mag v{ax[r], ay[r], az[r]};
-        fluid::apply_op(S, v);
-        ax[r] = v.Mx;
-        ay[r] = v.My;
-        az[r] = v.Mz;
-      }
-    if (S.sample >= 0)
-      for (int c = 0; c < ncoils; ++c) {
-        std::complex<double> acc{};
-        for (std::size_t r = 0; r < nf; ++r) {
-          if (uniform) {
-            acc += std::complex<double>(ax[r], ay[r]);
-          } else {
-            const std::complex<float> C = coil_sens[static_cast<std::size_t>(c) * n + fluid[r]];
-            acc += std::complex<double>(C.real() * ax[r] - C.imag() * ay[r], C.real() * ay[r] + C.imag() * ax[r]);
-          }
-        }
-        samples[static_cast<std::size_t>(c) * per_coil + static_cast<std::size_t>(S.sample)] += acc;
-      }
+    fluid::apply_op_to(S, nf, ax, ay, az);
+    if (S.sample >= 0) fluid::add_signal(coil_sens, ncoils, n, per_coil, S.sample, ax, ay, fluid.data(), nf, samples);
     if (S.truth)
       for (std::size_t r = 0; r < nf; ++r) cell_truth[fluid[r]] = {ax[r], ay[r]};
     float *bx = m[cur ^ 1][0].data(), *by = m[cur ^ 1][1].data(), *bz = m[cur ^ 1][2].data();
