@@ -13,6 +13,7 @@
 
 #include "event_factors.hpp"
 #include "mrwb/bloch_cell_ops.hpp"
+#include "mrwb/parallel_ranges.hpp"
 #include "mrwb/simulation_engine.hpp"
 
 namespace mrwb {
@@ -109,13 +110,19 @@ bool phantom_moves(const CellPhantom& ph) {
 }
 
 double max_courant_speed(const CellPhantom& ph) {
-  double u = 0;
-  const bool has_uz = ph.uz.size() == ph.size();
-  for (std::size_t i = 0; i < ph.size(); ++i)
-    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))
-      u = std::max(u, static_cast<double>(std::abs(ph.ux[i]) + std::abs(ph.uy[i]) +
-                                          (has_uz ? std::abs(ph.uz[i]) : 0.f)));
-  return u;
+  // A parallel pass: called at every set-up, over 70 M cells for the liver slab.
+  const float *ux = ph.ux.data(), *uy = ph.uy.data(), *uz = ph.uz.size() == ph.size() ? ph.uz.data() : nullptr;
+  const std::uint8_t* type = ph.type.data();
+  const int parts = range_parts(ph.size());
+  std::vector<float> part_max(static_cast<std::size_t>(parts), 0.f);
+  for_each_range(ph.size(), parts, [&](int p, std::size_t begin, std::size_t end) {
+    float u = 0.f;  // |ux| + |uy| + |uz| in float, as before
+    for (std::size_t i = begin; i < end; ++i)
+      if (type[i] == static_cast<std::uint8_t>(CellType::Fluid))
+        u = std::max(u, std::abs(ux[i]) + std::abs(uy[i]) + (uz ? std::abs(uz[i]) : 0.f));
+    part_max[static_cast<std::size_t>(p)] = u;
+  });
+  return static_cast<double>(*std::max_element(part_max.begin(), part_max.end()));
 }
 
 CpuSimulationEngine::CpuSimulationEngine(int threads)

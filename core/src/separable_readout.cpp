@@ -11,18 +11,31 @@ bool readout_is_separable(const SeqEvent& e) {
   return e.kind == EventKind::Readout && e.n_samples > 0 && e.dk_y == 0 && e.dk_z == 0;
 }
 
+namespace {
+// Adds (T2, ΔB) to the groups unless present; false when the table is full.
+bool add_group(ReadoutGroups& groups, float T2_s, float dB_T) {
+  if (group_of(groups, T2_s, dB_T) >= 0) return true;
+  if (groups.count == k_max_readout_groups) return false;
+  groups.T2_s[groups.count] = T2_s;
+  groups.dB_T[groups.count] = dB_T;
+  ++groups.count;
+  return true;
+}
+}  // namespace
+
 bool readout_groups(const CellPhantom& ph, bool skip_fluid, ReadoutGroups& groups) {
   groups = ReadoutGroups{};
-  const std::size_t n = ph.size();
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < ph.size(); ++i) {
     if (ph.PD[i] == 0.f || (skip_fluid && ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid))) continue;
-    const float dB = ph.dB_T.empty() ? 0.f : ph.dB_T[i];
-    if (group_of(groups, ph.T2_s[i], dB) >= 0) continue;
-    if (groups.count == k_max_readout_groups) return false;
-    groups.T2_s[groups.count] = ph.T2_s[i];
-    groups.dB_T[groups.count] = dB;
-    ++groups.count;
+    if (!add_group(groups, ph.T2_s[i], ph.dB_T.empty() ? 0.f : ph.dB_T[i])) return false;
   }
+  return true;
+}
+
+bool readout_groups(std::span<const TissueValue> tissue, ReadoutGroups& groups) {
+  groups = ReadoutGroups{};
+  for (const TissueValue& t : tissue)
+    if (t[0] != 0.f && !add_group(groups, t[2], t[3])) return false;
   return true;
 }
 

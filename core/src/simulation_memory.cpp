@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mrwb/errors.hpp"
+#include "mrwb/parallel_ranges.hpp"
 #include "mrwb/simulation_engine.hpp"
 
 namespace mrwb {
@@ -12,7 +14,7 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   const std::size_t n = ph.size();
   const bool moving = phantom_moves(ph);
   const std::size_t state = 3 * sizeof(float);                         // Mx My Mz
-  const std::size_t tissue = 4 * sizeof(float) + 1;                    // PD T1 T2 dB, type
+  const std::size_t tissue = 4 * sizeof(float);  // PD T1 T2 dB per cell (at most: a table and 2 B entries where it can)
   const std::size_t lists = sizeof(std::uint32_t);  // closed-form cell list
   const std::size_t truth = 2 * sizeof(float);                         // Mxy at the truth sample
   const std::size_t coils = ncoils > 1 ? static_cast<std::size_t>(ncoils) * 2 * sizeof(float) : 0;
@@ -28,8 +30,16 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   // position, six face codes, tissue, three velocities; regions hold each fluid cell about 1.2–2 times,
   // 3 is the bound assumed. The larger of the two is reserved.
   std::size_t fluid = 0;
-  if (moving)
-    for (std::uint8_t t : ph.type) fluid += t == static_cast<std::uint8_t>(CellType::Fluid);
+  if (moving) {
+    const int parts = range_parts(n);
+    std::vector<std::size_t> counted(static_cast<std::size_t>(parts), 0);
+    for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
+      std::size_t c = 0;
+      for (std::size_t i = begin; i < end; ++i) c += ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
+      counted[static_cast<std::size_t>(p)] = c;
+    });
+    for (std::size_t c : counted) fluid += c;
+  }
   const std::size_t stencil = 6 * sizeof(float) + sizeof(std::uint32_t) + 8 + 4 * sizeof(float) + 2 * sizeof(float) +
                               6 * (sizeof(std::int32_t) + sizeof(float));
   const std::size_t blocked =

@@ -21,21 +21,22 @@
 // reported once per TR, dummy TRs included (tr_progress_marks), when both parts have queued that TR.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
+#include <future>
 
 #include "cuda_check.hpp"
 #include "fluid_block_steps.hpp"
 #include "mrwb/fluid_block_ops.hpp"
 #include "mrwb/fluid_blocks.hpp"
 #include "mrwb/fluid_stencil.hpp"
+#include "mrwb/parallel_ranges.hpp"
 #include "mrwb/separable_readout_signal.hpp"
+#include "mrwb/tissue_table.hpp"
 #include "mrwb/transport_cell_ops.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 
@@ -122,8 +123,9 @@ __device__ float2 warp_sum(float2 v) {
 }
 
 // The per-step stencil kernel takes C fluid cells per thread and issues their loads together (a step is
-// latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: C = 2, 3 blocks
-// hold 202,752 cells in one wave on an H100 (the tube: 178,600); C = 1 keeps the compiler's choice.
+// latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: 3 blocks of
+// C = 2 hold 202,752 cells in one wave on an H100 (the tube: 178,600), of C = 4 405,504 (the liver slab:
+// 349,596); C = 1 keeps the compiler's choice.
 constexpr int k_step_min_blocks(int C) { return C >= 2 ? 3 : 1; }
 constexpr int k_coil_batch = 32;  // coils reduced per block barrier of a sampled step
 
@@ -134,7 +136,7 @@ constexpr int k_coil_batch = 32;  // coils reduced per block barrier of a sample
 // every barrier round (`round`): a round writes the half that the round before the previous one read,
 // and every reader of that round has passed the barrier in between, so one barrier per round suffices.
 template <int C>
-__device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __restrict__ sens, const std::size_t* i,
+__device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __restrict__ sens, const unsigned* i,
                                              const bool* active, const bloch::Mag* own, double2* sums, int sample,
                                              float2 (*part)[k_warps * k_coil_batch], int& round) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -169,26 +171,25 @@ __device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __
 }
 
 struct CellData {
-  float *Mx, *My, *Mz;  // state of the closed-form cells
-  const float* __restrict__ PD;
-  const float* __restrict__ T1;
-  const float* __restrict__ T2;
-  const float* __restrict__ dB;
-  const std::uint8_t* __restrict__ type;
+  float *Mx, *My, *Mz;                       // state of the closed-form cells
+  const std::uint16_t* __restrict__ entry;   // per cell: its tissue's entry (mrwb/tissue_table.hpp), or nullptr
+  const float4* __restrict__ tissue;         // PD T1 T2 ΔB per entry (or per cell); PD = 0: not played here
   const float2* sens;  // nullptr: one uniform coil
   double2* sums;       // k_signal_slots × samples
   float2* truth;
 };
+// PD, T1, T2, ΔB of cell i for the closed-form kernels (PD = 0 for cells they leave alone: PD = 0, or
+// fluid cells of a moving phantom).
+__device__ float4 closed_form_tissue(const CellData& d, std::size_t i) { return d.tissue[d.entry ? d.entry[i] : i]; }
 
 // Closed-form path: plays events [e_begin, e_end) for the cells list[first .. last) (list == nullptr:
-// cells first .. last of the grid, skipping those with PD = 0 and, with skip_fluid, fluid cells), k_cells_per_thread cells per thread (a block takes k_block·k_cells_per_thread
+// cells first .. last of the grid), skipping those with closed-form PD = 0, k_cells_per_thread cells per thread (a block takes k_block·k_cells_per_thread
 // consecutive entries, strided by k_block so loads coalesce). A readout's signal is summed over the
 // thread's cells, warp-reduced per sample into shared memory and added to the global sums once per
 // `flush` samples: one block barrier per flush instead of two per sample, and one warp reduction per
 // k_cells_per_thread cells (the shuffles bound this kernel).
 __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
-                            const std::uint32_t* __restrict__ list, std::size_t first, std::size_t last,
-                            bool skip_fluid) {
+                            const std::uint32_t* __restrict__ list, std::size_t first, std::size_t last) {
   constexpr int C = k_cells_per_thread;
   __shared__ float2 part[k_readout_slots];  // [sample of the flush][coil][warp]
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -203,17 +204,16 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
     const std::size_t k = first + static_cast<std::size_t>(blockIdx.x) * (k_block * C) + q * k_block + threadIdx.x;
     active[q] = k < last;  // inactive cells still join the block reductions (with zero signal)
     i[q] = active[q] ? (list ? list[k] : k) : 0;
-    if (active[q] && !list)
-      active[q] = d.PD[i[q]] != 0.f && !(skip_fluid && d.type[i[q]] == static_cast<std::uint8_t>(CellType::Fluid));
+    const float4 t = active[q] ? closed_form_tissue(d, i[q]) : float4{};
+    active[q] = t.x != 0.f;
     m[q] = {0.f, 0.f, 0.f};
-    pd[q] = t1[q] = t2[q] = db[q] = 0.f;
+    pd[q] = t.x;
+    t1[q] = t.y;
+    t2[q] = t.z;
+    db[q] = t.w;
     c[q] = {0, 0, 0};
     if (active[q]) {
       m[q] = {d.Mx[i[q]], d.My[i[q]], d.Mz[i[q]]};
-      pd[q] = d.PD[i[q]];
-      t1[q] = d.T1[i[q]];
-      t2[q] = d.T2[i[q]];
-      db[q] = d.dB[i[q]];
       c[q] = cell_index(g, i[q]);
     }
   }
@@ -292,12 +292,14 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
 // along x. Each cell plays the group's RF / Free / spoil events, adds C_c·Mxy(0) to its thread's
 // P_{c,g} (shared memory, one slot per thread), records its truth and is advanced over the whole readout
 // in closed form; each thread then adds its sums to P[coil][group][x] (double atomics, one per column
-// and block). Fluid cells of a moving phantom (skip_fluid) and cells with PD = 0 are left alone; every
-// other cell is in `groups` (checked on the host).
+// and block). Cells with closed-form PD = 0 (fluid cells of a moving phantom among them) are left alone;
+// every other cell is in `groups` (checked on the host).
 constexpr int k_sep_block = 128;
 constexpr int k_sep_max_terms = 24;  // coils × groups of shared accumulators per thread
-__global__ void separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
-                               separable::ReadoutGroups groups, bool skip_fluid, int rows_per_block,
+// 10 blocks per SM (48 registers, 62.5 % occupancy): the pass is bound by instruction issue, and the
+// extra warps hide more latency than the few spills cost (H100: 0.457 s vs 0.516 s for the slab's passes).
+__global__ void __launch_bounds__(k_sep_block, 10) separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
+                               separable::ReadoutGroups groups, int rows_per_block,
                                double2* __restrict__ P) {
   extern __shared__ float2 acc[];  // [coil·G + group][thread]
   const int G = groups.count, terms = g.ncoils * G;
@@ -322,9 +324,9 @@ __global__ void separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, i
       ++iz;
     }
     const std::size_t i = static_cast<std::size_t>(r) * g.nx + ix;
-    const float pd = d.PD[i];
-    if (pd == 0.f || (skip_fluid && d.type[i] == static_cast<std::uint8_t>(CellType::Fluid))) continue;
-    const float t1 = d.T1[i], t2 = d.T2[i], db = d.dB[i];
+    const float4 tissue = closed_form_tissue(d, i);
+    const float pd = tissue.x, t1 = tissue.y, t2 = tissue.z, db = tissue.w;
+    if (pd == 0.f) continue;
     bloch::Mag m{Mx[i], My[i], Mz[i]};
     for (int e = e_begin; e < e_end - 1; ++e) {  // the events before the readout
       const DeviceEvent E = ev[e];
@@ -443,9 +445,8 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   const FluidStep S = steps[k];
   const bool need_cell = d.sens != nullptr || S.truth;  // the grid index serves coil maps and truth only
   bool active[C];
-  std::size_t i[C];
+  unsigned i[C];  // grid index (< 2^31, checked on the host)
   int r[C];
-  float4 ts[C];
   ushort4 p[C];
   float2 of[C];
   FluidInflow first[C][P];
@@ -456,7 +457,6 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     r[q] = active[q] ? t : 0;
     i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
     p[q] = f.pos[r[q]];
-    ts[q] = f.tissue[f.tissue_table ? p[q].w : r[q]];
     of[q] = f.out_fresh[r[q]];
 #pragma unroll
     for (int s = 0; s < P; ++s) first[q][s] = s < f.slots ? f.inflow[s * f.nf + r[q]] : FluidInflow{};
@@ -468,8 +468,10 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   bloch::Mag own[C];
   transport::Mag3<float> tr[C];
   float fresh[C];
+  float4 ts[C];  // loaded with the state, not before the wait: registers held across it limit C
 #pragma unroll
   for (int q = 0; q < C; ++q) {
+    ts[q] = f.tissue[f.tissue_table ? p[q].w : r[q]];
     own[q] = {0.f, 0.f, 0.f};
     fresh[q] = 0.f;
     if (active[q]) {
@@ -499,6 +501,15 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 }
 
 __global__ void advance_counter(int* counter, int by) { *counter += by; }
+
+// Thermal equilibrium M = PD·ẑ of the closed-form cells (the fluid cells' state is compact, elsewhere).
+__global__ void equilibrium_state(std::size_t n, CellData d) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  d.Mx[i] = 0.f;
+  d.My[i] = 0.f;
+  d.Mz[i] = closed_form_tissue(d, i).x;
+}
 
 __global__ void precess_relax_kernel(std::size_t n, bloch::Mag* m, const float* PD, const float* omE1, const float* E2,
                                      const float* c, const float* s) {
@@ -563,20 +574,34 @@ struct CellLists {
 CellLists split_cells(const CellPhantom& ph, bool moving) {
   CellLists l;
   const std::size_t n = ph.size();
-  auto fluid = [&](std::size_t i) { return moving && ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid); };
-  for (std::size_t i = 0; i < n; ++i) {
-    if (fluid(i))
-      l.stepped.push_back(static_cast<std::uint32_t>(i));
-    else
-      l.n_closed_form += ph.PD[i] != 0.f;
+  const auto fluid_type = static_cast<std::uint8_t>(CellType::Fluid);
+  auto fluid = [&](std::size_t i) { return moving && ph.type[i] == fluid_type; };
+  // Parallel passes over the grid (70 M cells in the liver slab), each part's cells in order.
+  const int parts = range_parts(n);
+  std::vector<std::vector<std::uint32_t>> stepped(parts), closed_form(parts);
+  std::vector<std::size_t> counted(parts, 0);
+  for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (fluid(i))
+        stepped[p].push_back(static_cast<std::uint32_t>(i));
+      else
+        counted[p] += ph.PD[i] != 0.f;
+    }
+  });
+  for (int p = 0; p < parts; ++p) {
+    l.stepped.insert(l.stepped.end(), stepped[p].begin(), stepped[p].end());
+    l.n_closed_form += counted[p];
   }
   l.n_stepped = l.stepped.size();
   if (l.n_stepped == n) l.stepped.clear();
   l.closed_form_listed = l.n_closed_form < n / 4 * 3;
   if (l.closed_form_listed) {
+    for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i)
+        if (!fluid(i) && ph.PD[i] != 0.f) closed_form[p].push_back(static_cast<std::uint32_t>(i));
+    });
     l.closed_form.reserve(l.n_closed_form);
-    for (std::size_t i = 0; i < n; ++i)
-      if (!fluid(i) && ph.PD[i] != 0.f) l.closed_form.push_back(static_cast<std::uint32_t>(i));
+    for (int p = 0; p < parts; ++p) l.closed_form.insert(l.closed_form.end(), closed_form[p].begin(), closed_form[p].end());
   }
   return l;
 }
@@ -608,12 +633,11 @@ std::vector<DeviceEvent> device_events(const SequenceProgram& prog) {
 class ClosedFormPlayer {
  public:
   ClosedFormPlayer(const SequenceProgram& prog, const std::vector<int>& marks, const CellGrid& g, const CellData& d,
-                   const std::uint32_t* list, std::size_t count, bool skip_fluid, cudaStream_t stream, Pacer& pacer)
+                   const std::uint32_t* list, std::size_t count, cudaStream_t stream, Pacer& pacer)
       : marks_(marks), g_(g), d_(d), list_(list), count_(list ? count : g.n), has_cells_(count > 0), stream_(stream),
         pacer_(pacer),
         ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())) {
     if (!ev_.empty()) d_ev_.upload(ev_.data());
-    skip_fluid_ = skip_fluid;
   }
   // Queues every group whose last event completes at most `tr` TRs (INT_MAX: all). Returns the TRs
   // completed by what has been queued.
@@ -637,8 +661,8 @@ class ClosedFormPlayer {
   // Readouts along x are then played the separable way (separable_pass + separable_signal) when the
   // closed-form cells fall into at most k_max_readout_groups (T2, ΔB) groups and coils × groups fit the
   // shared accumulators; other readouts, and everything otherwise, keep play_events (direct sums).
-  void enable_separable(const CellPhantom& ph, const SequenceProgram& prog, bool moving) {
-    if (!has_cells_ || !separable::readout_groups(ph, moving, groups_) || groups_.count == 0 ||
+  void enable_separable(const TissueTable& tissue, const SequenceProgram& prog) {
+    if (!has_cells_ || !separable::readout_groups(tissue.values, groups_) || groups_.count == 0 ||
         g_.ncoils * groups_.count > k_sep_max_terms)
       return;
     separable_.assign(prog.events.size(), false);
@@ -657,7 +681,7 @@ class ClosedFormPlayer {
     const std::size_t terms = static_cast<std::size_t>(g_.ncoils * groups_.count);
     cuda_check(cudaMemsetAsync(P_->get(), 0, P_->size() * sizeof(double2), stream_), "memset");
     separable_pass<<<grid, k_sep_block, terms * k_sep_block * sizeof(float2), stream_>>>(
-        g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_, groups_, skip_fluid_, rows_per_block,
+        g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_, groups_, rows_per_block,
         P_->get());
     cuda_check(cudaGetLastError(), "separable_pass launch");
     const DeviceEvent& R = ev_[end - 1];
@@ -675,7 +699,7 @@ class ClosedFormPlayer {
       const std::size_t last = std::min(count_, first + range);
       const unsigned blocks = static_cast<unsigned>((last - first + per_block - 1) / per_block);
       play_events<<<blocks, k_block, 0, stream_>>>(g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_,
-                                                    list_, first, last, skip_fluid_);
+                                                    list_, first, last);
       cuda_check(cudaGetLastError(), "play_events launch");
       pacer_.queued(cost * static_cast<double>(last - first));
     }
@@ -695,7 +719,6 @@ class ClosedFormPlayer {
   int done_ = 0;
   std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
   separable::ReadoutGroups groups_;
-  bool skip_fluid_ = false;  // moving phantom: fluid cells are time-stepped, not played here
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
 };
 
@@ -722,20 +745,26 @@ class CudaSimulationEngine final : public SimulationEngine {
     check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils), free_b);
 
     const CellLists lists = split_cells(ph, moving);
+    const bool stencil_path = moving && lists.n_stepped > 0 && fluid_path() != "blocked";
+    std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
+    if (stencil_path)
+      stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n)]() mutable {
+        return stencil_host(ph, prog, std::move(fluid), cancel);
+      });
+    const auto t_lists = std::chrono::steady_clock::now();
+    // The closed-form cells' tissue as a table and a 16-bit entry per cell where it can be (a few
+    // tissues), else per cell. Velocities reach the device only as the fluid cells' stencils.
+    const TissueTable tissue = closed_form_tissue(ph, moving);
+    const auto t_tissue = std::chrono::steady_clock::now();
     Stream stream;
-    // Velocities reach the device only as the fluid cells' stencils (or the blocked path's tables).
-    DeviceBuffer<float> Mx(n), My(n), Mz(n), PD(n), T1(n), T2(n), dB(n);
-    DeviceBuffer<std::uint8_t> type(n);
+    DeviceBuffer<float> Mx(n), My(n), Mz(n);
+    DeviceBuffer<std::uint16_t> entry(tissue.entry.size());
+    DeviceBuffer<float4> tissue_values(tissue.values.size());
     DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size());
-    PD.upload(ph.PD.data());
-    T1.upload(ph.T1_s.data());
-    T2.upload(ph.T2_s.data());
-    dB.upload(ph.dB_T.data());
-    type.upload(ph.type.data());
+    static_assert(sizeof(TissueValue) == sizeof(float4));
+    if (entry.size()) entry.upload(tissue.entry.data());
+    if (tissue_values.size()) tissue_values.upload(reinterpret_cast<const float4*>(tissue.values.data()));
     if (closed_form.size()) closed_form.upload(lists.closed_form.data());
-    cuda_check(cudaMemset(Mx.get(), 0, n * sizeof(float)), "memset");
-    cuda_check(cudaMemset(My.get(), 0, n * sizeof(float)), "memset");
-    cuda_check(cudaMemcpy(Mz.get(), PD.get(), n * sizeof(float), cudaMemcpyDeviceToDevice), "copy");  // M = PD·z
     DeviceBuffer<float2> sens(coils.uniform() ? 0 : ncoils * n);
     if (!coils.uniform()) sens.upload(reinterpret_cast<const float2*>(coils.sens.data()));
     const std::size_t n_samples = std::max<std::size_t>(1, samples.size());
@@ -743,13 +772,14 @@ class CudaSimulationEngine final : public SimulationEngine {
     cuda_check(cudaMemset(sums.get(), 0, sums.size() * sizeof(double2)), "memset");
     DeviceBuffer<float2> truth(n);
     cuda_check(cudaMemset(truth.get(), 0, n * sizeof(float2)), "memset");
-    cuda_check(cudaDeviceSynchronize(), "setup");
-    const auto t_setup = std::chrono::steady_clock::now();
-
     const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
                      static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
-    CellData d{Mx.get(),   My.get(),   Mz.get(), PD.get(), T1.get(), T2.get(), dB.get(), type.get(),
+    CellData d{Mx.get(), My.get(), Mz.get(), entry.size() ? entry.get() : nullptr, tissue_values.get(),
                coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
+    if (n > 0) equilibrium_state<<<static_cast<unsigned>((n + k_block - 1) / k_block), k_block>>>(n, d);
+    cuda_check(cudaGetLastError(), "equilibrium_state launch");
+    cuda_check(cudaDeviceSynchronize(), "setup");
+    const auto t_setup = std::chrono::steady_clock::now();
     Pacer pacer(stream.s, cancel);
     const std::vector<int> marks = tr_progress_marks(prog);
     int reported = 0;
@@ -758,15 +788,26 @@ class CudaSimulationEngine final : public SimulationEngine {
       while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     };
 
-    ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form, moving,
+    ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form,
                             stream.s, pacer);
-    closed.enable_separable(ph, prog, moving);
-    if (moving && lists.n_stepped > 0 && fluid_path() == "blocked")
-      run_time_stepped(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
-    else if (moving && lists.n_stepped > 0)
-      run_time_stepped_stencil(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
-    // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
+    closed.enable_separable(tissue, prog);
     const int total = marks.empty() ? 0 : marks.back();
+    if (stencil_path) {
+      // The device plays closed-form passes while the host thread finishes the fluid cells' tables.
+      for (int tr = 1; tr <= total && stencil.wait_for(std::chrono::seconds(0)) != std::future_status::ready; ++tr)
+        closed.play_until(tr);
+      const auto t_wait = std::chrono::steady_clock::now();
+      StencilHost h = stencil.get();
+      if (std::getenv("MRWB_SIM_TIMING"))
+        std::fprintf(stderr, "cuda engine: fluid tables ready %.4f s after set-up (waited %.4f s), %zu cells, %zu steps\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t_wait).count(), h.fluid.size(),
+                     h.steps.size());
+      run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done);
+    } else if (moving && lists.n_stepped > 0) {
+      run_time_stepped(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
+    }
+    // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
     closed.play_until(INT_MAX);
     cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
@@ -792,8 +833,11 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1') {
       using sec = std::chrono::duration<double>;
       const auto t_end = std::chrono::steady_clock::now();
-      std::fprintf(stderr, "cuda engine: %zu cells (%zu stepped, %zu closed form): set-up %.4f s, kernels %.4f s, read-back %.4f s\n",
-                   n, lists.n_stepped, lists.n_closed_form, sec(t_setup - t_start).count(), sec(t_kernels - t_setup).count(),
+      std::fprintf(stderr,
+                   "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (cell lists %.4f, "
+                   "tissue %.4f), kernels %.4f s, read-back %.4f s\n",
+                   n, lists.n_stepped, lists.n_closed_form, tissue.values.size(), sec(t_setup - t_start).count(),
+                   sec(t_lists - t_start).count(), sec(t_tissue - t_lists).count(), sec(t_kernels - t_setup).count(),
                    sec(t_end - t_kernels).count());
     }
   }
@@ -807,8 +851,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     DeviceBuffer<FluidStep> steps;
     DeviceBuffer<int> counter;
     int n_steps;
-    StepTable(const CellPhantom& ph, const SequenceProgram& prog)
-        : host(fluid_step_table(ph, prog, trs_at)),
+    StepTable(std::vector<FluidStep> table, std::vector<std::pair<long, int>> marks)
+        : trs_at(std::move(marks)),
+          host(std::move(table)),
           steps(std::max<std::size_t>(1, host.size())),
           counter(1),
           n_steps(static_cast<int>(host.size())) {
@@ -816,6 +861,47 @@ class CudaSimulationEngine final : public SimulationEngine {
       cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
     }
   };
+  static StepTable step_table(const CellPhantom& ph, const SequenceProgram& prog) {
+    std::vector<std::pair<long, int>> marks;
+    std::vector<FluidStep> table = fluid_step_table(ph, prog, marks);
+    return StepTable(std::move(table), std::move(marks));
+  }
+
+  // What the stencil path builds on the host before anything of it reaches the device: the step table,
+  // the fluid cells' stencils, positions and tissue, their initial state. A host thread builds it while
+  // the rest is set up and the device plays the first closed-form passes (a slab's 350,000 fluid cells
+  // take ~0.15 s of host work). Cancel is polled between the parts.
+  struct StencilHost {
+    std::vector<std::uint32_t> fluid;
+    std::vector<std::pair<long, int>> trs_at;
+    std::vector<FluidStep> steps;
+    FluidStencil sten;
+    FluidStatics st;
+    bool table = false;  // tissue indexed by pos.w
+    std::vector<float> m0;
+    std::vector<float2> out_fresh;
+  };
+  static StencilHost stencil_host(const CellPhantom& ph, const SequenceProgram& prog, std::vector<std::uint32_t> fluid,
+                                  const CancelToken& cancel) {
+    StencilHost h;
+    h.fluid = std::move(fluid);
+    const std::size_t nf = h.fluid.size();
+    h.steps = fluid_step_table(ph, prog, h.trs_at);
+    cancel.throw_if_cancelled();
+    h.sten = build_fluid_stencil(ph, h.fluid);
+    if (h.sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
+      throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
+    cancel.throw_if_cancelled();
+    h.st = gather_fluid_statics(ph, h.fluid);
+    h.table = tissue_table(h.st);
+    h.m0.assign(3 * nf, 0.f);
+    h.out_fresh.resize(nf);
+    for (std::size_t k = 0; k < nf; ++k) {
+      h.m0[2 * nf + k] = ph.PD[h.fluid[k]];  // thermal equilibrium
+      h.out_fresh[k] = make_float2(h.sten.out[k], h.sten.fresh[k]);
+    }
+    return h;
+  }
 
   // The fluid path: "compact" (one kernel per step over the compact state and stencils) or "blocked" (K
   // steps per launch, fluid_block_steps.cu); MRWB_FLUID_PATH overrides the default (A/B measurements).
@@ -867,15 +953,24 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   }
 
-  // C = 1 cell per thread when one wave of resident blocks of `one` holds every cell, else 2 (the tube's
-  // 178,600 cells: two waves of one cell per thread, one wave of two).
-  template <typename Kernel>
-  static int cells_per_thread(Kernel one, std::size_t count) {
-    int device = 0, sms = 0, per_sm = 0;
+  // Cells per thread of stencil_step: the fewest (1, 2, 4) whose resident blocks hold every cell in one
+  // wave (a step is latency-bound: a second wave doubles it), else 4. The tube's 178,600 cells: C = 2;
+  // the liver slab's 349,596: C = 4. MRWB_STEP_CELLS=1|2|4 overrides (A/B measurements).
+  static int cells_per_thread(std::size_t count) {
+    if (const char* env = std::getenv("MRWB_STEP_CELLS")) {
+      const int c = std::atoi(env);
+      return c >= 4 ? 4 : c >= 2 ? 2 : 1;
+    }
+    int device = 0, sms = 0;
     cuda_check(cudaGetDevice(&device), "cudaGetDevice");
     cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, one, k_block, 0), "occupancy");
-    return count > static_cast<std::size_t>(per_sm) * sms * k_block ? 2 : 1;
+    auto one_wave = [&](auto kernel, int C) {
+      int per_sm = 0;
+      cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
+      return count <= static_cast<std::size_t>(per_sm) * sms * k_block * C;
+    };
+    if (one_wave(stencil_step<1>, 1)) return 1;
+    return one_wave(stencil_step<2>, 2) ? 2 : 4;
   }
 
   // Replaces the per-cell tissue (PD, R1, R2, ΔB) of `st` by a table of its distinct values, each cell's
@@ -883,64 +978,43 @@ class CudaSimulationEngine final : public SimulationEngine {
   // over the vessels may not): 8 bytes per cell and step instead of 24, which keeps the state, stencils
   // and statics of a slab's fluid cells within the L2 cache. False (st unchanged): per-cell tissue.
   static bool tissue_table(FluidStatics& st) {
-    constexpr std::size_t k_max_entries = 65536;
-    auto key = [](const float4& t) {
-      return std::array<std::uint32_t, 4>{std::bit_cast<std::uint32_t>(t.x), std::bit_cast<std::uint32_t>(t.y),
-                                          std::bit_cast<std::uint32_t>(t.z), std::bit_cast<std::uint32_t>(t.w)};
-    };
-    std::map<std::array<std::uint32_t, 4>, unsigned short> index;
-    std::vector<float4> distinct;
-    std::vector<unsigned short> entry(st.tissue.size());
-    for (std::size_t k = 0; k < st.tissue.size(); ++k) {
-      auto [it, added] = index.try_emplace(key(st.tissue[k]), static_cast<unsigned short>(distinct.size()));
-      if (added) {
-        if (distinct.size() == k_max_entries) return false;
-        distinct.push_back(st.tissue[k]);
-      }
-      entry[k] = it->second;
-    }
-    for (std::size_t k = 0; k < entry.size(); ++k) st.pos[k].w = entry[k];
-    st.tissue = std::move(distinct);
+    TissueTable t;
+    auto value = [&](std::size_t k) { return TissueValue{st.tissue[k].x, st.tissue[k].y, st.tissue[k].z, st.tissue[k].w}; };
+    if (!distinct_values(st.tissue.size(), value, t)) return false;
+    for (std::size_t k = 0; k < t.entry.size(); ++k) st.pos[k].w = t.entry[k];
+    st.tissue.resize(t.values.size());
+    for (std::size_t e = 0; e < t.values.size(); ++e)
+      st.tissue[e] = make_float4(t.values[e][0], t.values[e][1], t.values[e][2], t.values[e][3]);
     return true;
   }
 
   // Time-steps the fluid cells `fluid` (ascending) one kernel per step over their compact state and
   // transport stencils (stencil_step), the closed-form part queued alongside.
   template <typename TrDone>
-  void run_time_stepped_stencil(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
-                                std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
-                                Pacer& pacer, TrDone& tr_done) {
-    const std::size_t nf = fluid.size();
-    const StepTable t(ph, prog);
+  void run_time_stepped_stencil(StencilHost h, const CellGrid& g, CellData d, ClosedFormPlayer& closed,
+                                cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+    const std::size_t nf = h.fluid.size();
+    const StepTable t(std::move(h.steps), std::move(h.trs_at));
     if (t.n_steps == 0 || nf == 0) return;
-    const FluidStencil sten = build_fluid_stencil(ph, fluid);
-    if (sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
-      throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
-    FluidStatics st = gather_fluid_statics(ph, fluid);
-    const bool table = tissue_table(st);
-    std::vector<float> m0(3 * nf, 0.f);
-    std::vector<float2> out_fresh(nf);
-    for (std::size_t k = 0; k < nf; ++k) {
-      m0[2 * nf + k] = ph.PD[fluid[k]];  // thermal equilibrium
-      out_fresh[k] = make_float2(sten.out[k], sten.fresh[k]);
-    }
+    const FluidStencil& sten = h.sten;
+    const FluidStatics& st = h.st;
     DeviceBuffer<std::uint32_t> d_cell(nf);
     DeviceBuffer<ushort4> d_pos(nf);
     DeviceBuffer<float4> d_tissue(st.tissue.size());
     DeviceBuffer<float2> d_out_fresh(nf);
     DeviceBuffer<FluidInflow> d_inflow(std::max<std::size_t>(1, sten.inflow.size()));
     DeviceBuffer<float> state0(3 * nf), state1(3 * nf);
-    d_cell.upload(fluid.data());
+    d_cell.upload(h.fluid.data());
     d_pos.upload(st.pos.data());
     d_tissue.upload(st.tissue.data());
-    d_out_fresh.upload(out_fresh.data());
+    d_out_fresh.upload(h.out_fresh.data());
     if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
-    state0.upload(m0.data());
-    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), table, d_out_fresh.get(),
+    state0.upload(h.m0.data());
+    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), h.table, d_out_fresh.get(),
                          d_inflow.get(), static_cast<int>(nf), sten.in_slots};
     float* buf[2] = {state0.get(), state1.get()};
-    const int C = cells_per_thread(stencil_step<1>, nf);
-    auto kernel = C == 2 ? stencil_step<2> : stencil_step<1>;
+    const int C = cells_per_thread(nf);
+    auto kernel = C == 4 ? stencil_step<4> : C == 2 ? stencil_step<2> : stencil_step<1>;
     const unsigned blocks = static_cast<unsigned>((nf + k_block * C - 1) / (k_block * C));
     const FluidStep* steps = t.steps.get();
     play_step_graph(
@@ -960,7 +1034,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
                         std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
                         Pacer& pacer, TrDone& tr_done) {
-    const StepTable t(ph, prog);
+    const StepTable t = step_table(ph, prog);
     if (t.n_steps == 0) return;
     const std::size_t count = fluid.size();
     const FluidBlocks blocks = choose_fluid_blocks(ph, fluid);

@@ -8,6 +8,7 @@
 #include "mrwb/separable_readout.hpp"
 #include "mrwb/sequence_program.hpp"
 #include "mrwb/simulation_engine.hpp"
+#include "mrwb/tissue_table.hpp"
 
 namespace mrwb::separable {
 
@@ -18,6 +19,9 @@ bool readout_is_separable(const SeqEvent& e);
 // `skip_fluid`, not fluid (those are time-stepped). False when there are more than
 // k_max_readout_groups (the direct sum is used then).
 bool readout_groups(const CellPhantom& ph, bool skip_fluid, ReadoutGroups& groups);
+// The same from tissue values (PD, T1, T2, ΔB; PD = 0: not played in closed form), e.g. the CUDA
+// engine's table (closed_form_tissue): a few entries instead of every cell.
+bool readout_groups(std::span<const TissueValue> tissue, ReadoutGroups& groups);
 
 // Plays the readout `e` (readout_is_separable) for the cells with PD != 0, every one of them in a group
 // of `groups`: signal[c·n_samples + j] += S_c(j) (sum over x and groups of P·z^j), each cell's state m

@@ -1,0 +1,32 @@
+#pragma once
+// Host passes over every cell of a large phantom (the liver slab: 70 M cells) split over threads:
+// fn(part, begin, end) for `parts` contiguous ranges of [0, n), in order of part, run in parallel.
+// fn must not throw.
+#include <algorithm>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace mrwb {
+
+// One part per hardware thread, but none under 2^16 items (thread start-up would dominate).
+inline int range_parts(std::size_t n) {
+  const std::size_t by_size = std::max<std::size_t>(1, n >> 16);
+  return static_cast<int>(std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), by_size));
+}
+
+inline std::size_t range_begin(std::size_t n, int parts, int part) {
+  const std::size_t p = static_cast<std::size_t>(part), k = static_cast<std::size_t>(parts);
+  return n / k * p + std::min(p, n % k);
+}
+
+template <typename Fn>
+void for_each_range(std::size_t n, int parts, Fn&& fn) {
+  std::vector<std::thread> pool;
+  for (int p = 1; p < parts; ++p)
+    pool.emplace_back([&fn, n, parts, p] { fn(p, range_begin(n, parts, p), range_begin(n, parts, p + 1)); });
+  fn(0, range_begin(n, parts, 0), range_begin(n, parts, 1));
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace mrwb
