@@ -102,11 +102,24 @@ struct ChunkRun {
 
 bool phantom_moves(const CellPhantom& ph) {
   if (ph.flow_dt_s <= 0) return false;
-  for (std::size_t i = 0; i < ph.ux.size(); ++i)
-    if (ph.ux[i] != 0.f || ph.uy[i] != 0.f) return true;
-  for (float w : ph.uz)
-    if (w != 0.f) return true;
-  return false;
+  // A parallel search (the liver slab's first moving cell lies tens of millions of cells in); every
+  // part stops once any part has found one.
+  const float *ux = ph.ux.data(), *uy = ph.uy.data(), *uz = ph.uz.data();
+  const std::size_t n = ph.ux.size(), nz = ph.uz.size();
+  std::atomic<bool> found{false};
+  auto search = [&](std::size_t size, auto moves) {
+    for_each_range(size, range_parts(size), [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t i0 = begin; i0 < end && !found.load(std::memory_order_relaxed); i0 += 65536)
+        for (std::size_t i = i0; i < std::min(end, i0 + 65536); ++i)
+          if (moves(i)) {
+            found.store(true, std::memory_order_relaxed);
+            return;
+          }
+    });
+  };
+  search(n, [&](std::size_t i) { return ux[i] != 0.f || uy[i] != 0.f; });
+  if (!found) search(nz, [&](std::size_t i) { return uz[i] != 0.f; });
+  return found;
 }
 
 double max_courant_speed(const CellPhantom& ph) {

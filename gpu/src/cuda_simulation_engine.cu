@@ -628,6 +628,61 @@ std::vector<DeviceEvent> device_events(const SequenceProgram& prog) {
   return ev;
 }
 
+// Copies the truth image (8 bytes per cell: 560 MB for the liver slab) to the host on its own stream and
+// host thread as soon as every write to it is queued, while the rest of the run plays: the writes happen
+// at the readouts with a truth sample, so once both parts have queued the TR after the last of them
+// (queued(trs)), the copy waits on an event recorded there. In pieces, stopping early on cancel.
+class TruthReadback {
+ public:
+  TruthReadback(const SequenceProgram& prog, const std::vector<int>& marks, std::span<std::complex<float>> host,
+                const float2* device, const CancelToken& cancel)
+      : host_(host), device_(device), cancel_(cancel) {
+    for (std::size_t e = 0; e < prog.events.size(); ++e)
+      if (prog.events[e].kind == EventKind::Readout && prog.events[e].truth_sample >= 0) needed_trs_ = marks[e] + 1;
+    cuda_check(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  ~TruthReadback() {
+    if (copy_.valid()) copy_.wait();
+    cudaEventDestroy(written_);
+  }
+  // Both parts have queued `trs` TRs on `stream`.
+  void queued(int trs, cudaStream_t stream) {
+    if (copy_.valid() || needed_trs_ < 0 || trs < needed_trs_ || host_.empty()) return;
+    cuda_check(cudaEventRecord(written_, stream), "cudaEventRecord");
+    copy_ = std::async(std::launch::async, [this] { copy_after(written_); });
+  }
+  // After the run: the copy started early, or the whole copy now.
+  void finish(cudaStream_t stream) {
+    if (!copy_.valid()) {
+      cuda_check(cudaEventRecord(written_, stream), "cudaEventRecord");
+      copy_after(written_);
+    } else {
+      copy_.get();
+    }
+  }
+
+ private:
+  void copy_after(cudaEvent_t ready) {
+    Stream s;
+    cuda_check(cudaStreamWaitEvent(s.s, ready, 0), "cudaStreamWaitEvent");
+    constexpr std::size_t k_piece = std::size_t{8} << 20;  // cells per piece (64 MB)
+    // std::complex<float> is two floats (array-compatible by the standard), as float2: copy straight in.
+    for (std::size_t first = 0; first < host_.size() && !cancel_.cancelled(); first += k_piece) {
+      const std::size_t count = std::min(k_piece, host_.size() - first);
+      cuda_check(cudaMemcpyAsync(host_.data() + first, device_ + first, count * sizeof(float2), cudaMemcpyDeviceToHost, s.s),
+                 "truth download");
+      cuda_check(cudaStreamSynchronize(s.s), "truth download");
+    }
+  }
+
+  std::span<std::complex<float>> host_;
+  const float2* device_;
+  const CancelToken& cancel_;
+  int needed_trs_ = -1;  // TRs after which nothing writes the truth (−1: no truth sample)
+  cudaEvent_t written_ = nullptr;
+  std::future<void> copy_;
+};
+
 // Closed-form player: queues the event program for its cells in groups of events ending at a readout
 // (at most 64 events during dummy scans), each split into cell ranges of at most one pacing chunk.
 class ClosedFormPlayer {
@@ -782,8 +837,10 @@ class CudaSimulationEngine final : public SimulationEngine {
     const auto t_setup = std::chrono::steady_clock::now();
     Pacer pacer(stream.s, cancel);
     const std::vector<int> marks = tr_progress_marks(prog);
+    TruthReadback truth_readback(prog, marks, cell_truth.first(std::min(n, cell_truth.size())), truth.get(), cancel);
     int reported = 0;
-    auto tr_done = [&](int trs) {  // progress once per TR (trs: TRs queued so far)
+    auto tr_done = [&](int trs) {  // progress once per TR (trs: TRs queued so far by both parts)
+      truth_readback.queued(trs, stream.s);
       if (!progress) return;
       while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     };
@@ -824,10 +881,8 @@ class CudaSimulationEngine final : public SimulationEngine {
       }
       samples[j] = {static_cast<float>(sx), static_cast<float>(sy)};
     }
-    // std::complex<float> is two floats (array-compatible by the standard), as float2: copy straight in.
-    const std::size_t nt = std::min(n, cell_truth.size());
-    if (nt > 0)
-      cuda_check(cudaMemcpy(cell_truth.data(), truth.get(), nt * sizeof(float2), cudaMemcpyDeviceToHost), "download");
+    truth_readback.finish(stream.s);
+    cancel.throw_if_cancelled();  // a cancel during the copy leaves the truth partial: not a result
     if (!marks.empty()) tr_done(marks.back());
     // MRWB_SIM_TIMING=1: where a run's time goes (bench investigations), on stderr.
     if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1') {
