@@ -82,7 +82,10 @@ long closed_form_passes(const SequenceProgram& prog, bool only_separable = false
 // Closed-form pass (CUDA): with a cell list (closed-form cells under 3/4 of the grid) M read and written
 // (24), PD T1 T2 dB (16), list index (4) per closed-form cell; over the whole grid (no list) closed-form
 // cells 40 (+ type 1 when moving), the others read PD (4) (+ type 1 for fluid cells, whose PD != 0).
-// Separable passes run over the whole grid the same way. Reads of neighbours are not counted.
+// Separable passes run over the whole grid the same way. Reads of neighbours are not counted. Since
+// session 7 the closed-form kernels read a 2-byte tissue entry instead of PD T1 T2 dB and type where the
+// phantom holds at most 65,536 tissues (mrwb/tissue_table.hpp): about 26 of the 41 B counted per cell and
+// pass (docs/benchmarks.md gives the slab's fraction at those bytes too).
 struct Traffic {
   double bytes = 0, stepped_cells = 0, closed_form_cells = 0;
 };

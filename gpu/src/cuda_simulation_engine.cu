@@ -12,6 +12,10 @@
 //    block-reduced for all coils) and writing B, K steps per CUDA graph launch with no host work in
 //    between; or, as an option, K steps per launch by temporal blocking (fluid_block_steps.cu). Either
 //    way no step reads what it writes.
+//  The closed-form cells' tissue is a table of distinct (PD, T1, T2, ΔB) with a 16-bit entry per cell
+//  (mrwb/tissue_table.hpp; per-cell values beyond 65,536 tissues). Host passes over the grid run in
+//  parallel; the fluid cells' tables are built on a host thread while the device plays the first
+//  closed-form passes; the truth image is copied back on its own stream once its last write is queued.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
 //  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
 //  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
