@@ -13,9 +13,20 @@
 #include "mrwb/simulation_engine.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 #include "mrwb_gpu/register_backends.hpp"
+#include "fluid_test_support.hpp"
 #include "gpu_sim_compare.hpp"
 
 using namespace mrwb;
+
+namespace {
+// Blood (PD 0.9, T1 1.4 s, T2 0.25 s) in cell i of a test phantom; the caller sets its velocity.
+void make_blood(CellPhantom& ph, std::size_t i) {
+  ph.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
+  ph.PD[i] = 0.9f;
+  ph.T1_s[i] = 1.4f;
+  ph.T2_s[i] = 0.25f;
+}
+}  // namespace
 
 class TestGpu : public QObject {
   Q_OBJECT
@@ -109,10 +120,7 @@ class TestGpu : public QObject {
       for (int x = 20; x < 108; ++x) {
         const std::size_t i = static_cast<std::size_t>(y) * nx + x;
         const double r = (y + 0.5 - 64) / 14;
-        ph.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
-        ph.PD[i] = 0.9f;
-        ph.T1_s[i] = 1.4f;
-        ph.T2_s[i] = 0.25f;
+        make_blood(ph, i);
         ph.ux[i] = static_cast<float>(0.9 * (1 - r * r));
         ph.open_end[i] = x == 20 || x == 107;
       }
@@ -196,10 +204,7 @@ class TestGpu : public QObject {
       for (int x = 10; x < 86; ++x) {
         const std::size_t i = static_cast<std::size_t>(y) * nx + x;
         const double r = (y + 0.5 - 32) / 12;
-        flat.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
-        flat.PD[i] = 0.9f;
-        flat.T1_s[i] = 1.4f;
-        flat.T2_s[i] = 0.25f;
+        make_blood(flat, i);
         flat.ux[i] = static_cast<float>(0.7 * (1 - r * r));
         flat.uy[i] = 0.15f;
         flat.open_end[i] = x == 10 || x == 85;
@@ -208,10 +213,7 @@ class TestGpu : public QObject {
       for (int y = 10; y < 22; ++y)
         for (int x = 0; x < 48; ++x) {
           const std::size_t i = (static_cast<std::size_t>(z) * 32 + y) * 48 + x;
-          slab.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
-          slab.PD[i] = 0.9f;
-          slab.T1_s[i] = 1.4f;
-          slab.T2_s[i] = 0.25f;
+          make_blood(slab, i);
           slab.ux[i] = 0.6f;
           slab.uz[i] = z < 4 ? 0.2f : -0.2f;
         }
@@ -221,18 +223,12 @@ class TestGpu : public QObject {
       for (int y = 3; y < 14; ++y)
         for (int x = 3; x < 14; ++x) {
           const std::size_t i = (static_cast<std::size_t>(z) * 16 + y) * 16 + x;
-          sink.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
-          sink.PD[i] = 0.9f;
-          sink.T1_s[i] = 1.4f;
-          sink.T2_s[i] = 0.25f;
+          make_blood(sink, i);
           sink.ux[i] = 0.05f * static_cast<float>(8 - x);  // every velocity points at cell (8, 8, 4)
           sink.uy[i] = 0.05f * static_cast<float>(8 - y);
           sink.uz[i] = 0.05f * static_cast<float>(4 - z);
         }
-    std::vector<std::uint32_t> sink_fluid;
-    for (std::size_t i = 0; i < sink.size(); ++i)
-      if (sink.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) sink_fluid.push_back(static_cast<std::uint32_t>(i));
-    QCOMPARE(build_fluid_stencil(sink, sink_fluid).in_slots, 6);
+    QCOMPARE(build_fluid_stencil(sink, fluid_test::fluid_cells(sink)).in_slots, 6);
     auto program = [](const CellPhantom& ph) {
       SequenceSpec seq;
       seq.matrix = 16;
