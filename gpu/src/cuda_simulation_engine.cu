@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 
 #include "cuda_check.hpp"
@@ -62,6 +63,7 @@ struct DeviceEvent {
   int n_samples;
   int sample_offset;  // first k-space sample of this readout (coil 0)
   int truth_sample;
+  int gradient;  // a Free interval with a nonzero gradient moment
 };
 static_assert(sizeof(DeviceEvent) <= k_device_event_bytes, "memory estimate (simulation_memory.cpp) too small");
 
@@ -96,13 +98,6 @@ __device__ void rotation_of(double cycles, float& c, float& s) {
   sincospi(2.0 * frac, &sd, &cd);
   c = static_cast<float>(cd);
   s = static_cast<float>(sd);
-}
-
-// Single-precision variant for the per-step kernel: the angle is reduced to a fraction of a turn in
-// double (exact for large gradient moments), the sine and cosine of that fraction taken in float.
-__device__ void rotation_of_fast(double cycles, float& c, float& s) {
-  const float frac = static_cast<float>(cycles - rint(cycles));
-  sincospif(2.0f * frac, &s, &c);
 }
 
 // Relaxation factors over dt: 1 − E1 (via expm1, precise for short steps) and E2.
@@ -298,79 +293,148 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
 // in closed form; each thread then adds its sums to P[coil][group][x] (double atomics, one per column
 // and block). Cells with closed-form PD = 0 (fluid cells of a moving phantom among them) are left alone;
 // every other cell is in `groups` (checked on the host).
+// The pass is bound by instruction issue, so what does not depend on the cell is not computed per cell
+// (as the CPU twin, event_factors.cpp): the gradient's turn exp(i 2π dk·r) of the first
+// k_sep_max_gradients gradient intervals is a product of a column factor (per thread) and a row factor
+// (per block, shared), and the readout's exp(−i 2π n dk_x x) is taken once per thread; the tissue's factors
+// (relaxation, off-resonance, readout decay and group) come from a table per (event, tissue entry)
+// when Table (a few tissues: PassFactorTable), else are computed per cell by the same functions.
 constexpr int k_sep_block = 128;
-constexpr int k_sep_max_terms = 24;  // coils × groups of shared accumulators per thread
-// 10 blocks per SM (48 registers, 62.5 % occupancy): the pass is bound by instruction issue, and the
-// extra warps hide more latency than the few spills cost (H100: 0.457 s vs 0.516 s for the slab's passes).
-__global__ void __launch_bounds__(k_sep_block, 10) separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
-                               separable::ReadoutGroups groups, int rows_per_block,
-                               double2* __restrict__ P) {
-  extern __shared__ float2 acc[];  // [coil·G + group][thread]
+constexpr int k_sep_max_terms = 24;      // coils × groups of shared accumulators per thread
+constexpr int k_sep_max_gradients = 4;  // gradient intervals per pass with shared turn factors
+constexpr int k_max_factor_entries = 32;  // tissue entries of the factor table (more: per cell)
+static_assert(k_max_factor_entries * 2 * sizeof(float4) <= k_device_event_factor_bytes, "memory estimate too small");
+
+__device__ float2 turn_of(double turns) {
+  float2 r;
+  separable::turn(turns, r.x, r.y);
+  return r;
+}
+__device__ float2 cmul(float2 a, float2 b) { return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+
+// 10 blocks per SM: the extra warps hide more latency than the few spills cost (H100, session 7).
+template <bool Table>
+__global__ void __launch_bounds__(k_sep_block, 10)
+    separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
+                   separable::ReadoutGroups groups, int rows_per_block, int n_grad, const float4* __restrict__ factors,
+                   int n_entries, double2* __restrict__ P) {
+  extern __shared__ float2 shared[];
   const int G = groups.count, terms = g.ncoils * G;
+  float2* acc = shared;                        // [coil·G + group][thread]
+  float2* col = acc + terms * k_sep_block;     // [gradient slot][thread]: exp(i 2π dk_x x)
+  float2* row = col + n_grad * k_sep_block;    // [gradient slot][row of the block]: exp(i 2π (dk_y y + dk_z z))
   for (int t = 0; t < terms; ++t) acc[t * k_sep_block + threadIdx.x] = make_float2(0.f, 0.f);
   const int ix = blockIdx.x * k_sep_block + threadIdx.x;
-  if (ix >= g.nx) return;  // no block barrier below
   const int rows = g.ny * g.nz, r0 = blockIdx.y * rows_per_block, r1 = min(rows, r0 + rows_per_block);
-  const DeviceEvent R = ev[e_end - 1];
-  const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
   const double x_m = g.x0 + ix * g.cell;
-  // Each cell is read and written by this thread only: restrict lets the loads of the next rows be
-  // issued before this row's stores (several rows in flight per thread).
+  for (int e = e_begin, slot = 0; e < e_end - 1 && slot < n_grad; ++e) {
+    if (!ev[e].gradient) continue;
+    const DeviceEvent& E = ev[e];
+    col[slot * k_sep_block + threadIdx.x] = turn_of(E.dk_x * x_m);
+    for (int t = threadIdx.x; t < r1 - r0; t += k_sep_block) {
+      const int r = r0 + t, iy = r % g.ny, iz = r / g.ny;
+      row[slot * rows_per_block + t] = turn_of(E.dk_y * (g.y0 + iy * g.cell) + E.dk_z * (g.z0 + iz * g.cell));
+    }
+    ++slot;
+  }
+  __syncthreads();
+  if (ix >= g.nx) return;  // no block barrier below
+  const DeviceEvent R = ev[e_end - 1];
+  // The column's part of z^n and of z^t (truth): exp(−i 2π n dk_x x).
+  float2 xn, xt = make_float2(1.f, 0.f);
+  separable::power(R.dk_x * x_m, R.dt_s, 0.f, R.n_samples, xn.x, xn.y);
+  if (R.truth_sample >= 0) separable::power(R.dk_x * x_m, R.dt_s, 0.f, R.truth_sample, xt.x, xt.y);
+  // Each cell is read and written by this thread only: restrict lets the next row's loads be issued
+  // before this row's stores.
   float* __restrict__ Mx = d.Mx;
   float* __restrict__ My = d.My;
   float* __restrict__ Mz = d.Mz;
   int iy = r0 % g.ny, iz = r0 / g.ny;  // row r = iz·ny + iy, counted along (no division per row)
-#pragma unroll 4
-  for (int r = r0; r < r1; ++r) {
+  // Software pipeline: the next row's tissue entry and state are loaded before this row is played, so
+  // a thread's loads are in flight while it computes (row by row the pass waited on them). A cell with
+  // PD = 0 holds M = 0: its state is read but never written.
+  std::size_t i = static_cast<std::size_t>(r0) * g.nx + ix;
+  int next_entry = Table ? d.entry[i] : 0;
+  float4 next_tissue = Table ? float4{} : closed_form_tissue(d, i);
+  bloch::Mag next_m{Mx[i], My[i], Mz[i]};
+  for (int r = r0; r < r1; ++r, i += g.nx) {
     const CellIndex c{ix, iy, iz};
     if (++iy == g.ny) {
       iy = 0;
       ++iz;
     }
-    const std::size_t i = static_cast<std::size_t>(r) * g.nx + ix;
-    const float4 tissue = closed_form_tissue(d, i);
+    const int entry = next_entry;
+    const float4 tissue = Table ? d.tissue[entry] : next_tissue;
+    bloch::Mag m = next_m;
+    if (r + 1 < r1) {
+      const std::size_t j = i + g.nx;
+      if constexpr (Table)
+        next_entry = d.entry[j];
+      else
+        next_tissue = closed_form_tissue(d, j);
+      next_m = {Mx[j], My[j], Mz[j]};
+    }
     const float pd = tissue.x, t1 = tissue.y, t2 = tissue.z, db = tissue.w;
     if (pd == 0.f) continue;
-    bloch::Mag m{Mx[i], My[i], Mz[i]};
-    for (int e = e_begin; e < e_end - 1; ++e) {  // the events before the readout
-      const DeviceEvent E = ev[e];
-      if (E.kind == static_cast<int>(EventKind::Rf)) {
+    for (int e = e_begin, slot = 0; e < e_end - 1; ++e) {  // the events before the readout
+      const DeviceEvent& E = ev[e];
+      const int kind = E.kind;
+      if (kind == static_cast<int>(EventKind::Rf)) {
         bloch::rf_rotate(m, E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
-      } else if (E.kind == static_cast<int>(EventKind::Spoil)) {
-        bloch::spoil(m);
-      } else if (m.Mx == 0.f && m.My == 0.f) {
-        // Spoiled (or never excited): only Mz recovers; the rotation and E2 would multiply zeros
-        // (skipping them is exact and saves the pass a sine, a cosine and an exponential per cell).
-        const float fdt = static_cast<float>(E.dt_s);
-        const float omE1 = t1 > 0.f ? -expm1f(-fdt / t1) : 0.f;
-        m.Mz = m.Mz + omE1 * (pd - m.Mz);
-      } else {
-        // Float trig and relaxation as in the fluid kernel: double transcendentals per cell bound this pass.
-        float cs, sn;
-        rotation_of_fast(gradient_cycles(g, c, E.dk_x, E.dk_y, E.dk_z) + gamma_cycles * db * E.dt_s, cs, sn);
-        const float fdt = static_cast<float>(E.dt_s);
-        const float omE1 = t1 > 0.f ? -expm1f(-fdt / t1) : 0.f, E2 = t2 > 0.f ? expf(-fdt / t2) : 1.f;
-        bloch::precess_relax(m, pd, omE1, E2, cs, sn);
+        continue;
       }
+      if (kind == static_cast<int>(EventKind::Spoil)) {
+        bloch::spoil(m);
+        continue;
+      }
+      const bool gradient = E.gradient;
+      const int my_slot = slot;
+      slot += gradient;
+      separable::FreeTissueFactors f;
+      if constexpr (Table) {
+        const float4 t = factors[(static_cast<std::size_t>(e) * n_entries + entry) * 2];
+        f = {t.x, t.y, t.z, t.w};
+      } else {
+        f = separable::free_tissue_factors(E.dt_s, t1, t2, db);
+      }
+      if (m.Mx == 0.f && m.My == 0.f) {
+        // Spoiled (or never excited): only Mz recovers; the rotation and E2 would multiply zeros.
+        m.Mz = m.Mz + f.omE1 * (pd - m.Mz);
+        continue;
+      }
+      float2 rot = make_float2(f.c, f.s);
+      if (gradient) {
+        const float2 gr = my_slot < n_grad ? cmul(col[my_slot * k_sep_block + threadIdx.x], row[my_slot * rows_per_block + (r - r0)])
+                                           : turn_of(gradient_cycles(g, c, E.dk_x, E.dk_y, E.dk_z));
+        rot = cmul(gr, rot);
+      }
+      bloch::precess_relax(m, pd, f.omE1, f.E2, rot.x, rot.y);
     }
-    const int grp = separable::group_of(groups, t2, db);
+    separable::ReadoutTissueFactors f;
+    int grp;
+    if constexpr (Table) {
+      const float4 a = factors[(static_cast<std::size_t>(e_end - 1) * n_entries + entry) * 2];
+      const float4 b = factors[(static_cast<std::size_t>(e_end - 1) * n_entries + entry) * 2 + 1];
+      f = {a.x, a.y, a.z, b.x, b.y};
+      grp = __float_as_int(a.w);
+    } else {
+      f = separable::readout_tissue_factors(R.dt_s, R.n_samples, R.truth_sample, t1, t2, db);
+      grp = separable::group_of(groups, t2, db);
+    }
     for (int coil = 0; coil < g.ncoils; ++coil) {
       const float2 s = coil_signal(g, d.sens, coil, i, m.Mx, m.My);
       float2& a = acc[(coil * G + grp) * k_sep_block + threadIdx.x];
       a.x += s.x;
       a.y += s.y;
     }
-    const double phi = separable::dwell_cycles(R.dk_x, x_m, db, R.dt_s);
     if (R.truth_sample >= 0) {
-      float re, im, tx, ty;
-      separable::power(phi, R.dt_s, t2, R.truth_sample, re, im);
-      separable::times(m.Mx, m.My, re, im, tx, ty);
-      d.truth[i] = make_float2(tx, ty);
+      const float2 zt = cmul(xt, make_float2(f.zt_re, f.zt_im));
+      d.truth[i] = cmul(make_float2(m.Mx, m.My), zt);
     }
-    separable::advance(m, pd, t1, t2, phi, R.dt_s, R.n_samples);
-    Mx[i] = m.Mx;
-    My[i] = m.My;
-    Mz[i] = m.Mz;
+    const float2 mxy = cmul(make_float2(m.Mx, m.My), cmul(xn, make_float2(f.zn_re, f.zn_im)));
+    Mx[i] = mxy.x;
+    My[i] = mxy.y;
+    Mz[i] = m.Mz + f.omE1n * (pd - m.Mz);
   }
   for (int t = 0; t < terms; ++t) {
     const float2 a = acc[t * k_sep_block + threadIdx.x];
@@ -628,6 +692,7 @@ std::vector<DeviceEvent> device_events(const SequenceProgram& prog) {
     de.n_samples = e.n_samples;
     de.truth_sample = e.truth_sample;
     de.sample_offset = e.kind == EventKind::Readout ? readout++ * prog.nx : 0;
+    de.gradient = e.kind == EventKind::Free && (e.dk_x != 0 || e.dk_y != 0 || e.dk_z != 0);
   }
   return ev;
 }
@@ -727,9 +792,39 @@ class ClosedFormPlayer {
     separable_.assign(prog.events.size(), false);
     for (std::size_t k = 0; k < prog.events.size(); ++k) separable_[k] = separable::readout_is_separable(prog.events[k]);
     P_ = std::make_unique<DeviceBuffer<double2>>(static_cast<std::size_t>(g_.ncoils * groups_.count) * g_.nx);
+    if (d_.entry && !tissue.values.empty() && tissue.values.size() <= k_max_factor_entries) factor_table(tissue);
   }
 
  private:
+  // The tissue's factors of every Free and separable readout event per table entry (separable_pass
+  // with Table): [event][entry] two float4, Free (1 − E1, E2, off-resonance turn), readout (1 − E1^n,
+  // z^n's tissue part, group as int bits; z^t's tissue part). Entries with PD = 0 are never read.
+  void factor_table(const TissueTable& tissue) {
+    n_entries_ = static_cast<int>(tissue.values.size());
+    std::vector<float4> f(ev_.size() * n_entries_ * 2, float4{});
+    for (std::size_t e = 0; e < ev_.size(); ++e) {
+      const DeviceEvent& E = ev_[e];
+      for (int k = 0; k < n_entries_; ++k) {
+        const TissueValue& t = tissue.values[k];
+        float4* out = &f[(e * n_entries_ + k) * 2];
+        if (E.kind == static_cast<int>(EventKind::Free)) {
+          const separable::FreeTissueFactors a = separable::free_tissue_factors(E.dt_s, t[1], t[2], t[3]);
+          out[0] = make_float4(a.omE1, a.E2, a.c, a.s);
+        } else if (E.kind == static_cast<int>(EventKind::Readout) && separable_[e] && t[0] != 0.f) {
+          const separable::ReadoutTissueFactors a =
+              separable::readout_tissue_factors(E.dt_s, E.n_samples, E.truth_sample, t[1], t[2], t[3]);
+          int grp = separable::group_of(groups_, t[2], t[3]);
+          float grp_bits;
+          std::memcpy(&grp_bits, &grp, sizeof grp);
+          out[0] = make_float4(a.omE1n, a.zn_re, a.zn_im, grp_bits);
+          out[1] = make_float4(a.zt_re, a.zt_im, 0.f, 0.f);
+        }
+      }
+    }
+    factors_ = std::make_unique<DeviceBuffer<float4>>(f.size());
+    factors_->upload(f.data());
+  }
+
   void queue_separable(std::size_t begin, std::size_t end) {
     // Up to 64 rows per thread (fewer atomics into P), fewer where that would leave under ~8192 blocks
     // (a 256² slice would otherwise run on 8 blocks); gridDim.y <= 65535.
@@ -738,10 +833,16 @@ class ClosedFormPlayer {
     const int rows_per_block = std::max(static_cast<int>(std::clamp<long long>(wide, 1, 64)), (rows + 65534) / 65535);
     const dim3 grid(x_blocks, (rows + rows_per_block - 1) / rows_per_block);
     const std::size_t terms = static_cast<std::size_t>(g_.ncoils * groups_.count);
+    int n_grad = 0;
+    for (std::size_t e = begin; e + 1 < end; ++e) n_grad += ev_[e].gradient;
+    n_grad = std::min(n_grad, k_sep_max_gradients);
+    auto shared_bytes = [&] { return ((terms + n_grad) * k_sep_block + static_cast<std::size_t>(n_grad) * rows_per_block) * sizeof(float2); };
+    if (shared_bytes() > 48 * 1024) n_grad = 0;  // very many rows per block: per-cell gradient turns
+    const std::size_t shared = shared_bytes();
     cuda_check(cudaMemsetAsync(P_->get(), 0, P_->size() * sizeof(double2), stream_), "memset");
-    separable_pass<<<grid, k_sep_block, terms * k_sep_block * sizeof(float2), stream_>>>(
-        g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_, groups_, rows_per_block,
-        P_->get());
+    (factors_ ? separable_pass<true> : separable_pass<false>)<<<grid, k_sep_block, shared, stream_>>>(
+        g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_, groups_, rows_per_block, n_grad,
+        factors_ ? factors_->get() : nullptr, n_entries_, P_->get());
     cuda_check(cudaGetLastError(), "separable_pass launch");
     const DeviceEvent& R = ev_[end - 1];
     separable_signal<<<dim3(R.n_samples, g_.ncoils), k_sep_block, 0, stream_>>>(g_, R, groups_, P_->get(), d_.sums);
@@ -779,6 +880,8 @@ class ClosedFormPlayer {
   std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
   separable::ReadoutGroups groups_;
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
+  std::unique_ptr<DeviceBuffer<float4>> factors_;  // factor_table (nullptr: per cell)
+  int n_entries_ = 0;
 };
 
 class CudaSimulationEngine final : public SimulationEngine {
@@ -802,6 +905,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::size_t free_b = 0, total_b = 0;
     cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils), free_b);
+    const auto t_checked = std::chrono::steady_clock::now();
 
     const CellLists lists = split_cells(ph, moving);
     const bool stencil_path = moving && lists.n_stepped > 0 && fluid_path() != "blocked";
@@ -893,10 +997,11 @@ class CudaSimulationEngine final : public SimulationEngine {
       using sec = std::chrono::duration<double>;
       const auto t_end = std::chrono::steady_clock::now();
       std::fprintf(stderr,
-                   "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (cell lists %.4f, "
-                   "tissue %.4f), kernels %.4f s, read-back %.4f s\n",
+                   "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (memory check %.4f, "
+                   "cell lists %.4f, tissue %.4f), kernels %.4f s, read-back %.4f s\n",
                    n, lists.n_stepped, lists.n_closed_form, tissue.values.size(), sec(t_setup - t_start).count(),
-                   sec(t_lists - t_start).count(), sec(t_tissue - t_lists).count(), sec(t_kernels - t_setup).count(),
+                   sec(t_checked - t_start).count(), sec(t_lists - t_checked).count(), sec(t_tissue - t_lists).count(),
+                   sec(t_kernels - t_setup).count(),
                    sec(t_end - t_kernels).count());
     }
   }

@@ -38,14 +38,10 @@ MRWB_HD double dwell_cycles(double dk_x, double x_m, float dB_T, double dt_s) {
   return dk_x * x_m + gamma_cycles * static_cast<double>(dB_T) * dt_s;
 }
 
-// z^n = E2^n·exp(−i 2π n φ) as (re, im): the angle reduced to a fraction of a turn in double (exact
-// for large n·φ), then sine, cosine and the decay in float (float results; double transcendentals per
-// cell would bound the CUDA pass).
-MRWB_HD void power(double cycles, double dt_s, float T2_s, int n, float& re, float& im) {
-  const double turns = n * cycles;
+// cos and sin of 2π·turns: the angle reduced to a fraction of a turn in double (exact for large
+// arguments), then sine and cosine in float (double transcendentals per cell would bound the CUDA pass).
+MRWB_HD void turn(double turns, float& c, float& s) {
   const float frac = static_cast<float>(turns - rint(turns));
-  const float decay = T2_s > 0.f ? expf(-static_cast<float>(n * dt_s) / T2_s) : 1.f;
-  float s, c;
 #if defined(__CUDA_ARCH__)
   sincospif(2.0f * frac, &s, &c);
 #else
@@ -53,6 +49,13 @@ MRWB_HD void power(double cycles, double dt_s, float T2_s, int n, float& re, flo
   s = static_cast<float>(std::sin(angle));
   c = static_cast<float>(std::cos(angle));
 #endif
+}
+
+// z^n = E2^n·exp(−i 2π n φ) as (re, im), the decay in float.
+MRWB_HD void power(double cycles, double dt_s, float T2_s, int n, float& re, float& im) {
+  const float decay = T2_s > 0.f ? expf(-static_cast<float>(n * dt_s) / T2_s) : 1.f;
+  float c, s;
+  turn(n * cycles, c, s);
   re = decay * c;
   im = -decay * s;
 }
@@ -70,6 +73,34 @@ MRWB_HD void advance(bloch::Mag& m, float PD, float T1_s, float T2_s, double cyc
   times(m.Mx, m.My, re, im, m.Mx, m.My);
   const float one_minus_E1n = T1_s > 0.f ? -expm1f(-static_cast<float>(n * dt_s) / T1_s) : 0.f;
   m.Mz = m.Mz + one_minus_E1n * (PD - m.Mz);
+}
+
+// What a pass needs of a cell's tissue (T1, T2, ΔB) for one event, apart from its position: the CUDA
+// engine tabulates these per (event, tissue entry) on the host when the closed-form cells hold a few
+// tissues, and computes them per cell otherwise, with the same functions.
+// Free interval dt: 1 − E1, E2 and the off-resonance turn exp(+i 2π γ̄ ΔB dt) as (c, s), to be
+// composed with the gradient's turn before bloch::precess_relax.
+struct FreeTissueFactors {
+  float omE1, E2, c, s;
+};
+MRWB_HD FreeTissueFactors free_tissue_factors(double dt_s, float T1_s, float T2_s, float dB_T) {
+  constexpr double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * 3.14159265358979323846);
+  const float fdt = static_cast<float>(dt_s);
+  FreeTissueFactors f{T1_s > 0.f ? -expm1f(-fdt / T1_s) : 0.f, T2_s > 0.f ? expf(-fdt / T2_s) : 1.f, 1.f, 0.f};
+  if (dB_T != 0.f) turn(gamma_cycles * static_cast<double>(dB_T) * dt_s, f.c, f.s);
+  return f;
+}
+// Readout of n dwells dt with the truth at dwell t (t < 0: none): 1 − E1^n and the tissue's part of
+// z^n and z^t, E2^n·exp(−i 2π n γ̄ ΔB dt) (re, im); a cell's z^n is this times exp(−i 2π n dk_x x).
+struct ReadoutTissueFactors {
+  float omE1n, zn_re, zn_im, zt_re, zt_im;
+};
+MRWB_HD ReadoutTissueFactors readout_tissue_factors(double dt_s, int n, int t, float T1_s, float T2_s, float dB_T) {
+  ReadoutTissueFactors f{T1_s > 0.f ? -expm1f(-static_cast<float>(n * dt_s) / T1_s) : 0.f, 1.f, 0.f, 1.f, 0.f};
+  const double phi = dwell_cycles(0.0, 0.0, dB_T, dt_s);
+  power(phi, dt_s, T2_s, n, f.zn_re, f.zn_im);
+  if (t >= 0) power(phi, dt_s, T2_s, t, f.zt_re, f.zt_im);
+  return f;
 }
 
 }  // namespace mrwb::separable
