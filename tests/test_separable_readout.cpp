@@ -8,6 +8,7 @@
 #include <random>
 
 #include "mrwb/bloch_cell_ops.hpp"
+#include "mrwb/pass_operator.hpp"
 #include "mrwb/phantom.hpp"
 #include "mrwb/separable_readout_signal.hpp"
 
@@ -173,6 +174,76 @@ class TestSeparableReadout : public QObject {
     qInfo("after %d dwells: closed form (%.7f, %.7f, %.7f), composed in double (%.7f, %.7f, %.7f), max error %.3g", n,
           a.Mx, a.My, a.Mz, mx, my, mz, err);
     QVERIFY(err < 1e-6);
+  }
+
+  // The CUDA pass's factorisation: the pre-readout events of a tissue composed into affine maps split at
+  // the gradient intervals (mrwb/pass_operator.hpp), each gradient's turn applied per cell, against the
+  // events played one by one on each cell as the CPU engine does (one turn of gradient plus off-resonance
+  // per Free interval); and z^n as the product of its column part and its tissue part.
+  void composedPassMatchesEventByEvent() {
+    auto rf = [](double flip_deg, double phase_rad) {
+      return SeqEvent{.kind = EventKind::Rf, .flip_rad = flip_deg * k_pi / 180, .phase_rad = phase_rad};
+    };
+    auto free = [](double dt, double dkx, double dky, double dkz) {
+      return SeqEvent{.kind = EventKind::Free, .dt_s = dt, .dk_x = dkx, .dk_y = dky, .dk_z = dkz};
+    };
+    const SeqEvent spoil{.kind = EventKind::Spoil};
+    // A spin-echo-like pass: spoil, recovery, excitation, prephaser, refocusing, crusher, wait.
+    const std::vector<SeqEvent> events = {spoil, free(5e-3, 0, 0, 0), rf(30, 0.3), free(3e-3, -640, -320, 50),
+                                          rf(180, k_pi / 2), free(1e-3, 0, 0, 200), free(5e-4, 0, 0, 0)};
+    const TissueValue t = {0.8f, 0.9f, 0.05f, 2e-7f};
+    const std::vector<separable::AffineMap> maps = separable::compose_pass(events, t);
+    QCOMPARE(maps.size(), std::size_t{3});
+    const double gamma_cycles = bloch::gamma_rad_per_s_T / (2 * k_pi);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    double worst = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+      const double x = 0.05 * u(rng), y = 0.05 * u(rng), z = 0.004 * u(rng);
+      bloch::Mag a{u(rng), u(rng), 0.5f + 0.5f * u(rng)}, b = a;
+      for (const SeqEvent& e : events) {  // event by event
+        if (e.kind == EventKind::Rf)
+          bloch::rf_rotate(a, static_cast<float>(std::cos(e.flip_rad)), static_cast<float>(std::sin(e.flip_rad)),
+                           static_cast<float>(std::cos(e.phase_rad)), static_cast<float>(std::sin(e.phase_rad)));
+        else if (e.kind == EventKind::Spoil)
+          bloch::spoil(a);
+        else {
+          float c, s;
+          separable::turn(e.dk_x * x + e.dk_y * y + e.dk_z * z + gamma_cycles * t[3] * e.dt_s, c, s);
+          bloch::precess_relax(a, t[0], static_cast<float>(-std::expm1(-e.dt_s / t[1])),
+                               static_cast<float>(std::exp(-e.dt_s / t[2])), c, s);
+        }
+      }
+      std::size_t next = 0;  // composed maps and the gradient turns between them
+      separable::apply(maps[next++], b);
+      for (const SeqEvent& e : events)
+        if (separable::has_gradient(e)) {
+          float c, s;
+          separable::turn(e.dk_x * x + e.dk_y * y + e.dk_z * z, c, s);
+          separable::gradient_turn(b, c, s);
+          separable::apply(maps[next++], b);
+        }
+      worst = std::max({worst, static_cast<double>(std::abs(a.Mx - b.Mx)), static_cast<double>(std::abs(a.My - b.My)),
+                        static_cast<double>(std::abs(a.Mz - b.Mz))});
+    }
+    qInfo("composed pass (3 maps, 2 gradient turns) vs event by event, 200 cells: max |difference| %.3g", worst);
+    QVERIFY(worst < 2e-6);
+
+    // z^n = exp(−i 2π n dk_x x) · E2^n exp(−i 2π n γ̄ ΔB dt), against the joint power.
+    const double dt = 8e-6, dkx = 5.0;
+    const int n = 256;
+    double worst_z = 0;
+    for (double x : {-0.1, -0.0371, 0.0, 0.0523, 0.0999}) {
+      float re, im, cre, cim;
+      separable::power(separable::dwell_cycles(dkx, x, t[3], dt), dt, t[2], n, re, im);
+      separable::power(dkx * x, dt, 0.f, n, cre, cim);
+      const separable::ReadoutTissueFactors f = separable::readout_tissue_factors(dt, n, 17, t[1], t[2], t[3]);
+      const std::complex<float> z = std::complex<float>(cre, cim) * std::complex<float>(f.zn_re, f.zn_im);
+      worst_z = std::max(worst_z, static_cast<double>(std::abs(z - std::complex<float>(re, im))));
+    }
+    qInfo("z^n as column part times tissue part: max |difference| %.3g", worst_z);
+    QVERIFY(worst_z < 1e-6);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, separable::compose_pass(std::vector<SeqEvent>{events[0], readout_along_x(three_tissues(4, 2, 1), 8, 1e-5)}, t));
   }
 
   // Which readouts and phantoms qualify: gradient along x only; at most k_max_readout_groups (T2, ΔB)

@@ -40,6 +40,7 @@
 #include "mrwb/fluid_blocks.hpp"
 #include "mrwb/fluid_stencil.hpp"
 #include "mrwb/parallel_ranges.hpp"
+#include "mrwb/pass_operator.hpp"
 #include "mrwb/separable_readout_signal.hpp"
 #include "mrwb/tissue_table.hpp"
 #include "mrwb/transport_cell_ops.hpp"
@@ -293,17 +294,24 @@ __global__ void play_events(CellGrid g, const DeviceEvent* __restrict__ ev, int 
 // in closed form; each thread then adds its sums to P[coil][group][x] (double atomics, one per column
 // and block). Cells with closed-form PD = 0 (fluid cells of a moving phantom among them) are left alone;
 // every other cell is in `groups` (checked on the host).
-// The pass is bound by instruction issue, so what does not depend on the cell is not computed per cell
-// (as the CPU twin, event_factors.cpp): the gradient's turn exp(i 2π dk·r) of the first
-// k_sep_max_gradients gradient intervals is a product of a column factor (per thread) and a row factor
-// (per block, shared), and the readout's exp(−i 2π n dk_x x) is taken once per thread; the tissue's factors
-// (relaxation, off-resonance, readout decay and group) come from a table per (event, tissue entry)
-// when Table (a few tissues: PassFactorTable), else are computed per cell by the same functions.
+// The pass is bound by instruction issue, so what does not depend on the cell is not computed per cell:
+//  - the gradient's turn exp(i 2π dk·r) of the first k_sep_max_gradients gradient intervals is a column
+//    factor (per thread) times a row factor (per block, shared), as the CPU twin's event_factors.cpp;
+//  - the readout's exp(−i 2π n dk_x x) is taken once per thread;
+//  - Table (a few tissues, at most k_sep_max_gradients gradient intervals before the readout): the events
+//    before the readout are affine maps per tissue entry composed on the host (mrwb/pass_operator.hpp),
+//    so a cell plays maps and gradient turns, then the readout with its tissue factors from the same
+//    table (`pass`: [entry][map rows ..., readout factors]). Otherwise each cell plays the events with
+//    its tissue factors computed by the same functions.
 constexpr int k_sep_block = 128;
-constexpr int k_sep_max_terms = 24;      // coils × groups of shared accumulators per thread
-constexpr int k_sep_max_gradients = 4;  // gradient intervals per pass with shared turn factors
-constexpr int k_max_factor_entries = 32;  // tissue entries of the factor table (more: per cell)
-static_assert(k_max_factor_entries * 2 * sizeof(float4) <= k_device_event_factor_bytes, "memory estimate too small");
+constexpr int k_sep_max_terms = 24;       // coils × groups of shared accumulators per thread
+constexpr int k_sep_max_gradients = 4;    // gradient intervals per pass with shared turn factors
+constexpr int k_max_factor_entries = 32;  // tissue entries of the pass tables (more: per cell)
+// float4 per tissue entry of a pass table: 3 per affine map, 2 of readout factors.
+constexpr int pass_table_width(int maps) { return 3 * maps + 2; }
+static_assert(pass_table_width(k_sep_max_gradients + 1) * k_max_factor_entries * sizeof(float4) <= k_device_event_factor_bytes,
+              "memory estimate (simulation_memory.cpp) too small");
+static_assert(sizeof(separable::AffineMap) == 3 * sizeof(float4));
 
 __device__ float2 turn_of(double turns) {
   float2 r;
@@ -312,17 +320,17 @@ __device__ float2 turn_of(double turns) {
 }
 __device__ float2 cmul(float2 a, float2 b) { return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
-// 10 blocks per SM: the extra warps hide more latency than the few spills cost (H100, session 7).
-template <bool Table>
-__global__ void __launch_bounds__(k_sep_block, 10)
+// Depth rows of loads in flight per thread, at least MinBlocks blocks per SM (registers).
+template <bool Table, int MinBlocks, int Depth>
+__global__ void __launch_bounds__(k_sep_block, MinBlocks)
     separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
-                   separable::ReadoutGroups groups, int rows_per_block, int n_grad, const float4* __restrict__ factors,
-                   int n_entries, double2* __restrict__ P) {
+                   separable::ReadoutGroups groups, int rows_per_block, int n_grad, const float4* __restrict__ pass,
+                   double2* __restrict__ P) {
   extern __shared__ float2 shared[];
   const int G = groups.count, terms = g.ncoils * G;
-  float2* acc = shared;                        // [coil·G + group][thread]
-  float2* col = acc + terms * k_sep_block;     // [gradient slot][thread]: exp(i 2π dk_x x)
-  float2* row = col + n_grad * k_sep_block;    // [gradient slot][row of the block]: exp(i 2π (dk_y y + dk_z z))
+  float2* acc = shared;                      // [coil·G + group][thread]
+  float2* col = acc + terms * k_sep_block;   // [gradient slot][thread]: exp(i 2π dk_x x)
+  float2* row = col + n_grad * k_sep_block;  // [gradient slot][row of the block]: exp(i 2π (dk_y y + dk_z z))
   for (int t = 0; t < terms; ++t) acc[t * k_sep_block + threadIdx.x] = make_float2(0.f, 0.f);
   const int ix = blockIdx.x * k_sep_block + threadIdx.x;
   const int rows = g.ny * g.nz, r0 = blockIdx.y * rows_per_block, r1 = min(rows, r0 + rows_per_block);
@@ -340,6 +348,7 @@ __global__ void __launch_bounds__(k_sep_block, 10)
   __syncthreads();
   if (ix >= g.nx) return;  // no block barrier below
   const DeviceEvent R = ev[e_end - 1];
+  const int width = pass_table_width(n_grad + 1);
   // The column's part of z^n and of z^t (truth): exp(−i 2π n dk_x x).
   float2 xn, xt = make_float2(1.f, 0.f);
   separable::power(R.dk_x * x_m, R.dt_s, 0.f, R.n_samples, xn.x, xn.y);
@@ -350,74 +359,86 @@ __global__ void __launch_bounds__(k_sep_block, 10)
   float* __restrict__ My = d.My;
   float* __restrict__ Mz = d.Mz;
   int iy = r0 % g.ny, iz = r0 / g.ny;  // row r = iz·ny + iy, counted along (no division per row)
-  // Software pipeline: the next row's tissue entry and state are loaded before this row is played, so
-  // a thread's loads are in flight while it computes (row by row the pass waited on them). A cell with
-  // PD = 0 holds M = 0: its state is read but never written.
+  // Software pipeline: the tissue entries and states of the next Depth rows are loaded before this row is
+  // played (slot q holds row r + q), so a thread's loads are in flight while it computes (row by row the
+  // pass waited on them: latency-bound). A cell with PD = 0 holds M = 0: its state is read, never written.
   std::size_t i = static_cast<std::size_t>(r0) * g.nx + ix;
-  int next_entry = Table ? d.entry[i] : 0;
-  float4 next_tissue = Table ? float4{} : closed_form_tissue(d, i);
-  bloch::Mag next_m{Mx[i], My[i], Mz[i]};
+  int next_entry[Depth];
+  float4 next_tissue[Depth];
+  bloch::Mag next_m[Depth];
+  auto load = [&](int q, std::size_t j) {
+    if constexpr (Table)
+      next_entry[q] = d.entry[j];
+    else
+      next_tissue[q] = closed_form_tissue(d, j);
+    next_m[q] = {Mx[j], My[j], Mz[j]};
+  };
+#pragma unroll
+  for (int q = 0; q < Depth; ++q)
+    if (r0 + q < r1) load(q, i + static_cast<std::size_t>(q) * g.nx);
   for (int r = r0; r < r1; ++r, i += g.nx) {
     const CellIndex c{ix, iy, iz};
     if (++iy == g.ny) {
       iy = 0;
       ++iz;
     }
-    const int entry = next_entry;
-    const float4 tissue = Table ? d.tissue[entry] : next_tissue;
-    bloch::Mag m = next_m;
-    if (r + 1 < r1) {
-      const std::size_t j = i + g.nx;
-      if constexpr (Table)
-        next_entry = d.entry[j];
-      else
-        next_tissue = closed_form_tissue(d, j);
-      next_m = {Mx[j], My[j], Mz[j]};
+    const int entry = Table ? next_entry[0] : 0;
+    const float4 tissue = Table ? d.tissue[entry] : next_tissue[0];
+    bloch::Mag m = next_m[0];
+#pragma unroll
+    for (int q = 0; q + 1 < Depth; ++q) {
+      next_entry[q] = next_entry[q + 1];
+      next_tissue[q] = next_tissue[q + 1];
+      next_m[q] = next_m[q + 1];
     }
+    if (r + Depth < r1) load(Depth - 1, i + static_cast<std::size_t>(Depth) * g.nx);
     const float pd = tissue.x, t1 = tissue.y, t2 = tissue.z, db = tissue.w;
     if (pd == 0.f) continue;
-    for (int e = e_begin, slot = 0; e < e_end - 1; ++e) {  // the events before the readout
-      const DeviceEvent& E = ev[e];
-      const int kind = E.kind;
-      if (kind == static_cast<int>(EventKind::Rf)) {
-        bloch::rf_rotate(m, E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
-        continue;
-      }
-      if (kind == static_cast<int>(EventKind::Spoil)) {
-        bloch::spoil(m);
-        continue;
-      }
-      const bool gradient = E.gradient;
-      const int my_slot = slot;
-      slot += gradient;
-      separable::FreeTissueFactors f;
-      if constexpr (Table) {
-        const float4 t = factors[(static_cast<std::size_t>(e) * n_entries + entry) * 2];
-        f = {t.x, t.y, t.z, t.w};
-      } else {
-        f = separable::free_tissue_factors(E.dt_s, t1, t2, db);
-      }
-      if (m.Mx == 0.f && m.My == 0.f) {
-        // Spoiled (or never excited): only Mz recovers; the rotation and E2 would multiply zeros.
-        m.Mz = m.Mz + f.omE1 * (pd - m.Mz);
-        continue;
-      }
-      float2 rot = make_float2(f.c, f.s);
-      if (gradient) {
-        const float2 gr = my_slot < n_grad ? cmul(col[my_slot * k_sep_block + threadIdx.x], row[my_slot * rows_per_block + (r - r0)])
-                                           : turn_of(gradient_cycles(g, c, E.dk_x, E.dk_y, E.dk_z));
-        rot = cmul(gr, rot);
-      }
-      bloch::precess_relax(m, pd, f.omE1, f.E2, rot.x, rot.y);
-    }
     separable::ReadoutTissueFactors f;
     int grp;
     if constexpr (Table) {
-      const float4 a = factors[(static_cast<std::size_t>(e_end - 1) * n_entries + entry) * 2];
-      const float4 b = factors[(static_cast<std::size_t>(e_end - 1) * n_entries + entry) * 2 + 1];
+      const float4* T = pass + static_cast<std::size_t>(entry) * width;
+      for (int k = 0; k <= n_grad; ++k) {  // map k, then the turn of gradient interval k + 1
+        const float4 a = T[3 * k], b = T[3 * k + 1], cz = T[3 * k + 2];
+        m = {a.x * m.Mx + a.y * m.My + a.z * m.Mz + a.w, b.x * m.Mx + b.y * m.My + b.z * m.Mz + b.w,
+             cz.x * m.Mx + cz.y * m.My + cz.z * m.Mz + cz.w};
+        if (k < n_grad) {
+          const float2 gr = cmul(col[k * k_sep_block + threadIdx.x], row[k * rows_per_block + (r - r0)]);
+          separable::gradient_turn(m, gr.x, gr.y);
+        }
+      }
+      const float4 a = T[width - 2], b = T[width - 1];
       f = {a.x, a.y, a.z, b.x, b.y};
       grp = __float_as_int(a.w);
     } else {
+      for (int e = e_begin, slot = 0; e < e_end - 1; ++e) {  // the events before the readout
+        const DeviceEvent& E = ev[e];
+        const int kind = E.kind;
+        if (kind == static_cast<int>(EventKind::Rf)) {
+          bloch::rf_rotate(m, E.cos_flip, E.sin_flip, E.cos_phase, E.sin_phase);
+          continue;
+        }
+        if (kind == static_cast<int>(EventKind::Spoil)) {
+          bloch::spoil(m);
+          continue;
+        }
+        const bool gradient = E.gradient;
+        const int my_slot = slot;
+        slot += gradient;
+        const separable::FreeTissueFactors ff = separable::free_tissue_factors(E.dt_s, t1, t2, db);
+        if (m.Mx == 0.f && m.My == 0.f) {
+          // Spoiled (or never excited): only Mz recovers; the rotation and E2 would multiply zeros.
+          m.Mz = m.Mz + ff.omE1 * (pd - m.Mz);
+          continue;
+        }
+        float2 rot = make_float2(ff.c, ff.s);
+        if (gradient) {
+          const float2 gr = my_slot < n_grad ? cmul(col[my_slot * k_sep_block + threadIdx.x], row[my_slot * rows_per_block + (r - r0)])
+                                             : turn_of(gradient_cycles(g, c, E.dk_x, E.dk_y, E.dk_z));
+          rot = cmul(gr, rot);
+        }
+        bloch::precess_relax(m, pd, ff.omE1, ff.E2, rot.x, rot.y);
+      }
       f = separable::readout_tissue_factors(R.dt_s, R.n_samples, R.truth_sample, t1, t2, db);
       grp = separable::group_of(groups, t2, db);
     }
@@ -692,7 +713,7 @@ std::vector<DeviceEvent> device_events(const SequenceProgram& prog) {
     de.n_samples = e.n_samples;
     de.truth_sample = e.truth_sample;
     de.sample_offset = e.kind == EventKind::Readout ? readout++ * prog.nx : 0;
-    de.gradient = e.kind == EventKind::Free && (e.dk_x != 0 || e.dk_y != 0 || e.dk_z != 0);
+    de.gradient = separable::has_gradient(e);
   }
   return ev;
 }
@@ -767,14 +788,8 @@ class ClosedFormPlayer {
   // completed by what has been queued.
   int play_until(int tr) {
     while (begin_ < ev_.size()) {
-      std::size_t end = begin_;
       double cost = 0;  // cell-steps per cell of this group
-      while (end < ev_.size()) {
-        const bool ro = ev_[end].kind == static_cast<int>(EventKind::Readout);
-        cost += 1 + (ro ? ev_[end].n_samples : 0);
-        ++end;
-        if (ro || end - begin_ >= 64) break;
-      }
+      const std::size_t end = group_end(begin_, cost);
       if (marks_[end - 1] > tr) break;
       queue(begin_, end, cost);
       done_ = marks_[end - 1];
@@ -792,37 +807,65 @@ class ClosedFormPlayer {
     separable_.assign(prog.events.size(), false);
     for (std::size_t k = 0; k < prog.events.size(); ++k) separable_[k] = separable::readout_is_separable(prog.events[k]);
     P_ = std::make_unique<DeviceBuffer<double2>>(static_cast<std::size_t>(g_.ncoils * groups_.count) * g_.nx);
-    if (d_.entry && !tissue.values.empty() && tissue.values.size() <= k_max_factor_entries) factor_table(tissue);
+    if (d_.entry && !tissue.values.empty() && tissue.values.size() <= k_max_factor_entries) pass_tables(tissue, prog);
   }
 
  private:
-  // The tissue's factors of every Free and separable readout event per table entry (separable_pass
-  // with Table): [event][entry] two float4, Free (1 − E1, E2, off-resonance turn), readout (1 − E1^n,
-  // z^n's tissue part, group as int bits; z^t's tissue part). Entries with PD = 0 are never read.
-  void factor_table(const TissueTable& tissue) {
-    n_entries_ = static_cast<int>(tissue.values.size());
-    std::vector<float4> f(ev_.size() * n_entries_ * 2, float4{});
-    for (std::size_t e = 0; e < ev_.size(); ++e) {
-      const DeviceEvent& E = ev_[e];
-      for (int k = 0; k < n_entries_; ++k) {
-        const TissueValue& t = tissue.values[k];
-        float4* out = &f[(e * n_entries_ + k) * 2];
-        if (E.kind == static_cast<int>(EventKind::Free)) {
-          const separable::FreeTissueFactors a = separable::free_tissue_factors(E.dt_s, t[1], t[2], t[3]);
-          out[0] = make_float4(a.omE1, a.E2, a.c, a.s);
-        } else if (E.kind == static_cast<int>(EventKind::Readout) && separable_[e] && t[0] != 0.f) {
-          const separable::ReadoutTissueFactors a =
-              separable::readout_tissue_factors(E.dt_s, E.n_samples, E.truth_sample, t[1], t[2], t[3]);
-          int grp = separable::group_of(groups_, t[2], t[3]);
+  // The group of events from `begin`: up to a readout, at most 64 events. Adds its cell-steps per cell
+  // to `cost`.
+  std::size_t group_end(std::size_t begin, double& cost) const {
+    std::size_t end = begin;
+    while (end < ev_.size()) {
+      const bool ro = ev_[end].kind == static_cast<int>(EventKind::Readout);
+      cost += 1 + (ro ? ev_[end].n_samples : 0);
+      ++end;
+      if (ro || end - begin >= 64) break;
+    }
+    return end;
+  }
+  static int gradients(const std::vector<DeviceEvent>& ev, std::size_t begin, std::size_t end) {
+    int n = 0;
+    for (std::size_t e = begin; e + 1 < end; ++e) n += ev[e].gradient;
+    return n;
+  }
+
+  // For each separable group with at most k_sep_max_gradients gradient intervals, its table
+  // (separable_pass with Table): per tissue entry the composed maps of the events before the readout
+  // (mrwb/pass_operator.hpp) and the readout's factors (1 − E1^n, z^n's tissue part, group as int bits;
+  // z^t's tissue part). Entries with PD = 0 are never read.
+  void pass_tables(const TissueTable& tissue, const SequenceProgram& prog) {
+    const std::size_t entries = tissue.values.size();
+    std::vector<float4> host;
+    pass_offset_.assign(ev_.size(), -1);
+    for (std::size_t begin = 0; begin < ev_.size();) {
+      double cost = 0;
+      const std::size_t end = group_end(begin, cost);
+      const int n_grad = gradients(ev_, begin, end);
+      const DeviceEvent& R = ev_[end - 1];
+      if (separable_[end - 1] && n_grad <= k_sep_max_gradients) {
+        pass_offset_[end - 1] = static_cast<long long>(host.size());
+        const std::span<const SeqEvent> before(prog.events.data() + begin, end - 1 - begin);
+        for (std::size_t k = 0; k < entries; ++k) {
+          const TissueValue& t = tissue.values[k];
+          const std::size_t at = host.size();
+          host.resize(at + pass_table_width(n_grad + 1), float4{});
+          if (t[0] == 0.f) continue;
+          const std::vector<separable::AffineMap> maps = separable::compose_pass(before, t);
+          std::memcpy(&host[at], maps.data(), maps.size() * sizeof(separable::AffineMap));
+          const separable::ReadoutTissueFactors f =
+              separable::readout_tissue_factors(R.dt_s, R.n_samples, R.truth_sample, t[1], t[2], t[3]);
+          const int grp = separable::group_of(groups_, t[2], t[3]);
           float grp_bits;
           std::memcpy(&grp_bits, &grp, sizeof grp);
-          out[0] = make_float4(a.omE1n, a.zn_re, a.zn_im, grp_bits);
-          out[1] = make_float4(a.zt_re, a.zt_im, 0.f, 0.f);
+          host[at + 3 * maps.size()] = make_float4(f.omE1n, f.zn_re, f.zn_im, grp_bits);
+          host[at + 3 * maps.size() + 1] = make_float4(f.zt_re, f.zt_im, 0.f, 0.f);
         }
       }
+      begin = end;
     }
-    factors_ = std::make_unique<DeviceBuffer<float4>>(f.size());
-    factors_->upload(f.data());
+    if (host.empty()) return;
+    tables_ = std::make_unique<DeviceBuffer<float4>>(host.size());
+    tables_->upload(host.data());
   }
 
   void queue_separable(std::size_t begin, std::size_t end) {
@@ -833,16 +876,18 @@ class ClosedFormPlayer {
     const int rows_per_block = std::max(static_cast<int>(std::clamp<long long>(wide, 1, 64)), (rows + 65534) / 65535);
     const dim3 grid(x_blocks, (rows + rows_per_block - 1) / rows_per_block);
     const std::size_t terms = static_cast<std::size_t>(g_.ncoils * groups_.count);
-    int n_grad = 0;
-    for (std::size_t e = begin; e + 1 < end; ++e) n_grad += ev_[e].gradient;
-    n_grad = std::min(n_grad, k_sep_max_gradients);
+    int n_grad = std::min(gradients(ev_, begin, end), k_sep_max_gradients);
     auto shared_bytes = [&] { return ((terms + n_grad) * k_sep_block + static_cast<std::size_t>(n_grad) * rows_per_block) * sizeof(float2); };
+    // The table's maps split at every gradient interval, each turned from the shared factors.
+    const bool table = tables_ && pass_offset_[end - 1] >= 0 && shared_bytes() <= 48 * 1024;
     if (shared_bytes() > 48 * 1024) n_grad = 0;  // very many rows per block: per-cell gradient turns
-    const std::size_t shared = shared_bytes();
     cuda_check(cudaMemsetAsync(P_->get(), 0, P_->size() * sizeof(double2), stream_), "memset");
-    (factors_ ? separable_pass<true> : separable_pass<false>)<<<grid, k_sep_block, shared, stream_>>>(
+    // Table: four rows in flight per thread at 8 blocks per SM (H100, slab's passes: 0.232 s; one row at 12
+    // blocks 0.260 s, two at 10 0.237 s). Per cell: one row, as its tissue is loaded per cell too.
+    auto kernel = table ? separable_pass<true, 8, 4> : separable_pass<false, 10, 1>;
+    kernel<<<grid, k_sep_block, shared_bytes(), stream_>>>(
         g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end), d_, groups_, rows_per_block, n_grad,
-        factors_ ? factors_->get() : nullptr, n_entries_, P_->get());
+        table ? tables_->get() + pass_offset_[end - 1] : nullptr, P_->get());
     cuda_check(cudaGetLastError(), "separable_pass launch");
     const DeviceEvent& R = ev_[end - 1];
     separable_signal<<<dim3(R.n_samples, g_.ncoils), k_sep_block, 0, stream_>>>(g_, R, groups_, P_->get(), d_.sums);
@@ -880,8 +925,8 @@ class ClosedFormPlayer {
   std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
   separable::ReadoutGroups groups_;
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
-  std::unique_ptr<DeviceBuffer<float4>> factors_;  // factor_table (nullptr: per cell)
-  int n_entries_ = 0;
+  std::unique_ptr<DeviceBuffer<float4>> tables_;  // pass_tables (nullptr: none)
+  std::vector<long long> pass_offset_;            // [readout event] its pass table in tables_, −1: none
 };
 
 class CudaSimulationEngine final : public SimulationEngine {
