@@ -21,7 +21,7 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   const std::size_t samples = static_cast<std::size_t>(ncoils) * prog.readouts * prog.nx;
   // Signal sums: k_signal_slots partial sums per sample (blocks spread their atomics over them).
   const std::size_t sums = std::max<std::size_t>(1, samples) * k_signal_slots * 2 * sizeof(double);
-  // Closed-form events (with their tissue factors) either way; time-stepped path: one record per step
+  // Closed-form events (with their separable pass tables) either way; time-stepped path: one record per step
   // (+ one per RF/spoil event at most).
   const std::size_t events = prog.events.size() * (k_device_event_bytes + k_device_event_factor_bytes);
   const std::size_t table = events + (moving ? (static_cast<std::size_t>(time_step_count(ph, prog)) + prog.events.size()) * k_device_step_bytes : 0);
