@@ -122,6 +122,7 @@ struct StencilFluid {
   const FluidInflow* __restrict__ inflow;  // [slot][rank]
   int nf;                                  // < 2^31 (checked on the host): 32-bit index math
   int slots;                               // inflow slots per cell
+  int span;                                // ranks per block: at most k_block·C, a multiple of 32
 };
 template <int C>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
@@ -146,8 +147,9 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   FluidInflow first[C][P];
 #pragma unroll
   for (int q = 0; q < C; ++q) {
-    const int t = static_cast<int>(blockIdx.x) * (k_block * C) + q * k_block + static_cast<int>(threadIdx.x);
-    active[q] = t < f.nf;
+    const int local = q * k_block + static_cast<int>(threadIdx.x);
+    const int t = static_cast<int>(blockIdx.x) * f.span + local;
+    active[q] = local < f.span && t < f.nf;
     r[q] = active[q] ? t : 0;
     i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
     p[q] = f.pos[r[q]];
@@ -233,19 +235,25 @@ struct CellLists {
 CellLists split_cells(const CellPhantom& ph, bool moving) {
   CellLists l;
   const std::size_t n = ph.size();
-  const auto fluid_type = static_cast<std::uint8_t>(CellType::Fluid);
-  auto fluid = [&](std::size_t i) { return moving && ph.type[i] == fluid_type; };
+  // Raw pointers and a count per part in a register: through the phantom's vectors the compiler
+  // reloaded them per cell around the push_backs (twice the time of this pass).
+  const std::uint8_t fluid_type = moving ? static_cast<std::uint8_t>(CellType::Fluid) : 0xff;  // 0xff: no cell
+  const std::uint8_t* type = ph.type.data();
+  const float* PD = ph.PD.data();
   // Parallel passes over the grid (70 M cells in the liver slab), each part's cells in order.
   const int parts = range_parts(n);
   std::vector<std::vector<std::uint32_t>> stepped(parts), closed_form(parts);
   std::vector<std::size_t> counted(parts, 0);
-  for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
+  for_each_range(n, parts, [&, type, PD, fluid_type](int p, std::size_t begin, std::size_t end) {
+    std::vector<std::uint32_t>& out = stepped[p];
+    std::size_t c = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      if (fluid(i))
-        stepped[p].push_back(static_cast<std::uint32_t>(i));
+      if (type[i] == fluid_type)
+        out.push_back(static_cast<std::uint32_t>(i));
       else
-        counted[p] += ph.PD[i] != 0.f;
+        c += PD[i] != 0.f;
     }
+    counted[p] = c;
   });
   for (int p = 0; p < parts; ++p) {
     l.stepped.insert(l.stepped.end(), stepped[p].begin(), stepped[p].end());
@@ -255,9 +263,10 @@ CellLists split_cells(const CellPhantom& ph, bool moving) {
   if (l.n_stepped == n) l.stepped.clear();
   l.closed_form_listed = l.n_closed_form < n / 4 * 3;
   if (l.closed_form_listed) {
-    for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
+    for_each_range(n, parts, [&, type, PD, fluid_type](int p, std::size_t begin, std::size_t end) {
+      std::vector<std::uint32_t>& out = closed_form[p];
       for (std::size_t i = begin; i < end; ++i)
-        if (!fluid(i) && ph.PD[i] != 0.f) closed_form[p].push_back(static_cast<std::uint32_t>(i));
+        if (type[i] != fluid_type && PD[i] != 0.f) out.push_back(static_cast<std::uint32_t>(i));
     });
     l.closed_form.reserve(l.n_closed_form);
     for (int p = 0; p < parts; ++p) l.closed_form.insert(l.closed_form.end(), closed_form[p].begin(), closed_form[p].end());
@@ -573,6 +582,23 @@ class CudaSimulationEngine final : public SimulationEngine {
     return one_wave(stencil_step<2>, 2) ? 2 : 4;
   }
 
+  // Ranks per block of stencil_step: the cells spread evenly over every resident block slot of the
+  // device (a multiple of 32, at most k_block·C), so each SM holds about the same number of cells: a
+  // step lasts as long as its busiest SM (the slab's 349,596 cells at C = 4: 391 blocks of 896 instead of
+  // 342 of 1024, 2 or 3 per SM). MRWB_STEP_BALANCE=0 keeps full blocks (A/B measurements).
+  template <typename Kernel>
+  static int block_span(std::size_t count, int C, Kernel kernel) {
+    const int full = k_block * C;
+    if (const char* env = std::getenv("MRWB_STEP_BALANCE"); env && std::atoi(env) == 0) return full;
+    int device = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
+    const std::size_t slots = static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(sms);
+    const std::size_t even = (count + slots - 1) / slots;
+    return static_cast<int>(std::min<std::size_t>(full, (even + 31) / 32 * 32));
+  }
+
   // Replaces the per-cell tissue (PD, R1, R2, ΔB) of `st` by a table of its distinct values, each cell's
   // entry in pos.w, when there are at most 65,536 of them (a vessel tree holds a few; a smooth ΔB map
   // over the vessels may not): 8 bytes per cell and step instead of 24, which keeps the state, stencils
@@ -610,12 +636,13 @@ class CudaSimulationEngine final : public SimulationEngine {
     d_out_fresh.upload(h.out_fresh.data());
     if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
     state0.upload(h.m0.data());
-    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), h.table, d_out_fresh.get(),
-                         d_inflow.get(), static_cast<int>(nf), sten.in_slots};
-    float* buf[2] = {state0.get(), state1.get()};
     const int C = cells_per_thread(nf);
     auto kernel = C == 4 ? stencil_step<4> : C == 2 ? stencil_step<2> : stencil_step<1>;
-    const unsigned blocks = static_cast<unsigned>((nf + k_block * C - 1) / (k_block * C));
+    const int span = block_span(nf, C, kernel);
+    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), h.table, d_out_fresh.get(),
+                         d_inflow.get(), static_cast<int>(nf), sten.in_slots,  span};
+    float* buf[2] = {state0.get(), state1.get()};
+    const unsigned blocks = static_cast<unsigned>((nf + span - 1) / span);
     const FluidStep* steps = t.steps.get();
     play_step_graph(
         t.n_steps, nf, t.trs_at, t.counter.get(),
