@@ -108,7 +108,7 @@ __device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __
 // (mrwb/fluid_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
 // so rank order is grid order): no load is scattered over the grid, and a step makes no face-by-face
 // decision — it reads its upwind neighbours' M and nothing else of theirs. C cells per thread (a block
-// takes k_block·C consecutive ranks, strided by k_block, their loads issued together). Everything static
+// takes f.span ≤ k_block·C consecutive ranks (block_span), strided by k_block, their loads issued together). Everything static
 // is loaded before the wait on the previous step (programmatic dependent launch). B = A_MRI · [op(A) +
 // ΔM_F], sampling op(A) first; op is uniform over cells and transport linear, so op(transport(A) −
 // fresh) + fresh = transport(op(A)): the same result as the CPU twin (run_fluid_stencil_cpu), which
