@@ -126,6 +126,10 @@ class TestSimControl : public QObject {
     QVERIFY(b >= a + n * 3 * sizeof(float));    // second state buffer and flow arrays when it moves
     QVERIFY(c >= a + n * 8 * 2 * sizeof(float));  // eight complex coil maps
     QVERIFY(b < 1 << 30 && c < 1 << 30);         // and not absurd
+    std::size_t fluid = 0;                        // the engine passes what it has counted already
+    for (auto t : moving.type) fluid += t == static_cast<std::uint8_t>(CellType::Fluid);
+    QCOMPARE(cuda_simulation_bytes(moving, prog, 1, true, fluid), b);
+    QCOMPARE(cuda_simulation_bytes(still, prog, 1, false, 0), a);
     check_gpu_memory(a, a);                      // fits exactly: no error
     try {
       check_gpu_memory(a, a / 3);

@@ -11,8 +11,25 @@
 namespace mrwb {
 
 std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& prog, int ncoils) {
-  const std::size_t n = ph.size();
   const bool moving = phantom_moves(ph);
+  std::size_t fluid = 0;
+  if (moving) {
+    const std::size_t n = ph.size();
+    const int parts = range_parts(n);
+    std::vector<std::size_t> counted(static_cast<std::size_t>(parts), 0);
+    for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
+      std::size_t c = 0;
+      for (std::size_t i = begin; i < end; ++i) c += ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
+      counted[static_cast<std::size_t>(p)] = c;
+    });
+    for (std::size_t c : counted) fluid += c;
+  }
+  return cuda_simulation_bytes(ph, prog, ncoils, moving, fluid);
+}
+
+std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& prog, int ncoils, bool moving,
+                                  std::size_t fluid) {
+  const std::size_t n = ph.size();
   const std::size_t state = 3 * sizeof(float);                         // Mx My Mz
   const std::size_t tissue = 4 * sizeof(float);  // PD T1 T2 dB per cell (at most: a table and 2 B entries where it can)
   const std::size_t lists = sizeof(std::uint32_t);  // closed-form cell list
@@ -30,17 +47,7 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   // blocked option's region tables (fluid_block_steps.hpp) instead: per entry cell and compact index,
   // position, six face codes, tissue, three velocities; regions hold each fluid cell about 1.2–2 times,
   // 3 is the bound assumed. The larger of the two is reserved.
-  std::size_t fluid = 0;
-  if (moving) {
-    const int parts = range_parts(n);
-    std::vector<std::size_t> counted(static_cast<std::size_t>(parts), 0);
-    for_each_range(n, parts, [&](int p, std::size_t begin, std::size_t end) {
-      std::size_t c = 0;
-      for (std::size_t i = begin; i < end; ++i) c += ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
-      counted[static_cast<std::size_t>(p)] = c;
-    });
-    for (std::size_t c : counted) fluid += c;
-  }
+  if (!moving) fluid = 0;
   const std::size_t stencil = 6 * sizeof(float) + sizeof(std::uint32_t) + 8 + 4 * sizeof(float) + 2 * sizeof(float) +
                               6 * (sizeof(std::int32_t) + sizeof(float));
   const std::size_t blocked =

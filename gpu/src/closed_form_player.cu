@@ -4,6 +4,34 @@
 namespace mrwb::gpu::sim {
 namespace {
 
+struct CellIndex {
+  int ix, iy, iz;
+};
+__device__ CellIndex cell_index(const CellGrid& g, std::size_t i) {
+  const unsigned u = static_cast<unsigned>(i);  // n < 2^31 checked on the host
+  const unsigned row = u / static_cast<unsigned>(g.nx);
+  return {static_cast<int>(u - row * static_cast<unsigned>(g.nx)), static_cast<int>(row % static_cast<unsigned>(g.ny)),
+          static_cast<int>(row / static_cast<unsigned>(g.ny))};
+}
+// Gradient phase of cell c over an interval of moment dk [cycles]: dk·r.
+__device__ double gradient_cycles(const CellGrid& g, const CellIndex& c, double dkx, double dky, double dkz) {
+  return dkx * (g.x0 + c.ix * g.cell) + dky * (g.y0 + c.iy * g.cell) + dkz * (g.z0 + c.iz * g.cell);
+}
+
+__device__ void rotation_of(double cycles, float& c, float& s) {
+  const double frac = cycles - rint(cycles);
+  double sd, cd;
+  sincospi(2.0 * frac, &sd, &cd);
+  c = static_cast<float>(cd);
+  s = static_cast<float>(sd);
+}
+
+// Relaxation factors over dt: 1 − E1 (via expm1, precise for short steps) and E2.
+__device__ void relax_of(double dt, float t1, float t2, float& omE1, float& E2) {
+  omE1 = t1 > 0.f ? static_cast<float>(-expm1(-dt / t1)) : 0.f;
+  E2 = t2 > 0.f ? static_cast<float>(exp(-dt / t2)) : 1.f;
+}
+
 // Closed-form path: plays events [e_begin, e_end) for the cells list[first .. last) (list == nullptr:
 // cells first .. last of the grid), skipping those with closed-form PD = 0, k_cells_per_thread cells per thread (a block takes k_block·k_cells_per_thread
 // consecutive entries, strided by k_block so loads coalesce). A readout's signal is summed over the

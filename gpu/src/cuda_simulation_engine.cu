@@ -346,20 +346,20 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (ncoils * k_warps > static_cast<std::size_t>(k_readout_slots))
       throw InputError("simulate: coils.count " + std::to_string(ncoils) + " exceeds the CUDA engine's " +
                        std::to_string(k_readout_slots / k_warps) + "; use fewer coils or --backend cpu");
+    const CellLists lists = split_cells(ph, moving);
+    const auto t_lists = std::chrono::steady_clock::now();
     // Refuse sizes the device cannot hold, with the numbers, before allocating anything.
     std::size_t free_b = 0, total_b = 0;
     cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils), free_b);
+    check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils, moving, lists.n_stepped), free_b);
     const auto t_checked = std::chrono::steady_clock::now();
-
-    const CellLists lists = split_cells(ph, moving);
     const bool stencil_path = moving && lists.n_stepped > 0 && fluid_path() != "blocked";
     std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
     if (stencil_path)
       stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n)]() mutable {
         return stencil_host(ph, prog, std::move(fluid), cancel);
       });
-    const auto t_lists = std::chrono::steady_clock::now();
+    const auto t_stencil = std::chrono::steady_clock::now();
     // The closed-form cells' tissue as a table and a 16-bit entry per cell where it can be (a few
     // tissues), else per cell. Velocities reach the device only as the fluid cells' stencils.
     const TissueTable tissue = closed_form_tissue(ph, moving);
@@ -442,10 +442,10 @@ class CudaSimulationEngine final : public SimulationEngine {
       using sec = std::chrono::duration<double>;
       const auto t_end = std::chrono::steady_clock::now();
       std::fprintf(stderr,
-                   "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (memory check %.4f, "
-                   "cell lists %.4f, tissue %.4f), kernels %.4f s, read-back %.4f s\n",
+                   "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (cell lists %.4f, "
+                   "memory check %.4f, tissue %.4f), kernels %.4f s, read-back %.4f s\n",
                    n, lists.n_stepped, lists.n_closed_form, tissue.values.size(), sec(t_setup - t_start).count(),
-                   sec(t_checked - t_start).count(), sec(t_lists - t_checked).count(), sec(t_tissue - t_lists).count(),
+                   sec(t_lists - t_start).count(), sec(t_checked - t_lists).count(), sec(t_tissue - t_stencil).count(),
                    sec(t_kernels - t_setup).count(),
                    sec(t_end - t_kernels).count());
     }
@@ -570,16 +570,19 @@ class CudaSimulationEngine final : public SimulationEngine {
       const int c = std::atoi(env);
       return c >= 4 ? 4 : c >= 2 ? 2 : 1;
     }
-    int device = 0, sms = 0;
-    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    auto one_wave = [&](auto kernel, int C) {
-      int per_sm = 0;
-      cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
-      return count <= static_cast<std::size_t>(per_sm) * sms * k_block * C;
-    };
+    auto one_wave = [&](auto kernel, int C) { return count <= resident_blocks(kernel) * k_block * C; };
     if (one_wave(stencil_step<1>, 1)) return 1;
     return one_wave(stencil_step<2>, 2) ? 2 : 4;
+  }
+
+  // Blocks of k_block threads of `kernel` the device holds at once (blocks per SM × SMs; at least one).
+  template <typename Kernel>
+  static std::size_t resident_blocks(Kernel kernel) {
+    int device = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
+    return static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(std::max(1, sms));
   }
 
   // Ranks per block of stencil_step: the cells spread evenly over every resident block slot of the
@@ -590,11 +593,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   static int block_span(std::size_t count, int C, Kernel kernel) {
     const int full = k_block * C;
     if (const char* env = std::getenv("MRWB_STEP_BALANCE"); env && std::atoi(env) == 0) return full;
-    int device = 0, sms = 0, per_sm = 0;
-    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
-    const std::size_t slots = static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(sms);
+    const std::size_t slots = resident_blocks(kernel);
     const std::size_t even = (count + slots - 1) / slots;
     return static_cast<int>(std::min<std::size_t>(full, (even + 31) / 32 * 32));
   }

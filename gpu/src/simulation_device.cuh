@@ -44,34 +44,6 @@ struct CellGrid {
   std::size_t samples;   // all coils: the stride between signal slots
 };
 
-struct CellIndex {
-  int ix, iy, iz;
-};
-__device__ inline CellIndex cell_index(const CellGrid& g, std::size_t i) {
-  const unsigned u = static_cast<unsigned>(i);  // n < 2^31 checked on the host
-  const unsigned row = u / static_cast<unsigned>(g.nx);
-  return {static_cast<int>(u - row * static_cast<unsigned>(g.nx)), static_cast<int>(row % static_cast<unsigned>(g.ny)),
-          static_cast<int>(row / static_cast<unsigned>(g.ny))};
-}
-// Gradient phase of cell c over an interval of moment dk [cycles]: dk·r.
-__device__ inline double gradient_cycles(const CellGrid& g, const CellIndex& c, double dkx, double dky, double dkz) {
-  return dkx * (g.x0 + c.ix * g.cell) + dky * (g.y0 + c.iy * g.cell) + dkz * (g.z0 + c.iz * g.cell);
-}
-
-__device__ inline void rotation_of(double cycles, float& c, float& s) {
-  const double frac = cycles - rint(cycles);
-  double sd, cd;
-  sincospi(2.0 * frac, &sd, &cd);
-  c = static_cast<float>(cd);
-  s = static_cast<float>(sd);
-}
-
-// Relaxation factors over dt: 1 − E1 (via expm1, precise for short steps) and E2.
-__device__ inline void relax_of(double dt, float t1, float t2, float& omE1, float& E2) {
-  omE1 = t1 > 0.f ? static_cast<float>(-expm1(-dt / t1)) : 0.f;
-  E2 = t2 > 0.f ? static_cast<float>(exp(-dt / t2)) : 1.f;
-}
-
 // C_c·(Mx + i·My) of cell i for coil c (sens == nullptr: one uniform coil).
 __device__ inline float2 coil_signal(const CellGrid& g, const float2* __restrict__ sens, int c, std::size_t i, float mx, float my) {
   if (!sens) return make_float2(mx, my);

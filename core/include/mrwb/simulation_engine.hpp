@@ -81,6 +81,10 @@ constexpr std::size_t k_device_event_factor_bytes = 8704;  // at most, per event
 constexpr std::size_t k_device_step_bytes = 64;   // sizeof its per-time-step record (checked there)
 constexpr std::size_t k_signal_slots = 16;        // partial sums per k-space sample on the device
 std::size_t cuda_simulation_bytes(const CellPhantom& phantom, const SequenceProgram& program, int ncoils);
+// The same with what the caller already knows: whether the phantom moves (phantom_moves) and how many of
+// its cells are fluid (counted only when it moves).
+std::size_t cuda_simulation_bytes(const CellPhantom& phantom, const SequenceProgram& program, int ncoils, bool moving,
+                                  std::size_t fluid_cells);
 // Throws InputError (one line: bytes asked, bytes free, coarser cells or --backend cpu) when
 // need_bytes > free_bytes.
 void check_gpu_memory(std::size_t need_bytes, std::size_t free_bytes);
