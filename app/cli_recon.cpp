@@ -31,6 +31,24 @@ void check_gridding_options(const CLI::App& sub, const std::string& method, cons
       throw InputError(std::string(flag) + ": only with --method gridding (not " + method + ")");
 }
 
+// --prior / --edge-threshold belong to cg's anatomical W, and that W needs its reference image.
+void check_prior_options(const CLI::App& sub, const std::string& method, const std::string& regularizer,
+                         const std::string& prior) {
+  const bool anatomical = regularizer == "anatomical";
+  for (const char* flag : {"--prior", "--edge-threshold"})
+    if (sub.get_option(flag)->count() > 0 && (!anatomical || method != "cg"))
+      throw InputError(std::string(flag) + ": only with --method cg --regularizer anatomical");
+  if (anatomical && prior.empty()) throw InputError("--regularizer anatomical: needs --prior (a reference image)");
+}
+
+// The reference image's magnitude, x fastest (BART's first dimension), every value of the array.
+std::vector<float> read_prior(const std::string& path) {
+  const CflArray a = read_cfl(path);
+  std::vector<float> v(a.data.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::abs(a.data[i]);
+  return v;
+}
+
 }  // namespace
 
 Action add_recon(CLI::App& app) {
@@ -45,6 +63,7 @@ Action add_recon(CLI::App& app) {
     std::string kernel = "4x5";
     NoncartParams noncart;  // gridding / cg
     bool exact = false, gridded = false;
+    std::string prior;  // cg --regularizer anatomical: reference image (.cfl)
     PngOptions png;  // .png outputs
   };
   auto o = std::make_shared<Opts>();
@@ -71,7 +90,11 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--matrix", o->noncart.matrix, "gridding/cg: image matrix N (default: from the trajectory's extent)");
   sub->add_option("--iterations", o->noncart.iterations, "cg: iterations, default 20");
   sub->add_option("--tolerance", o->noncart.tolerance, "cg: stop at this relative residual (default 0: all iterations)");
-  sub->add_option("--regularizer", o->noncart.regularizer, "cg: W = identity | finite-difference");
+  sub->add_option("--regularizer", o->noncart.regularizer, "cg: W = identity | finite-difference | anatomical");
+  sub->add_option("--prior", o->prior,
+                  "cg --regularizer anatomical: reference image on the matrix (BART .cfl [N, N] or [N, N, N]; magnitude)");
+  sub->add_option("--edge-threshold", o->noncart.edge_threshold,
+                  "cg --regularizer anatomical: edge where the reference jumps by > this x its range, default 0.02");
   sub->add_option("--preconditioner", o->noncart.preconditioner, "cg: none | diagonal | circulant");
   sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default)");
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
@@ -86,6 +109,8 @@ Action add_recon(CLI::App& app) {
     if (std::sscanf(o->kernel.c_str(), "%dx%d", &o->grappa.kernel_pe, &o->grappa.kernel_ro) != 2)
       throw InputError("--kernel " + o->kernel + ": expected K_PExK_RO, e.g. 4x5");
     check_gridding_options(*sub, o->method, o->noncart);
+    check_prior_options(*sub, o->method, o->noncart.regularizer, o->prior);
+    if (!o->prior.empty()) o->noncart.prior = read_prior(o->prior);
     // The bilinear baseline has no CUDA kernel: auto runs it on the CPU rather than fail on a GPU machine.
     if (o->noncart.kernel == "bilinear" && o->backend == "auto") o->backend = "cpu";
     if (o->noncart.kernel == "bilinear" && o->backend == "cuda")

@@ -56,6 +56,11 @@ class TestCliNoncart : public QObject {
     const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(2);
     write_bart(path("k"), path("t"), t, ph.kspace(t.k));
     truth_ = ph.image(n_, 4);
+    // Reference scans for --regularizer anatomical: the same ellipses in another contrast, [n, n], and one
+    // of a wrong size.
+    const auto ref = AnalyticPhantom::shepp_logan_other_contrast(2).image(n_, 4);
+    write_cfl(path("ref"), CflArray{{n_, n_}, std::vector<std::complex<float>>(ref.begin(), ref.end())});
+    write_cfl(path("ref_small"), CflArray{{n_ / 2, n_ / 2}, std::vector<std::complex<float>>(n_ * n_ / 4, 1.0f)});
   }
 
   // Every option reaches the reconstruction: error vs the analytic truth per variant, and the options
@@ -69,7 +74,10 @@ class TestCliNoncart : public QObject {
                                      {"cg exact 20", {"--method", "cg", "--exact", "--iterations", "20"}},
                                      {"cg gridded 20", {"--method", "cg", "--gridded", "--iterations", "20"}},
                                      {"cg exact 2", {"--method", "cg", "--iterations", "2"}},
-                                     {"cg lambda 1e3", {"--method", "cg", "--iterations", "20", "--lambda", "1e3"}}};
+                                     {"cg lambda 1e3", {"--method", "cg", "--iterations", "20", "--lambda", "1e3"}},
+                                     // seed 002's W: lambda_rel 10 = 10 M phi^2 (2,560 samples, phi = 1/1024)
+                                     {"cg anatomical", {"--method", "cg", "--iterations", "20", "--regularizer", "anatomical",
+                                                        "--prior", qpath("ref.cfl"), "--lambda", "0.025"}}};
     std::vector<Metrics> m;
     std::vector<double> mean;
     for (const auto& c : cases) {
@@ -85,6 +93,7 @@ class TestCliNoncart : public QObject {
     QVERIFY(std::abs(m[1].psnr_db - m[2].psnr_db) < 0.5);       // gridded F^H d / Q close to exact
     QVERIFY(m[3].percent_error > m[1].percent_error + 1.0);      // 2 iterations are visibly short of 20
     QVERIFY(mean[4] < 0.1 * mean[1]);                             // lambda reached the solver
+    QVERIFY(m[5].percent_error < 0.8 * m[1].percent_error);      // the prior reached it: 40 spokes < Nyquist
   }
 
   // A 3-D trajectory gives a volume: .cfl [n, n, n], NIfTI-1 .nii (float32 magnitude) and ISMRMRD .h5
@@ -149,6 +158,10 @@ class TestCliNoncart : public QObject {
     QTest::newRow("NaN sample") << "nan" << "NaN";
     QTest::newRow("count mismatch") << "count" << "";
     QTest::newRow("bad iterations") << "iterations" << "--iterations";
+    QTest::newRow("anatomical without a prior") << "no prior" << "--prior";
+    QTest::newRow("prior of another size") << "prior size" << "--prior";
+    QTest::newRow("prior without anatomical") << "prior alone" << "--prior";
+    QTest::newRow("edge threshold out of range") << "threshold" << "--edge-threshold";
   }
   void badInputExitsTwo() {
     QFETCH(QString, kind);
@@ -159,6 +172,10 @@ class TestCliNoncart : public QObject {
     if (kind == "band") extra = QStringList{"--method", "cg", "--matrix", "16"};
     if (kind == "nan") d[5] = {std::numeric_limits<float>::quiet_NaN(), 0.0f};
     if (kind == "iterations") extra << "--iterations" << "0";
+    if (kind == "no prior") extra << "--regularizer" << "anatomical";
+    if (kind == "prior size") extra << "--regularizer" << "anatomical" << "--prior" << qpath("ref_small.cfl");
+    if (kind == "prior alone") extra << "--prior" << qpath("ref.cfl");
+    if (kind == "threshold") extra << "--regularizer" << "anatomical" << "--prior" << qpath("ref.cfl") << "--edge-threshold" << "1.5";
     write_bart(path("kb"), path("tb"), t, d);
     if (kind == "count") write_cfl(path("kb"), CflArray{{1, t.samples - 1, t.readouts, 1}, std::vector<std::complex<float>>(
                                                                                                  (t.samples - 1) * t.readouts)});

@@ -23,6 +23,16 @@ AnalyticPhantom AnalyticPhantom::shepp_logan(int dims) {
   return p;
 }
 
+AnalyticPhantom AnalyticPhantom::shepp_logan_other_contrast(int dims) {
+  // Region values become: skull 0.6, brain 0.35, the two large ellipses 0.65 / 0.6, the top one 0.2, the
+  // small ones 0.15-0.55 (Toft's: 1, 0.2, 0, 0, 0.3, 0.3, ...); every boundary of the original still jumps
+  // by >= 0.1 (checked on point samples at 256^2 and 96^3).
+  const double values[] = {0.6, -0.25, 0.3, 0.25, -0.15, 0.2, -0.12, 0.15, -0.2, 0.2};
+  AnalyticPhantom p = shepp_logan(dims);
+  for (std::size_t i = 0; i < p.parts.size(); ++i) p.parts[i].value = values[i];
+  return p;
+}
+
 std::complex<double> AnalyticPhantom::ft(const double* k) const {
   std::complex<double> sum{};
   for (const auto& e : parts) {

@@ -7,6 +7,7 @@
 
 #include "mrwb/errors.hpp"
 #include "mrwb/noncart.hpp"
+#include "mrwb/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
 namespace {
@@ -61,15 +62,16 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
   const Grid& g = T.grid();
   const std::size_t nv = g.voxels();
   if (rhs.size() != nv) throw std::invalid_argument("cg: rhs size");
-  if (o.regularizer != "identity" && o.regularizer != "finite-difference")
-    throw InputError("--regularizer " + o.regularizer + ": unknown (allowed: identity, finite-difference)");
+  check_regularizer(o.regularizer);
   if (o.preconditioner != "none" && o.preconditioner != "diagonal" && o.preconditioner != "circulant")
     throw InputError("--preconditioner " + o.preconditioner + ": unknown (allowed: none, diagonal, circulant)");
   if (o.lambda < 0 || !std::isfinite(o.lambda)) throw InputError("--lambda: must be a finite number >= 0");
   const bool sense = !sens.empty();
   if (sense && sens.size() != nv * static_cast<std::size_t>(coils))
     throw InputError("sensitivities: need coils x n^D values");
-  const bool fd = o.regularizer == "finite-difference";
+  // W as links (empty: identity); the anatomical W is preconditioned as plain differences.
+  const Links links = regularizer_links(g, o.regularizer, o.prior, o.edge_threshold);
+  const bool fd = !links.empty();
 
   std::vector<cdouble> tmp(nv), tmp2(nv), reg(nv);
   auto apply_A = [&](const std::vector<cdouble>& x, std::vector<cdouble>& y) {
@@ -86,7 +88,7 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
     }
     if (o.lambda > 0) {
       if (fd) {
-        apply_fd_normal(g, x.data(), reg.data());
+        apply_linked_fd_normal(g, links.data(), x.data(), reg.data());
         for (std::size_t i = 0; i < nv; ++i) y[i] += o.lambda * reg[i];
       } else {
         for (std::size_t i = 0; i < nv; ++i) y[i] += o.lambda * x[i];
@@ -112,15 +114,7 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
     const double q0 = Te[0].real();
     diag_inv.resize(nv);
     for (std::size_t i = 0; i < nv; ++i) {
-      double deg = 1.0;
-      if (fd) {
-        // number of neighbours along all axes = diagonal of W^H W
-        const int n = g.n;
-        const int c[3] = {static_cast<int>(i % n), static_cast<int>((i / n) % n),
-                          g.dims == 3 ? static_cast<int>(i / (static_cast<std::size_t>(n) * n)) : 0};
-        deg = 0;
-        for (int d = 0; d < g.dims; ++d) deg += (c[d] > 0) + (c[d] + 1 < n);
-      }
+      const double deg = fd ? link_degree(g, links.data(), i) : 1.0;  // diagonal of W^H W
       const double dval = coil_power[i] * q0 + o.lambda * deg;
       diag_inv[i] = dval > 0 ? 1.0 / dval : 1.0;
     }

@@ -166,6 +166,8 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
   o.iterations = p.iterations;
   o.lambda = p.lambda;
   o.regularizer = p.regularizer;
+  o.prior = p.prior;
+  o.edge_threshold = p.edge_threshold;
   o.preconditioner = p.preconditioner;
   o.tolerance = p.tolerance;
   ProgressFn cg_progress;

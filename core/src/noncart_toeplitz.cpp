@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "mrwb/noncart.hpp"
+#include "mrwb/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
 namespace {
@@ -140,39 +141,6 @@ std::vector<double> circulant_preconditioner_inverse(const Grid& g, const std::v
   const double scale = 1.0 / static_cast<double>(g.voxels());
   for (auto& v : inv) v = scale / std::max(v, 1e-6 * emax);
   return inv;
-}
-
-void apply_fd_normal(const Grid& g, const cdouble* in, cdouble* out) {
-  const int n = g.n;
-  const int zn = g.dims == 3 ? n : 1;
-  for (int z = 0; z < zn; ++z)
-    for (int y = 0; y < n; ++y)
-      for (int x = 0; x < n; ++x) {
-        const std::size_t i = idx(g, x, y, z);
-        cdouble acc{};
-        const int c[3] = {x, y, z};
-        for (int d = 0; d < g.dims; ++d) {
-          const std::size_t stride = d == 0 ? 1 : d == 1 ? static_cast<std::size_t>(n) : static_cast<std::size_t>(n) * n;
-          if (c[d] + 1 < n) acc += in[i] - in[i + stride];
-          if (c[d] > 0) acc += in[i] - in[i - stride];
-        }
-        out[i] = acc;
-      }
-}
-
-std::vector<double> fd_circulant_eigenvalues(const Grid& g) {
-  const int n = g.n;
-  std::vector<double> eig(g.voxels());
-  const int zn = g.dims == 3 ? n : 1;
-  for (int z = 0; z < zn; ++z)
-    for (int y = 0; y < n; ++y)
-      for (int x = 0; x < n; ++x) {
-        double e = 0;
-        const int c[3] = {x, y, z};
-        for (int d = 0; d < g.dims; ++d) e += 2.0 - 2.0 * std::cos(2.0 * M_PI * c[d] / n);
-        eig[idx(g, x, y, z)] = e;
-      }
-  return eig;
 }
 
 }  // namespace mrwb::noncart

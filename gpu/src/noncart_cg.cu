@@ -10,6 +10,7 @@
 
 #include "cuda_check.hpp"
 #include "mrwb/errors.hpp"
+#include "mrwb/noncart_regularizer.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu {
@@ -80,20 +81,22 @@ __global__ void crop_kernel(Dims g, const float2* pad, const float2* s, bool acc
   out[i] = v;
 }
 
-// y += lambda * (x or W^H W x) (first-order differences, non-periodic, as core's apply_fd_normal).
-__global__ void regularize_kernel(Dims g, const float2* x, float lambda, bool fd, float2* y) {
+// y += lambda * (x or W^H W x): links null for W = identity, else core's links (noncart_regularizer.hpp:
+// bit d of links[i] = the difference to the forward neighbour along axis d is in W), as apply_linked_fd_normal.
+__global__ void regularize_kernel(Dims g, const float2* x, float lambda, const std::uint8_t* links, float2* y) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t nv = g.dims == 3 ? static_cast<std::size_t>(g.n) * g.n * g.n : static_cast<std::size_t>(g.n) * g.n;
   if (i >= nv) return;
   float2 acc = x[i];
-  if (fd) {
+  if (links) {
     int c[3];
     coords(g, i, c[0], c[1], c[2]);
     acc = make_float2(0.f, 0.f);
+    const unsigned own = links[i];
     for (int d = 0; d < g.dims; ++d) {
       const std::size_t stride = d == 0 ? 1 : d == 1 ? static_cast<std::size_t>(g.n) : static_cast<std::size_t>(g.n) * g.n;
-      if (c[d] + 1 < g.n) acc.x += x[i].x - x[i + stride].x, acc.y += x[i].y - x[i + stride].y;
-      if (c[d] > 0) acc.x += x[i].x - x[i - stride].x, acc.y += x[i].y - x[i - stride].y;
+      if (own >> d & 1u) acc.x += x[i].x - x[i + stride].x, acc.y += x[i].y - x[i + stride].y;
+      if (c[d] > 0 && (links[i - stride] >> d & 1u)) acc.x += x[i].x - x[i - stride].x, acc.y += x[i].y - x[i - stride].y;
     }
   }
   y[i].x += lambda * acc.x;
@@ -151,6 +154,7 @@ std::size_t cg_device_bytes(const noncart::Grid& g, std::size_t M, int coils, co
   b += 6 * nv * 8;                                               // rhs, x, r, p, Ap, z
   b += 4 * n2v * 8;                                              // Q, Q^, pad, cuFFT work
   if (p.preconditioner == "circulant") b += nv * 4 + 2 * nv * 8;  // inverse eigenvalues, cuFFT plan on the n grid
+  if (p.regularizer != "identity") b += nv;                       // W's links
   if (!p.exact) b += std::max(nc::gridding_bytes(g.dims, g.n, p.oversampling), nc::gridding_bytes(g.dims, 2 * g.n, p.oversampling));
   return b;
 }
@@ -161,8 +165,10 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   noncart::validate_samples(g, s, "cg");
   if (p.preconditioner != "none" && p.preconditioner != "diagonal" && p.preconditioner != "circulant")
     throw InputError("--preconditioner " + p.preconditioner + ": unknown (allowed: none, diagonal, circulant)");
-  if (p.regularizer != "identity" && p.regularizer != "finite-difference")
-    throw InputError("--regularizer " + p.regularizer + ": unknown (allowed: identity, finite-difference)");
+  // W as links (empty: identity), checked before any device work; the anatomical W is preconditioned as
+  // plain differences, as on the CPU.
+  const noncart::Links links = noncart::regularizer_links(g, p.regularizer, p.prior, p.edge_threshold);
+  const bool fd = !links.empty();
   const bool sense = s.coils > 1;
   const std::size_t M = s.count(), nv = g.voxels();
   const noncart::Grid g2 = g.doubled();
@@ -232,6 +238,8 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   DeviceBuffer<float2> dsens(sense ? nv * s.coils : 0);
   if (sense) dsens.upload(reinterpret_cast<const float2*>(sens.data()));
   DeviceBuffer<float2> x(nv), r(nv), pv(nv), Ap(nv), z(nv);
+  DeviceBuffer<std::uint8_t> dlinks(links.size());
+  if (fd) dlinks.upload(links.data());
   if (sense) combine_kernel<<<blocks(nv), 256>>>(nv, s.coils, dsens.get(), fhd.get(), r.get());
   else cuda_check(cudaMemcpy(r.get(), fhd.get(), nv * sizeof(float2), cudaMemcpyDeviceToDevice), "rhs");
   cuda_check(cudaMemset(x.get(), 0, nv * sizeof(float2)), "memset");
@@ -247,7 +255,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
       crop_kernel<<<blocks(nv), 256>>>(dg, pad.get(), sc, c > 0, out);
     }
     if (p.lambda > 0)
-      regularize_kernel<<<blocks(nv), 256>>>(dg, in, static_cast<float>(p.lambda), p.regularizer == "finite-difference", out);
+      regularize_kernel<<<blocks(nv), 256>>>(dg, in, static_cast<float>(p.lambda), fd ? dlinks.get() : nullptr, out);
   };
   // Diagonal preconditioner: sum_c |S_c|^2 Q(0) + lambda diag(W^H W); Q(0) sits at index (n, n, n).
   DeviceBuffer<float> dinv(p.preconditioner == "diagonal" ? nv : 0);
@@ -263,13 +271,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
         power = 0;
         for (int c = 0; c < s.coils; ++c) power += std::norm(sens[c * nv + i]);
       }
-      double deg = 1.0;
-      if (p.regularizer == "finite-difference") {
-        const int cc[3] = {static_cast<int>(i % g.n), static_cast<int>((i / g.n) % g.n),
-                           g.dims == 3 ? static_cast<int>(i / (static_cast<std::size_t>(g.n) * g.n)) : 0};
-        deg = 0;
-        for (int d = 0; d < g.dims; ++d) deg += (cc[d] > 0) + (cc[d] + 1 < g.n);
-      }
+      const double deg = fd ? noncart::link_degree(g, links.data(), i) : 1.0;  // diagonal of W^H W
       const double dv = power * q0.x + p.lambda * deg;
       h[i] = static_cast<float>(dv > 0 ? 1.0 / dv : 1.0);
     }
@@ -291,7 +293,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
       mean_power /= static_cast<double>(nv);
     }
     const std::vector<double> inv = noncart::circulant_preconditioner_inverse(
-        g, noncart::chan_circulant_eigenvalues(g, qd), mean_power, p.lambda, p.regularizer == "finite-difference");
+        g, noncart::chan_circulant_eigenvalues(g, qd), mean_power, p.lambda, fd);
     circ_inv.upload(std::vector<float>(inv.begin(), inv.end()).data());
     cufft_check(g.dims == 3 ? cufftPlan3d(&circ_plan, g.n, g.n, g.n, CUFFT_C2C) : cufftPlan2d(&circ_plan, g.n, g.n, CUFFT_C2C),
                 "circulant plan");

@@ -19,6 +19,9 @@ struct AnalyticPhantom {
   std::vector<Ellipsoid> parts;
   // Modified Shepp-Logan (Toft), scaled into the FOV; 3-D uses ellipsoids (Koay et al. style).
   static AnalyticPhantom shepp_logan(int dims);
+  // The same ellipsoids in another contrast (other intensities, every region boundary kept): a reference
+  // scan for the anatomically constrained CG (noncart_regularizer.hpp) that shares the anatomy, not the values.
+  static AnalyticPhantom shepp_logan_other_contrast(int dims);
   // Continuous Fourier transform F(k) = int f(x) e^{-i 2 pi k.x} dx, k in cycles/FOV.
   std::complex<double> ft(const double* k) const;
   double value(const double* x) const;

@@ -100,15 +100,14 @@ std::vector<double> chan_circulant_eigenvalues(const Grid& g, const std::vector<
 std::vector<double> circulant_preconditioner_inverse(const Grid& g, const std::vector<double>& q_eig,
                                                      double mean_coil_power, double lambda, bool finite_difference);
 
-// W^H W of first-order finite differences (non-periodic: differences across the edge are absent).
-void apply_fd_normal(const Grid& g, const cdouble* in, cdouble* out);
-// Eigenvalues of the periodic W^H W on the n grid (for the circulant preconditioner).
-std::vector<double> fd_circulant_eigenvalues(const Grid& g);
+// W^H W (identity, finite differences, anatomical): mrwb/noncart_regularizer.hpp.
 
 struct CgOptions {
   int iterations = 20;
   double lambda = 0.0;
-  std::string regularizer = "identity";    // identity | finite-difference
+  std::string regularizer = "identity";    // identity | finite-difference | anatomical
+  std::vector<float> prior;                // anatomical: reference image, n^D values (x fastest)
+  double edge_threshold = 0.02;            // anatomical: edge where the reference jumps by > this x its range
   std::string preconditioner = "none";     // none | diagonal | circulant
   double tolerance = 0.0;                  // stop when ||r|| / ||b|| < tolerance
 };

@@ -30,7 +30,9 @@ struct NoncartParams {
   int matrix = 0;              // image matrix N (0: from the raw data header)
   int iterations = 20;
   double lambda = 0.0;         // regularisation weight
-  std::string regularizer = "identity";  // "identity" | "finite-difference"
+  std::string regularizer = "identity";  // "identity" | "finite-difference" | "anatomical"
+  std::vector<float> prior;    // anatomical: reference image on the matrix, n^D values, x fastest
+  double edge_threshold = 0.02;  // anatomical: an edge where the reference jumps by > this x its range
   std::string preconditioner = "none";   // "none" | "diagonal" | "circulant"
   double tolerance = 0.0;      // relative residual to stop at (0: run all iterations)
   bool exact = true;           // exact F^H d / Q (true) or gridded approximations (false)

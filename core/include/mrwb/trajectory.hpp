@@ -39,4 +39,9 @@ std::vector<double> spiral_gradient(const Trajectory& t, const SpiralLimits& lim
 // Stack of spirals: the 2-D spiral repeated at partitions kz = -nz/2 .. nz/2 - 1 (cycles/FOV).
 Trajectory stack_of_spirals(int n, int nz, int interleaves, double alpha, const SpiralLimits& lim);
 
+// Seed 002's sampling ratio on an n^3 matrix (284,592 samples for 128^3, 13.6 % of the voxel count; its
+// trajectory is not given): the stack of n 3-interleave variable-density spirals (alpha 2, default limits)
+// decimated uniformly to round(284592 n^3 / 128^3) points, k [M][3] cycles/FOV.
+std::vector<float> seed002_points(int n);
+
 }  // namespace mrwb::noncart
