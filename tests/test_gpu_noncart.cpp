@@ -207,7 +207,10 @@ class TestGpuNoncart : public QObject {
     for (const std::string variant : {"exact", "gridded", "fd+diagonal", "circulant", "fd+circulant", "anatomical+none",
                                       "anatomical+diagonal"}) {
       NoncartParams p;
-      p.iterations = 20;
+      // The Jacobi PCG with the anatomical W converges more slowly: at 20 iterations float and double
+      // recurrences are still 1.8e-2 apart (a CPU float-vs-double twin of it: 1.8e-2 at 20, 1.5e-3 at 40,
+      // 2.6e-5 at 60 iterations), so it is compared at 60, where both have reached the same solution.
+      p.iterations = variant == "anatomical+diagonal" ? 60 : 20;
       p.exact = variant != "gridded";
       if (variant.starts_with("fd+")) {
         p.lambda = 1e-5;
