@@ -153,9 +153,10 @@ void bart_radial_case(int n, int spokes, int iterations, nlohmann::json& report)
 #ifdef MRWB_HAVE_CUDA
 // Seed 002's quality comparison at its size: gridding alone (Kaiser-Bessel and the seed's bilinear baseline,
 // Pipe-Menon density, each scaled to the truth as the paper did) beside CG with first-order finite-difference
-// W and with the seed's anatomically constrained W. lambda is absolute in (F^H F + lambda W^H W), so it is set relative to F^H F's diagonal Q(0) = M phi^2
-// (trace(F^H F) / N): lambda = lambda_rel M phi^2. At 32^3 and 48^3 with the same samples per voxel the gridded
-// CG is best at lambda_rel 0.1-0.3 (0 lets it diverge) and the exact CG hardly moves with lambda_rel. The
+// W and with the seed's anatomically constrained W. lambda is absolute in (F^H F + lambda W^H W), so it is
+// set relative to F^H F's diagonal Q(0) = M phi^2 (trace(F^H F) / N): lambda = lambda_rel M phi^2. At 32^3
+// and 48^3 with the same samples per voxel the gridded CG with FD W is best at lambda_rel 0.1-0.3 (0 lets it
+// diverge) and the exact CG hardly moves with lambda_rel; the anatomical W wants lambda_rel 1-100. The
 // gridding rows run on the CPU: the single-threaded Pipe-Menon density dominates (~30-40 s on the 2-core box).
 void gpu_quality_case(const Grid& g, const Samples& s, const std::vector<float>& truth, const gpu::FhdConfig& c,
                       nlohmann::json& report) {

@@ -11,12 +11,11 @@
 namespace mrwb::noncart {
 namespace {
 
+// Strides and coordinates of the n^D grid, x fastest (z = 0 in 2-D).
 struct Axes {
-  int n, zn;
+  int n;
   std::size_t stride[3];
-  explicit Axes(const Grid& g)
-      : n(g.n), zn(g.dims == 3 ? g.n : 1),
-        stride{1, static_cast<std::size_t>(g.n), static_cast<std::size_t>(g.n) * g.n} {}
+  explicit Axes(const Grid& g) : n(g.n), stride{1, static_cast<std::size_t>(g.n), static_cast<std::size_t>(g.n) * g.n} {}
   void coords(std::size_t i, int c[3]) const {
     c[0] = static_cast<int>(i % n);
     c[1] = static_cast<int>((i / n) % n);
