@@ -3,6 +3,7 @@
 // zoom / window-level propagate across linked comparison panes, and a small comparison run fills the
 // metrics table and exports through core.
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
@@ -16,6 +17,7 @@
 #include <set>
 
 #include "grappa_test_data.hpp"
+#include "mrwb/errors.hpp"
 #include "mrwb/file_io.hpp"
 #include "mrwb/recon_fft.hpp"
 #include "mrwb/scenario.hpp"
@@ -93,6 +95,7 @@ class TestGuiViews : public QObject {
   void trajectoryPlotMarksLines();
   void coilMapsShowEveryCoil();
   void comparisonRunFillsTableAndLinksViews();
+  void comparisonCgRegularizer();
 };
 
 void TestGuiViews::vesselTreeRendersAndPicks() {
@@ -218,6 +221,32 @@ void TestGuiViews::coilMapsShowEveryCoil() {
   const ColourCount phase = countColours(shot(view.grab().toImage(), "coil_maps_phase"));
   qInfo("coil maps: magnitude %zu colours, phase %zu colours", mag.distinct, phase.distinct);
   QVERIFY(phase.saturated > 100);
+}
+
+// The CG's W from the comparison bar: finite differences, and the anatomical W with the truth as its
+// reference (refused without a truth, with a one-line InputError that run() shows in the status line).
+void TestGuiViews::comparisonCgRegularizer() {
+  ComparisonView view;
+  const mrwb::RawData raw = grappa_test::phantom_raw(1, 32, 32);
+  view.setRawData(raw);
+  view.setMethods({"cg"});
+  auto* box = view.findChild<QComboBox*>(QStringLiteral("cgRegularizer"));
+  QVERIFY(box);
+  QCOMPARE(box->count(), 3);
+  QCOMPARE(view.requests().at(0).options.noncart.regularizer, std::string("identity"));
+  view.setCgRegularizer("finite-difference");
+  auto r = view.requests();
+  QCOMPARE(r.size(), std::size_t(1));
+  QCOMPARE(r[0].options.noncart.regularizer, std::string("finite-difference"));
+  QVERIFY(r[0].options.noncart.prior.empty());
+  view.setCgRegularizer("anatomical");
+  QVERIFY_THROWS_EXCEPTION(mrwb::InputError, view.requests());
+  const mrwb::Image2D truth = mrwb::reconstruct_fft(raw);
+  view.setRawData(raw, truth);
+  r = view.requests();
+  QCOMPARE(r[0].options.noncart.regularizer, std::string("anatomical"));
+  QCOMPARE(r[0].options.noncart.prior, truth.magnitude());
+  QVERIFY(r[0].label.find("W anat.") != std::string::npos);
 }
 
 void TestGuiViews::comparisonRunFillsTableAndLinksViews() {

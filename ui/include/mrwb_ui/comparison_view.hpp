@@ -47,6 +47,9 @@ class ComparisonView : public QWidget {
   void setCompareOnRun(bool on);
   // CG parameters (iterations, Tikhonov lambda) used for the "cg" method.
   void setCgParameters(int iterations, double lambda);
+  // The CG's W: identity | finite-difference | anatomical (seed 002's anatomically constrained W, cut at the
+  // edges of the truth image, which here plays the reference scan; requests() throws InputError without it).
+  void setCgRegularizer(const std::string& regularizer);
   // The requests run() would send to core: chosen methods with their parameters.
   std::vector<mrwb::ComparisonRequest> requests() const;
   // The data the comparison runs on and the truth (optional) its metrics refer to.
@@ -122,6 +125,7 @@ class ComparisonView : public QWidget {
   QCheckBox* onRunBox_;
   QSpinBox* cgIterations_;
   QDoubleSpinBox* cgLambda_;
+  QComboBox* cgRegularizer_;
   QComboBox* backendBox_;
   QComboBox* colormapBox_;
   QComboBox* errorBox_;
