@@ -56,6 +56,15 @@ struct CirculantInverse {
 
 }  // namespace
 
+std::vector<double> coil_power(const Grid& g, const std::vector<cfloat>& sens, int coils) {
+  const std::size_t nv = g.voxels();
+  if (sens.empty()) return std::vector<double>(nv, 1.0);
+  std::vector<double> power(nv, 0.0);
+  for (int c = 0; c < coils; ++c)
+    for (std::size_t i = 0; i < nv; ++i) power[i] += std::norm(sens[static_cast<std::size_t>(c) * nv + i]);
+  return power;
+}
+
 std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
                               const std::vector<cfloat>& sens, int coils, CgReport* report,
                               const ProgressFn& progress, const CancelToken& cancel) {
@@ -98,12 +107,7 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
 
   // Preconditioners. Diagonal: diag(A) = sum_c |S_c|^2 Q(0) + lambda diag(W^H W). Circulant: T. Chan's
   // circulant of Q (scaled by the mean coil power) + lambda times the periodic W^H W.
-  std::vector<double> coil_power(nv, 1.0);
-  if (sense) {
-    std::fill(coil_power.begin(), coil_power.end(), 0.0);
-    for (int c = 0; c < coils; ++c)
-      for (std::size_t i = 0; i < nv; ++i) coil_power[i] += std::norm(sens[static_cast<std::size_t>(c) * nv + i]);
-  }
+  const std::vector<double> power = coil_power(g, sens, coils);
   std::vector<double> diag_inv;
   std::unique_ptr<CirculantInverse> circ;
   if (o.preconditioner == "diagonal") {
@@ -111,16 +115,10 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
     // Q(0): T applied to a unit impulse at any voxel; the centre of T's kernel.
     e[0] = 1;
     T.apply(e.data(), Te.data());
-    const double q0 = Te[0].real();
-    diag_inv.resize(nv);
-    for (std::size_t i = 0; i < nv; ++i) {
-      const double deg = fd ? link_degree(g, links.data(), i) : 1.0;  // diagonal of W^H W
-      const double dval = coil_power[i] * q0 + o.lambda * deg;
-      diag_inv[i] = dval > 0 ? 1.0 / dval : 1.0;
-    }
+    diag_inv = diagonal_preconditioner_inverse(g, links, power, Te[0].real(), o.lambda);
   } else if (o.preconditioner == "circulant") {
     double mean_power = 0;
-    for (double p : coil_power) mean_power += p;
+    for (double p : power) mean_power += p;
     mean_power /= static_cast<double>(nv);
     circ = std::make_unique<CirculantInverse>(
         g, circulant_preconditioner_inverse(g, T.circulant_eigenvalues(), mean_power, o.lambda, fd));

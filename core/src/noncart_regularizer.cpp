@@ -108,6 +108,17 @@ int link_degree(const Grid& g, const std::uint8_t* links, std::size_t i) {
   return deg;
 }
 
+std::vector<double> diagonal_preconditioner_inverse(const Grid& g, const Links& links, const std::vector<double>& coil_power,
+                                                    double q0, double lambda) {
+  std::vector<double> inv(g.voxels());
+  for (std::size_t i = 0; i < inv.size(); ++i) {
+    const double deg = links.empty() ? 1.0 : link_degree(g, links.data(), i);
+    const double d = coil_power[i] * q0 + lambda * deg;
+    inv[i] = d > 0 ? 1.0 / d : 1.0;
+  }
+  return inv;
+}
+
 std::vector<double> fd_circulant_eigenvalues(const Grid& g) {
   const Axes a(g);
   std::vector<double> eig(g.voxels());

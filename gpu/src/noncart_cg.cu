@@ -257,6 +257,10 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     if (p.lambda > 0)
       regularize_kernel<<<blocks(nv), 256>>>(dg, in, static_cast<float>(p.lambda), fd ? dlinks.get() : nullptr, out);
   };
+  // Both preconditioners scale Q by the coil power (core's formulas, as the CPU solver).
+  const std::vector<noncart::cfloat> no_sens;
+  const std::vector<double> power =
+      p.preconditioner == "none" ? std::vector<double>{} : noncart::coil_power(g, sense ? sens : no_sens, s.coils);
   // Diagonal preconditioner: sum_c |S_c|^2 Q(0) + lambda diag(W^H W); Q(0) sits at index (n, n, n).
   DeviceBuffer<float> dinv(p.preconditioner == "diagonal" ? nv : 0);
   if (p.preconditioner == "diagonal") {
@@ -264,17 +268,8 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     const std::size_t c0 = g.dims == 3 ? (static_cast<std::size_t>(g.n) * g2.n + g.n) * g2.n + g.n
                                        : static_cast<std::size_t>(g.n) * g2.n + g.n;
     cuda_check(cudaMemcpy(&q0, q.get() + c0, sizeof(float2), cudaMemcpyDeviceToHost), "Q(0)");
-    std::vector<float> h(nv);
-    for (std::size_t i = 0; i < nv; ++i) {
-      double power = 1.0;
-      if (sense) {
-        power = 0;
-        for (int c = 0; c < s.coils; ++c) power += std::norm(sens[c * nv + i]);
-      }
-      const double deg = fd ? noncart::link_degree(g, links.data(), i) : 1.0;  // diagonal of W^H W
-      const double dv = power * q0.x + p.lambda * deg;
-      h[i] = static_cast<float>(dv > 0 ? 1.0 / dv : 1.0);
-    }
+    const std::vector<double> inv = noncart::diagonal_preconditioner_inverse(g, links, power, q0.x, p.lambda);
+    const std::vector<float> h(inv.begin(), inv.end());
     dinv.upload(h.data());
   }
   // Circulant preconditioner: eigenvalues from Q once on the host (setup, core's formula); per iteration
@@ -286,12 +281,9 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     q.download(hq.data());
     std::vector<noncart::cdouble> qd(n2v);
     for (std::size_t i = 0; i < n2v; ++i) qd[i] = {hq[i].x, hq[i].y};
-    double mean_power = 1.0;
-    if (sense) {
-      mean_power = 0;
-      for (const auto& v : sens) mean_power += std::norm(v);
-      mean_power /= static_cast<double>(nv);
-    }
+    double mean_power = 0;
+    for (double v : power) mean_power += v;
+    mean_power /= static_cast<double>(nv);
     const std::vector<double> inv = noncart::circulant_preconditioner_inverse(
         g, noncart::chan_circulant_eigenvalues(g, qd), mean_power, p.lambda, fd);
     circ_inv.upload(std::vector<float>(inv.begin(), inv.end()).data());

@@ -100,7 +100,10 @@ std::vector<double> chan_circulant_eigenvalues(const Grid& g, const std::vector<
 std::vector<double> circulant_preconditioner_inverse(const Grid& g, const std::vector<double>& q_eig,
                                                      double mean_coil_power, double lambda, bool finite_difference);
 
-// W^H W (identity, finite differences, anatomical): mrwb/noncart_regularizer.hpp.
+// Sum over coils of |S_c|^2 per voxel (sens [coil][n^D]; empty: 1 everywhere, one uniform coil). The
+// preconditioners scale Q by it (CPU and CUDA solvers).
+std::vector<double> coil_power(const Grid& g, const std::vector<cfloat>& sens, int coils);
+// W^H W (identity, finite differences, anatomical) and the diagonal preconditioner: mrwb/noncart_regularizer.hpp.
 
 struct CgOptions {
   int iterations = 20;

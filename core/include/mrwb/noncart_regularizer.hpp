@@ -37,6 +37,10 @@ Links regularizer_links(const Grid& g, const std::string& regularizer, const std
 void apply_linked_fd_normal(const Grid& g, const std::uint8_t* links, const cdouble* in, cdouble* out);
 // Diagonal of W^H W at voxel i: its number of links (forward and backward).
 int link_degree(const Grid& g, const std::uint8_t* links, std::size_t i);
+// The diagonal (Jacobi) preconditioner's inverse, 1 / (coil_power_i Q(0) + lambda diag(W^H W)_i), 1 where
+// that is not positive; diag(W^H W) = link_degree, or 1 for W = identity (links empty). CPU and CUDA solvers.
+std::vector<double> diagonal_preconditioner_inverse(const Grid& g, const Links& links, const std::vector<double>& coil_power,
+                                                    double q0, double lambda);
 // Eigenvalues of the periodic first-order W^H W on the n grid (circulant preconditioner; the anatomical W
 // is preconditioned by it too: an approximation, the CG stays exact).
 std::vector<double> fd_circulant_eigenvalues(const Grid& g);
