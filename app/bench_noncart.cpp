@@ -1,6 +1,6 @@
 // `mrwb bench --suite noncart`: exact and gridded iterative non-Cartesian reconstruction (Stone et al.
 // 2008) at the paper's size on the GPU (128^3 voxels, 284,592 samples, 60 CG iterations), the kernel
-// tuning sweep, seed 002's quality table (gridding alone vs regularised CG), and a 2-D radial case on the
+// tuning sweep, the paper's quality table (gridding alone vs regularised CG), and a 2-D radial case on the
 // CPU. --quick: small 2-D cases only (CPU smoke run).
 #include <algorithm>
 #include <chrono>
@@ -151,9 +151,9 @@ void bart_radial_case(int n, int spokes, int iterations, nlohmann::json& report)
 }
 
 #ifdef MRWB_HAVE_CUDA
-// Seed 002's quality comparison at its size: gridding alone (Kaiser-Bessel and the seed's bilinear baseline,
+// Stone et al. 2008's quality comparison at its size: gridding alone (Kaiser-Bessel and its bilinear baseline,
 // Pipe-Menon density, each scaled to the truth as the paper did) beside CG with first-order finite-difference
-// W and with the seed's anatomically constrained W. lambda is absolute in (F^H F + lambda W^H W), so it is
+// W and with the paper's anatomically constrained W. lambda is absolute in (F^H F + lambda W^H W), so it is
 // set relative to F^H F's diagonal Q(0) = M phi^2 (trace(F^H F) / N): lambda = lambda_rel M phi^2. At 32^3
 // and 48^3 with the same samples per voxel the gridded CG with FD W is best at lambda_rel 0.1-0.3 (0 lets it
 // diverge) and the exact CG hardly moves with lambda_rel; the anatomical W wants lambda_rel 1-100. The
@@ -162,7 +162,8 @@ void gpu_quality_case(const Grid& g, const Samples& s, const std::vector<float>&
                       nlohmann::json& report) {
   const int n = g.n;
   const std::size_t M = s.count();
-  std::printf("\nQuality at seed 002's size (128^3, %zu samples, 60 CG it.): %% error and PSNR against the truth\n", M);
+  std::printf("\nQuality at Stone et al. 2008's size (128^3, %zu samples, 60 CG it.): %% error and PSNR against "
+              "the truth\n", M);
   std::printf("  %-44s %8s %8s %8s\n", "method", "total s", "% err", "PSNR dB");
   nlohmann::json rows = nlohmann::json::array();
   auto row = [&](const std::string& name, double sec, const Metrics& m, double lambda_rel) {
@@ -197,7 +198,7 @@ void gpu_quality_case(const Grid& g, const Samples& s, const std::vector<float>&
   p.regularizer = "finite-difference";
   for (double rel : {0.03, 0.1, 0.3, 1.0}) cg_row("FD W", rel, false);
   cg_row("FD W", 0.1, true);
-  // Seed 002's own W (its ref. [14]): differences cut at the edges of a reference scan of the same ellipsoids
+  // Stone et al. 2008's own W (its ref. [14]): differences cut at the edges of a reference scan of the same ellipsoids
   // in another contrast.
   p.regularizer = "anatomical";
   p.prior = AnalyticPhantom::shepp_logan_other_contrast(3).image(n, 2);
@@ -212,7 +213,7 @@ void gpu_quality_case(const Grid& g, const Samples& s, const std::vector<float>&
                        {"rows", rows}};
 }
 
-// 256^3 voxels (seed 002's voxel tiling): exact F^H d in one pass (automatic tiles: 2^24 voxels fit) and
+// 256^3 voxels (Stone et al. 2008's voxel tiling): exact F^H d in one pass (automatic tiles: 2^24 voxels fit) and
 // forced into 4 tiles, the same samples; then the whole exact CG on the device (its F^H d and Q in one pass:
 // they stay on the device for the solver). Timing only: the data are the 128^3 case's values.
 void gpu_large_case(const Samples& s, gpu::FhdConfig c, double sfu_bound, nlohmann::json& report) {
@@ -259,7 +260,7 @@ int gpu_paper_case(nlohmann::json& report) {
               gpu::device_description().c_str(), f.sms, f.clock_hz * 1e-9, sfu_bound);
   Samples s;
   s.dims = 3;
-  s.k = seed002_points(n);  // 284,592 points at 128^3
+  s.k = stone2008_points(n);  // 284,592 points at 128^3
   const std::size_t M = s.count();
   const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(3);
   s.d = ph.kspace(s.k);

@@ -1,5 +1,5 @@
 // `mrwb bench --suite sim`: the Bloch simulator, CPU and CUDA. Static spoiled-GE scenarios (exact event
-// path); seed 004's objects with flow (time-stepped path with transport): the straight tube 940 × 190
+// path); Jurczuk et al. 2016's objects with flow (time-stepped path with transport): the straight tube 940 × 190
 // (128 PE), the bifurcation presets (512² cells, 128 PE), a 1024² slice of the liver-like tree (256 PE)
 // and the liver-like slab 1000 × 1000 × 70 in 3-D (256 PE); the cancel latency. Cell-steps per second
 // and, for the moving cases, the bytes the run moves against the card's memory bandwidth (run_traffic).
@@ -20,7 +20,7 @@
 namespace mrwb::cli {
 namespace {
 
-// Seed 004 object (a): a straight tube filling the grid, blood, Poiseuille profile across y with a peak
+// Jurczuk et al. 2016, object (a): a straight tube filling the grid, blood, Poiseuille profile across y with a peak
 // of u_max cells per flow step.
 CellPhantom straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s) {
   const TissueProperties& blood = tissue_1p5T("blood");
@@ -83,10 +83,10 @@ long closed_form_passes(const SequenceProgram& prog, bool only_separable = false
 // Closed-form pass (CUDA): with a cell list (closed-form cells under 3/4 of the grid) M read and written
 // (24), PD T1 T2 dB (16), list index (4) per closed-form cell; over the whole grid (no list) closed-form
 // cells 40 (+ type 1 when moving), the others read PD (4) (+ type 1 for fluid cells, whose PD != 0).
-// Separable passes run over the whole grid the same way. Reads of neighbours are not counted. Since
-// session 7 the closed-form kernels read a 2-byte tissue entry instead of PD T1 T2 dB and type where the
-// phantom holds at most 65,536 tissues (mrwb/tissue_table.hpp): about 26 of the 41 B counted per cell and
-// pass (docs/benchmarks.md gives the slab's fraction at those bytes too).
+// Separable passes run over the whole grid the same way. Reads of neighbours are not counted. The
+// closed-form kernels now read a 2-byte tissue entry instead of PD T1 T2 dB and type where the phantom
+// holds at most 65,536 tissues (mrwb/tissue_table.hpp): about 26 of the 41 B counted per cell and pass
+// (docs/benchmarks.md gives the slab's fraction at those bytes too).
 struct Traffic {
   double bytes = 0, stepped_cells = 0, closed_form_cells = 0;
   double separable_passes = 0, separable_bytes = 0;  // the separable passes' share of `bytes`
@@ -223,7 +223,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     }
   }
 
-  // Moving phantoms (time-stepped path with transport). Seed 004 straight tube: cells 0.1 mm, u_max 0.8
+  // Moving phantoms (time-stepped path with transport). Jurczuk et al. 2016's straight tube: cells 0.1 mm, u_max 0.8
   // cells per 100 µs step (0.8 m/s peak), filling the grid.
   const int tube_nx = options.quick ? 188 : 940, tube_ny = options.quick ? 38 : 190, lines = options.quick ? 16 : 128;
   MovingCase tube{"", straight_tube(tube_nx, tube_ny, 1e-4, 0.8, 1e-4), {}, true};
@@ -235,8 +235,8 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     tube.name = name;
   }
   if (options.wants(tube.name)) run_moving(tube, options, report);
-  // Seed 004's branching objects: the bifurcation presets (Poiseuille flow, 2 mL/s) on 512² cells, and
-  // a 1024² slice of the liver-like vessel tree with a 256-PE GE (one slice of the seed's slab).
+  // Jurczuk et al. 2016's branching objects: the bifurcation presets (Poiseuille flow, 2 mL/s) on 512²
+  // cells, and a 1024² slice of the liver-like vessel tree with a 256-PE GE (one slice of the paper's slab).
   struct TreeCase {
     const char* preset;
     int matrix, cells_per_voxel;
@@ -255,7 +255,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     c.name = name;
     if (options.wants(c.name)) run_moving(c, options, report);
   }
-  // Seed 004's liver-like slab: 1000 × 1000 × 70 cubic cells of 0.2 mm, a 2-D spoiled GE with 256 phase
+  // Jurczuk et al. 2016's liver-like slab: 1000 × 1000 × 70 cubic cells of 0.2 mm, a 2-D spoiled GE with 256 phase
   // encodes over the whole slab (non-selective pulses: the image is the projection along z). The CPU
   // engine's rate is measured on the central 250 × 250 × 70 cells over the first 2 TRs.
   const int sx = options.quick ? 100 : 1000, sz = options.quick ? 14 : 70, pe = options.quick ? 32 : 256;

@@ -1,4 +1,4 @@
-// Seed 004's liver-like slab for `mrwb bench --suite sim`: a 3-D organ vessel tree discretised into
+// Jurczuk et al. 2016's liver-like slab for `mrwb bench --suite sim`: a 3-D organ vessel tree discretised into
 // cubic cells, blood moving with the analytic Poiseuille field, the parenchyma stationary.
 #include "bench_sim_slab.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The liver-like slab of seed 004 (object d) for `mrwb bench --suite sim`, and the helpers that let the
+// The liver-like slab of Jurczuk et al. 2016 (object d) for `mrwb bench --suite sim`, and the helpers that let the
 // CPU engine's rate be measured on a sub-volume of it (a whole-slab CPU run would take hours).
 #include <string>
 
@@ -11,7 +11,7 @@
 namespace mrwb::cli {
 
 // nx × ny × nz cubic cells of cell_m centred on the isocentre: a 48-terminal 3-D organ tree (root radius
-// 2 mm, seed 2016) in a flattened ellipsoid of liver; blood (fluid cells) moves with the analytic
+// 2 mm, RNG seed = 2016) in a flattened ellipsoid of liver; blood (fluid cells) moves with the analytic
 // Poiseuille field of 2 mL/s, scaled so the fastest cell moves 0.9 cells per flow step; every other
 // cell is stationary liver (a slab cut from the organ).
 CellPhantom liver_slab(int nx, int ny, int nz, double cell_m);

@@ -43,7 +43,7 @@ inline Runs compare_engines(const mrwb::CellPhantom& ph, const mrwb::SequencePro
   return r;
 }
 
-// The bar of issue 6: k-space and truth within 1e-4 relative RMS of the CPU reference.
+// The simulator's CUDA-vs-CPU bar: k-space and truth within 1e-4 relative RMS of the CPU reference.
 inline void expect_agreement(const mrwb::CellPhantom& ph, const mrwb::SequenceProgram& prog, const char* what) {
   const Runs r = compare_engines(ph, prog, what);
   QVERIFY(r.dk <= 1e-4);

@@ -51,7 +51,7 @@ class TestCli : public QObject {
     for (const char* f : {"truth.png", "recon.png", "err.png"}) QVERIFY(QFileInfo(path(f)).size() > 100);
   }
   // `mrwb sequence --out` then `mrwb simulate --seq`: the exported Pulseq file, played on the scenario's
-  // phantom, reconstructs to the scenario's truth (imported sequences simulate, issue 5).
+  // phantom, reconstructs to the scenario's truth (imported sequences simulate).
   void exportedPulseqSimulates() {
     QFile f(QString(MRWB_SOURCE_DIR) + "/phantoms/default.json");
     QVERIFY(f.open(QIODevice::ReadOnly));

@@ -75,7 +75,7 @@ class TestCliNoncart : public QObject {
                                      {"cg gridded 20", {"--method", "cg", "--gridded", "--iterations", "20"}},
                                      {"cg exact 2", {"--method", "cg", "--iterations", "2"}},
                                      {"cg lambda 1e3", {"--method", "cg", "--iterations", "20", "--lambda", "1e3"}},
-                                     // seed 002's W: lambda_rel 10 = 10 M phi^2 (2,560 samples, phi = 1/1024)
+                                     // Stone et al. 2008's W: lambda_rel 10 = 10 M phi^2 (2,560 samples, phi = 1/1024)
                                      {"cg anatomical", {"--method", "cg", "--iterations", "20", "--regularizer", "anatomical",
                                                         "--prior", qpath("ref.cfl"), "--lambda", "0.025"}}};
     std::vector<Metrics> m;

@@ -1,4 +1,4 @@
-// Temporal blocking of the time-stepped fluid cells (issue 6), host side: the step table, the region
+// Temporal blocking of the time-stepped fluid cells, host side: the step table, the region
 // tables of build_fluid_blocks (every fluid cell interior of one part, halo = the K-hop neighbourhood,
 // face codes pointing at the right entries) and the CPU twin of the blocked kernel against the plain
 // time-stepped CPU engine (2-D tube, 3-D vessel slab, K = 1, 3, 8, many parts, 2 coils).

@@ -1,4 +1,4 @@
-// Per-cell transport stencils of the fluid cells (issue 6; mrwb/fluid_stencil.hpp), host side: the
+// Per-cell transport stencils of the fluid cells (mrwb/fluid_stencil.hpp), host side: the
 // stencil step equals transport_cell_ops.hpp's donor-cell gather cell by cell (2-D with open grid edges
 // and vessel ends, 3-D with through-plane flow, a converging 3-D flow with six inflow faces),
 // conserves total magnetization in a closed vessel, and its CPU twin (the CUDA kernel's twin) reproduces

@@ -143,7 +143,7 @@ class TestGpu : public QObject {
   }
 
   // A large all-fluid grid (304,000 cells), the blocked kernel's default parts (about two per SM) over
-  // many launches: seed 004's Poiseuille tube, 8 TRs. CUDA vs CPU k-space and truth within 1e-4 relative
+  // many launches: Jurczuk et al. 2016's Poiseuille tube, 8 TRs. CUDA vs CPU k-space and truth within 1e-4 relative
   // RMS.
   void largeFluidGridMatchesCpu() {
     const int nx = 640, ny = 475;

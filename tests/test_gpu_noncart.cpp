@@ -59,7 +59,7 @@ class TestGpuNoncart : public QObject {
     if (!gpu::device_available()) QSKIP(qPrintable(QString::fromStdString(gpu::device_description())));
   }
 
-  // Bar of issue 8: CUDA vs CPU.DP F^H d relative L2 error below 1e-4 with SFU trig, 2-D and 3-D.
+  // The non-Cartesian accuracy bar: CUDA vs CPU.DP F^H d relative L2 error below 1e-4 with SFU trig, 2-D and 3-D.
   void fhdMatchesCpuDp() {
     for (int dims : {2, 3}) {
       const Grid g{dims, dims == 3 ? 32 : 96};
@@ -89,7 +89,7 @@ class TestGpuNoncart : public QObject {
     }
   }
 
-  // Voxel tiling (seed 002): a small 3-D case forced into many tiles equals the single pass (rel L2 <= 1e-5),
+  // Voxel tiling (Stone et al. 2008): a small 3-D case forced into many tiles equals the single pass (rel L2 <= 1e-5),
   // F^H d and Q, both kernels; and the tiles still match CPU.DP.
   void tiledMatchesUntiled() {
     const Grid g{3, 24};
@@ -163,7 +163,7 @@ class TestGpuNoncart : public QObject {
       } else {
         // Float CG on the device against the double CG of the CPU: the recurrences drift apart (first H100
         // run: 1.04e-2 here, 4.4e-3 in 2-D), while a 3e-7 perturbation of the data moves the CPU result by
-        // only 1e-6 (not ill-conditioning). The bar is issue 8's: within 0.1 dB of the reference PSNR.
+        // only 1e-6 (not ill-conditioning). The bar is the gridded CG's: within 0.1 dB of the reference PSNR.
         QVERIFY(std::abs(mc.psnr_db - mg.psnr_db) < 0.1);
         QVERIFY(e < 2e-2);
       }
@@ -216,7 +216,7 @@ class TestGpuNoncart : public QObject {
         p.lambda = 1e-5;
         p.regularizer = "finite-difference";
       }
-      if (variant.starts_with("anatomical+")) {  // seed 002's W: lambda_rel 10 (10 M phi^2)
+      if (variant.starts_with("anatomical+")) {  // Stone et al. 2008's W: lambda_rel 10 (10 M phi^2)
         p.lambda = 10.0 * static_cast<double>(s.count()) * g.phi() * g.phi();
         p.regularizer = "anatomical";
         p.prior = AnalyticPhantom::shepp_logan_other_contrast(2).image(n, 4);
@@ -243,11 +243,11 @@ class TestGpuNoncart : public QObject {
       if (variant == "circulant") QVERIFY(tm.relative_residual < 0.5 * plain_residual);
       if (circulant) QCOMPARE(tm.iterations, cpu.report.iterations);
     }
-    // The anatomical W in 3-D (its z links): 16^3 at seed 002's sampling ratio, gridded F^H d and Q.
+    // The anatomical W in 3-D (its z links): 16^3 at Stone et al. 2008's sampling ratio, gridded F^H d and Q.
     const Grid g3{3, 16};
     Samples s3;
     s3.dims = 3;
-    s3.k = seed002_points(g3.n);
+    s3.k = stone2008_points(g3.n);
     const AnalyticPhantom ph3 = AnalyticPhantom::shepp_logan(3);
     s3.d = ph3.kspace(s3.k);
     NoncartParams p;

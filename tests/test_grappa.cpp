@@ -105,7 +105,7 @@ class TestGrappa : public QObject {
   // PSNR and % error against the fully sampled SoS, per R, 8 and 32 coils, 24 ACS lines, both
   // calibrations (improved 4x5; basic N_b = 4 in 4 segments of 32 columns, as the thesis' 512/128).
   // Noise-free data: the residual is GRAPPA's model error only. Bars: 40 dB (1 % of the peak, the
-  // ismrmrd bar of issue 7) wherever the kernel spans the aliasing, i.e. R = 2, and R = 3 for the 2-D
+  // ISMRMRD-file bar of test_grappa_interop) wherever the kernel spans the aliasing, i.e. R = 2, and R = 3 for the 2-D
   // kernel; at R = 4 the 2-D kernel keeps 38 dB; the 1-D basic kernel (no readout neighbours) is known
   // to degrade with R (thesis 2.6), so 35 / 25 dB there (measured: 8 coils R = 4 basic 28.5 dB). Always
   // at least 5 dB better than zero filling.

@@ -340,7 +340,7 @@ class TestNoncart : public QObject {
     QCOMPARE(st.k[2], -2.0f);
   }
 
-  // Seed 002 Fig. 6 shape on analytic k-space: undersampled radial and spiral, 64 x 64.
+  // Stone et al. 2008 Fig. 6 shape on analytic k-space: undersampled radial and spiral, 64 x 64.
   void accuracyRadialAndSpiral() {
     const int n = 64;
     const Quality r = accuracy(radial_2d(n, 48, 2 * n, false), n, 30);

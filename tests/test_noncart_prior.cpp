@@ -1,7 +1,7 @@
 // The CG's W (noncart_regularizer.hpp): first-order differences as links, cut at the edges of an
-// anatomical reference (Haldar et al. 2008, seed 002's [14]); and seed 002's quality shape at its sampling
-// ratio (iterative about 3x lower % error than gridding), which the anatomical W brings out and plain
-// differences do not.
+// anatomical reference (Haldar et al. 2008, Stone et al. 2008's [14]); and that paper's quality shape at
+// its sampling ratio (iterative about 3x lower % error than gridding), which the anatomical W brings out
+// and plain differences do not.
 #include <QtTest>
 
 #include <cmath>
@@ -112,25 +112,25 @@ class TestNoncartPrior : public QObject {
     }
   }
 
-  // Seed 002's 3-D case scaled down at its sampling ratio (284,592 samples for 128^3 voxels, 13.6 %): 48^3
-  // voxels, seed002_points (15,008 samples), analytic 3-D Shepp-Logan k-space, truth = voxel means (2^3
-  // sub-samples). Gridded CG (60 it.), lambda relative to F^H F's diagonal Q(0) = M phi^2. Seed 002's
-  // gridding baseline: bilinear, Pipe-Menon density, scaled to the truth; Kaiser-Bessel beside it.
+  // Stone et al. 2008's 3-D case scaled down at its sampling ratio (284,592 samples for 128^3 voxels,
+  // 13.6 %): 48^3 voxels, stone2008_points (15,008 samples), analytic 3-D Shepp-Logan k-space, truth = voxel
+  // means (2^3 sub-samples). Gridded CG (60 it.), lambda relative to F^H F's diagonal Q(0) = M phi^2. The
+  // paper's gridding baseline: bilinear, Pipe-Menon density, scaled to the truth; Kaiser-Bessel beside it.
   //  - Plain first-order differences (lambda_rel 0.1, the bench's best): the regulariser keeps the gridded
   //    CG from diverging (measured 108 % at lambda 0, 58 % at 0.1; asserted: below 0.6x), but the ratio stays
-  //    near 1 (1.06: aliasing dominates): the seed's ~3x is an expected failure there.
-  //  - The seed's own W (anatomically constrained, [14]): differences cut at the edges of a reference scan of
+  //    near 1 (1.06: aliasing dominates): the paper's ~3x is an expected failure there.
+  //  - The paper's own W (anatomically constrained, [14]): differences cut at the edges of a reference scan of
   //    the same ellipsoids in another contrast (shepp_logan_other_contrast), lambda_rel 10: measured 16.8 %
   //    (3.65x below bilinear, 3.77x below Kaiser-Bessel gridding); asserted >= 3x below both, and below 1/3 of
   //    bilinear gridding with the diagonal preconditioner too (its diagonal counts each voxel's links).
-  //  - Noisy data (seed 002 Fig. 6(b)): white noise of 5 % of the samples' RMS, lambda_rel 100: measured
+  //  - Noisy data (Stone et al. 2008 Fig. 6(b)): white noise of 5 % of the samples' RMS, lambda_rel 100: measured
   //    18.64 % vs bilinear gridding 61.53 % (3.30x); asserted >= 2.5x.
   void seedShapeAtItsSamplingRatio() {
     const int n = 48;
     const Grid g{3, n};
     Samples s;
     s.dims = 3;
-    s.k = seed002_points(n);
+    s.k = stone2008_points(n);
     const std::size_t M = s.count();
     const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(3);
     s.d = ph.kspace(s.k);
@@ -167,7 +167,7 @@ class TestNoncartPrior : public QObject {
              qPrintable(QString("anatomical CG %1 %% vs gridding %2 / %3 %% (bar 3x)")
                             .arg(man.percent_error).arg(mb.percent_error).arg(mk.percent_error)));
     QVERIFY(mand.percent_error < mb.percent_error / 3.0);  // the diagonal PCG (link degrees) reaches it too
-    // Seed 002's noisy case (Fig. 6(b): 16 % vs 47 %): complex white Gaussian noise of 5 % of the samples'
+    // Stone et al. 2008's noisy case (Fig. 6(b): 16 % vs 47 %): complex white Gaussian noise of 5 % of the samples'
     // RMS; lambda_rel 100 (more smoothing inside regions for noisy data).
     Samples noisy = s;
     double power = 0;
@@ -189,7 +189,8 @@ class TestNoncartPrior : public QObject {
     qInfo("noisy (5 %% of the samples' RMS): bilinear gridding %.2f %%, anatomical CG lambda_rel 100 %.2f %% / %.2f dB (%.2fx)",
           mbn.percent_error, mcn.percent_error, mcn.psnr_db, mbn.percent_error / mcn.percent_error);
     QVERIFY(mcn.percent_error * 2.5 <= mbn.percent_error);
-    QEXPECT_FAIL("", "plain first-order differences do not reproduce seed 002's ~3x at 13.6 % of Nyquist", Continue);
+    QEXPECT_FAIL("", "plain first-order differences do not reproduce Stone et al. 2008's ~3x at 13.6 % of "
+                     "Nyquist", Continue);
     QVERIFY(mfd.percent_error * 2.5 <= mb.percent_error);
   }
 };

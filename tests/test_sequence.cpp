@@ -359,7 +359,7 @@ class TestSequence : public QObject {
       QVERIFY2(QString(e.what()).contains("TR/2") && QString(e.what()).contains("allowed"), e.what());
     }
   }
-  // Ideal spoiling (seed 004): the steady state is Ernst's, Mxy = PD·sin(a)(1 − E1)/(1 − E1·cos(a))·E2(TE).
+  // Ideal spoiling (Jurczuk et al. 2016): the steady state is Ernst's, Mxy = PD·sin(a)(1 − E1)/(1 − E1·cos(a))·E2(TE).
   void tofScenarioGivesErnstSignal() {
     const double TR = 0.02, TE = 0.006, flip = 30;
     const SimulationResult r = simulate_disc("tof", TR, TE, flip, 300);

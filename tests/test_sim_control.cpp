@@ -1,4 +1,4 @@
-// Control of long simulations (issue 6 item 7): progress once per TR on the static and the time-stepped
+// Control of long simulations: progress once per TR on the static and the time-stepped
 // paths, cancellation honoured promptly with nothing written (engine and `mrwb simulate` under SIGINT),
 // and the GPU-memory refusal message from its host-side size estimate.
 #include <QtTest>

@@ -1,4 +1,4 @@
-// Flow physics of the Bloch-flow simulator (issue 6, item 5): phase-contrast velocity on Poiseuille flow
+// Flow physics of the Bloch-flow simulator: phase-contrast velocity on Poiseuille flow
 // and the displacement artifact of oblique in-plane flow; plus the shipped teaching scenarios.
 #include <QProcess>
 #include <QTemporaryDir>

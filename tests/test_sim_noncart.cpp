@@ -47,7 +47,7 @@ std::vector<float> gridding_magnitude(const noncart::Grid& g, const noncart::Sam
   return magnitude(noncart::gridding_recon(g, s.k.data(), s.d.data(), s.count(), w, gp));
 }
 
-// Seed 002's fair comparison for gridding: the magnitude image scaled by the least-squares factor
+// Stone et al. 2008's fair comparison for gridding: the magnitude image scaled by the least-squares factor
 // <|g|, truth> / <|g|, |g|> to the truth's scale before the metrics.
 std::vector<float> scale_matched(std::vector<float> image, const std::vector<float>& truth) {
   double gt = 0, gg = 0;
@@ -166,30 +166,30 @@ class TestSimNoncart : public QObject {
             s.count(), mdp.percent_error, mdp.psnr_db, msp.percent_error, msp.psnr_db, mg.percent_error, mg.psnr_db);
       QVERIFY(std::abs(mdp.psnr_db - msp.psnr_db) < 0.1);  // single precision costs under 0.1 dB
       // Scale and geometry right (a half-voxel shift, a flip or a wrong scale give tens of %), and the
-      // iterative method below gridding as in seed 002 Fig. 6.
+      // iterative method below gridding as in Stone et al. 2008 Fig. 6.
       QVERIFY(mdp.percent_error < 6.0);
       QVERIFY(mdp.percent_error < mg.percent_error);
       QVERIFY(mg.percent_error < 15.0);
     }
   }
 
-  // Angular undersampling of the spiral (seed 002's case is heavily undersampled: 284,592 samples for 2^21
+  // Angular undersampling of the spiral (Stone et al. 2008's case is heavily undersampled: 284,592 samples for 2^21
   // voxels). 4 interleaves of a readout designed for 4R interleaves at Nyquist, R = 1 .. 4, 48^2 disc:
   // gridding (Pipe-Menon density) and CG (CPU.DP, 20 iterations) % error against the simulator's truth,
-  // gridding scaled to the truth as seed 002 did (its unscaled figure is printed too).
+  // gridding scaled to the truth as Stone et al. 2008 did (its unscaled figure is printed too).
   // Asserted: each R acquires R-fold fewer samples (within the slew-limited start of each readout, 15 %), and
-  // CG is below gridding at every R. Bar fixed from seed 002's "about three times lower % error" (42 % vs
+  // CG is below gridding at every R. Bar fixed from Stone et al. 2008's "about three times lower % error" (42 % vs
   // 12-13 %, noisy 47 % vs 16 %): at R = 4 gridding's % error at least 2.5 times CG's. Measured 1.15 (the
   // ratio falls from 1.5 at R = 1 as both alias); kept as an expected failure so the miss stays visible and
   // an improvement that meets the bar turns into an XPASS (a failure) prompting removal of the marker.
-  // Also held to the bar at R = 4: Voronoi density (the spiral centre's area right), and the seeds' own
-  // baseline, bilinear interpolation gridding (seed 001 ch. 14: "simple bilinear interpolation gridding" of the
-  // same Fig. 6 data). Against that baseline the seed's shape holds at Nyquist (R = 1: asserted >= 2.5,
-  // measured 2.52, a thin margin); under undersampling aliasing dominates every method and bilinear gridding,
-  // whose missing deapodisation damps the aliased high frequencies, ends below CG at R = 4 (ratio 0.89).
-  // All of that is CG with W = identity, lambda 0. With seed 002's own W (anatomically constrained: the
-  // edges of a reference scan in another contrast) the shape appears at R = 4: measured 5.46 % vs gridding's
-  // 45.0 % (8.25x; bilinear 6.41x); asserted >= 2.5x.
+  // Also held to the bar at R = 4: Voronoi density (the spiral centre's area right), and the papers' own
+  // baseline, bilinear interpolation gridding (Kirk & Hwu, PMPP ch. 14: "simple bilinear interpolation
+  // gridding" of the same Fig. 6 data). Against that baseline Stone et al. 2008's shape holds at Nyquist
+  // (R = 1: asserted >= 2.5, measured 2.52, a thin margin); under undersampling aliasing dominates every
+  // method and bilinear gridding, whose missing deapodisation damps the aliased high frequencies, ends below
+  // CG at R = 4 (ratio 0.89). All of that is CG with W = identity, lambda 0. With Stone et al. 2008's own W
+  // (anatomically constrained: the edges of a reference scan in another contrast) the shape appears at
+  // R = 4: measured 5.46 % vs gridding's 45.0 % (8.25x; bilinear 6.41x); asserted >= 2.5x.
   void undersampledSpiralCgVersusGridding() {
     const int n = 48, interleaves = 4;
     double ratio_at_4 = 0, ratio_voronoi_at_4 = 0, ratio_bilinear_at_1 = 0, ratio_bilinear_at_4 = 0, ratio_anatomical_at_4 = 0;
@@ -228,7 +228,7 @@ class TestSimNoncart : public QObject {
       QVERIFY(mc.percent_error < mv.percent_error);
       if (R == 1) ratio_bilinear_at_1 = mb.percent_error / mc.percent_error;
       if (R == 4) {
-        // Seed 002's own W (anatomically constrained, its ref. [14]): differences cut at the edges of a
+        // Stone et al. 2008's own W (anatomically constrained, its ref. [14]): differences cut at the edges of a
         // reference scan of the same phantom in another contrast (flip 60 instead of 20 degrees: the
         // simulator's truth of that scan), lambda_rel 10 = 10 M phi^2, CPU.DP 20 iterations.
         Scenario ref_sc = sc;
@@ -251,7 +251,8 @@ class TestSimNoncart : public QObject {
     QVERIFY2(ratio_bilinear_at_1 >= 2.5, qPrintable(QString("bilinear gridding / CG at R = 1: %1").arg(ratio_bilinear_at_1)));
     QVERIFY2(ratio_anatomical_at_4 >= 2.5,
              qPrintable(QString("gridding / CG with the anatomical W at R = 4: %1").arg(ratio_anatomical_at_4)));
-    QEXPECT_FAIL("", "with W = identity seed 002's ~3x is not reproduced on the simulator's undersampled spiral (1.15 at R = 4)", Continue);
+    QEXPECT_FAIL("", "with W = identity Stone et al. 2008's ~3x is not reproduced on the simulator's "
+                     "undersampled spiral (1.15 at R = 4)", Continue);
     QVERIFY2(ratio_at_4 >= 2.5, qPrintable(QString("gridding / CG %% error at R = 4: %1 (bar 2.5)").arg(ratio_at_4)));
     QEXPECT_FAIL("", "not with Voronoi density either (1.35 at R = 4)", Continue);
     QVERIFY2(ratio_voronoi_at_4 >= 2.5, qPrintable(QString("Voronoi gridding / CG at R = 4: %1").arg(ratio_voronoi_at_4)));
@@ -262,7 +263,7 @@ class TestSimNoncart : public QObject {
   // 3-D: a stack of spirals (partition encode as dk_z) played on a slab of the disc (the CPU engine's 3-D
   // cells), reconstructed as a 16^3 volume by CG (CPU.SP, exact) and gridding against the simulator's voxel
   // truth. Geometry and scale right (no rescaling), and CG below gridding (W = identity: 13.2 % vs 14.8 %);
-  // with seed 002's anatomical W (reference: a flip-60 scan's truth) 5.35 %, 2.77x below gridding.
+  // with Stone et al. 2008's anatomical W (reference: a flip-60 scan's truth) 5.35 %, 2.77x below gridding.
   void stackOfSpiralsVolume() {
     const int n = 16;
     Scenario sc = disc_scenario("stack_of_spirals", n);
@@ -288,7 +289,7 @@ class TestSimNoncart : public QObject {
     qInfo("  gridding with Voronoi density (per partition): %.2f %% / %.2f dB", mv.percent_error, mv.psnr_db);
     QVERIFY(mc.percent_error < 20.0);  // a slab shifted by a voxel in z or a wrong 3-D scale: > 40 %
     QVERIFY(mc.percent_error < mg.percent_error);
-    // Seed 002's anatomical W on the volume: the reference is the simulator's voxel truth of a flip-60 scan.
+    // Stone et al. 2008's anatomical W on the volume: the reference is the simulator's voxel truth of a flip-60 scan.
     Scenario ref_sc = sc;
     ref_sc.sequence.flip_angle_deg = 60;
     CpuSimulationEngine ref_engine;
@@ -300,7 +301,7 @@ class TestSimNoncart : public QObject {
     qInfo("  CG with the anatomical W (reference: flip 60): %.2f %% / %.2f dB, gridding / CG %.2f", ma.percent_error, ma.psnr_db,
           mg.percent_error / ma.percent_error);
     QVERIFY(ma.percent_error < mc.percent_error);
-    QVERIFY(ma.percent_error * 2.5 <= mg.percent_error);  // seed 002's shape (bar 2.5 as above): measured 2.77
+    QVERIFY(ma.percent_error * 2.5 <= mg.percent_error);  // the paper's shape (bar 2.5 as above): measured 2.77
   }
 
   // The pipeline (GUI, scripts/run) on a radial scenario with recon.method cg.

@@ -1,4 +1,4 @@
-// Magnetization transport by the flow (seed 004 Eq. 1): conservation, the time-stepped engine against
+// Magnetization transport by the flow (Jurczuk et al. 2016 Eq. 1): conservation, the time-stepped engine against
 // the exact static path, and plug-flow inflow against Lagrangian spin tracking.
 #include <QtTest>
 
@@ -204,7 +204,7 @@ class TestSimTransport : public QObject {
     QVERIFY(std::abs(truth[2 * nx + 2]) > 1.5 * std::abs(truth[2 * nx + nx - 2]));
   }
 
-  // Issue 6 item 3: a vessel whose inlet and outlet lie inside the grid (stationary tissue upstream and
+  // Open vessel ends: a vessel whose inlet and outlet lie inside the grid (stationary tissue upstream and
   // downstream). Plug flow at one cell per step: the cell d columns past the inlet holds blood that
   // entered fresh d steps ago, exactly as the Lagrangian spin says; the outlet lets it leave.
   void inletInsideGridGivesLagrangianInflow() {

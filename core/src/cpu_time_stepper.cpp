@@ -1,5 +1,5 @@
 // CPU reference of the simulator, time-stepped path (moving phantoms): every step applies Eq. 1 of
-// seed 004, M(t+Δt) = A_MRI · [M + ΔM_F], to all cells, reading the old state and writing a second
+// Jurczuk et al. 2016, M(t+Δt) = A_MRI · [M + ΔM_F], to all cells, reading the old state and writing a second
 // buffer (no step reads what it writes). Rows (ny·nz of them in 3-D, row r = iz·ny + iy) are split into
 // fixed blocks; threads meet at a barrier
 // after each step, whose completion adds the blocks' signal sums in block order (deterministic for any

@@ -1,4 +1,4 @@
-// Seed 004's liver-like slab (mrwb/organ_slab.hpp).
+// Jurczuk et al. 2016's liver-like slab (mrwb/organ_slab.hpp).
 #include "mrwb/organ_slab.hpp"
 
 #include <algorithm>

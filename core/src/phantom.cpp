@@ -74,7 +74,7 @@ void fill_tree_phantom(CellPhantom& ph, const PhantomSpec& spec) {
   }
 }
 
-// Vessel ends inside the grid are inlets and outlets, not caps (issue 6): the fluid cells near the end
+// Vessel ends inside the grid are inlets and outlets, not caps: the fluid cells near the end
 // disc (from a cell and a half inside it to a rounded cap beyond it) and within its radius plus a cell get
 // open_end = 1, so transport lets fresh blood in and outflow out there. Ends outside the grid need
 // nothing: the grid edge is open. A 2-D slice: 2-D trees only (a 3-D tree's ends are not in the imaged

@@ -570,7 +570,7 @@ std::vector<std::string> scenario_preset_names() {
 }
 
 namespace {
-// Vessel-tree presets (issue 4): blood in muscle at 1.5 T with a steady Poiseuille flow of 2 mL/s.
+// Vessel-tree presets: blood in muscle at 1.5 T with a steady Poiseuille flow of 2 mL/s.
 Scenario tree_preset(const std::string& name, const std::string& description, VesselTreeSpec tree) {
   Scenario s;
   s.name = name;
@@ -657,8 +657,9 @@ Scenario scenario_preset(const std::string& name) {
     t.seed = 2016;
     t.organ_semi_axes_m[0] = 0.055;
     t.organ_semi_axes_m[1] = 0.04;
-    Scenario s = tree_preset(name, "A liver-like object (seed 004): a 48-terminal tree grown by constrained constructive "
-                                   "optimisation with Murray's law in an ellipse of liver parenchyma.", t);
+    Scenario s = tree_preset(name, "A liver-like object (Jurczuk et al. 2016): a 48-terminal tree grown by "
+                                   "constrained constructive optimisation with Murray's law in an ellipse of liver "
+                                   "parenchyma.", t);
     s.phantom.background_tissue = "liver";
     return s;
   }

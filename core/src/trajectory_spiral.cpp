@@ -105,7 +105,7 @@ Trajectory stack_of_spirals(int n, int nz, int interleaves, double alpha, const 
   return t;
 }
 
-std::vector<float> seed002_points(int n) {
+std::vector<float> stone2008_points(int n) {
   const Trajectory t = stack_of_spirals(n, n, 3, 2.0, SpiralLimits{});
   const std::size_t M = static_cast<std::size_t>(std::llround(284592.0 * n * n * n / (128.0 * 128 * 128)));
   std::vector<float> k;

@@ -5,7 +5,7 @@
 // entries that are still needed (hop ≤ K − s at step s) — and the interior is written back. An option
 // (MRWB_FLUID_PATH=blocked): measured on the H100 it lost to the per-step kernels both on dense slices
 // (more instructions per cell-step) and on the liver slab (≈ 2.2 s for the fluid part against ≈ 1.3 s
-// for the per-step kernel of session 5, ≈ 0.8 s for today's stencil kernel; docs/benchmarks.md). Kept,
+// for the earlier per-step compact-state kernel, ≈ 0.8 s for today's stencil kernel; docs/benchmarks.md). Kept,
 // tested, for a persistent variant that would keep each part's static data in shared memory.
 #include "fluid_block_steps.hpp"
 
@@ -213,7 +213,7 @@ FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::ui
 }
 
 std::size_t FluidBlockTables::shared_bytes(std::size_t entries, int faces) {
-  // M 24, u 4·faces/2, tissue 16, cell 4, coordinates 6, faces 2·faces; rounded up to 16 B.
+  // M 24, u 4·faces/2, tissue[4] 16, cell 4, coordinates 6, faces 2·faces; rounded up to 16 B.
   const std::size_t per = 24 + 2 * faces + 16 + 4 + 6 + 2 * faces;
   return (entries * per + 15) / 16 * 16;
 }

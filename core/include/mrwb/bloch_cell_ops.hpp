@@ -1,10 +1,10 @@
 #pragma once
-// Per-cell Bloch operators of seed 004 Eq. 5, shared verbatim by the CPU engine (core) and the CUDA
+// Per-cell Bloch operators of Jurczuk et al. 2016 Eq. 5, shared verbatim by the CPU engine (core) and the CUDA
 // kernels (gpu), so the two backends are twins by construction and tests compare their results.
 //
 //   A_MRI(dt) = E_relax(dt) · Rz(theta_G) · Rz(theta_IH) · R_RF
 //
-// Convention used everywhere (Eq. 7 of seed 004): Rz(theta) = [[cos, sin, 0], [-sin, cos, 0], [0, 0, 1]],
+// Convention used everywhere (Eq. 7 of Jurczuk et al. 2016): Rz(theta) = [[cos, sin, 0], [-sin, cos, 0], [0, 0, 1]],
 // i.e. Mxy' = Mxy · exp(-i·theta) with Mxy = Mx + i·My and theta = gamma·(G·r + dB)·dt. Hence the
 // signal of a static object is S(k) = sum_r Mxy(r) exp(-i 2 pi k·r): the image is its inverse DFT.
 // RF: a clockwise rotation by the flip angle alpha about the axis (cos phi, sin phi, 0); with phi = 0,
@@ -54,7 +54,7 @@ MRWB_HD void precess_relax(Mag& m, float PD, float one_minus_E1, float E2, float
   m.Mz = m.Mz + one_minus_E1 * (PD - m.Mz);
 }
 
-// Ideal spoiling (seed 004): transverse magnetization destroyed after each readout.
+// Ideal spoiling (Jurczuk et al. 2016): transverse magnetization destroyed after each readout.
 MRWB_HD void spoil(Mag& m) {
   m.Mx = 0.0f;
   m.My = 0.0f;

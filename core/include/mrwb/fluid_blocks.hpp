@@ -1,5 +1,5 @@
 #pragma once
-// Temporal blocking of the time-stepped fluid cells (issue 6). One time step of transport + Bloch
+// Temporal blocking of the time-stepped fluid cells. One time step of transport + Bloch
 // reads only face neighbours, so K steps of a compact group of fluid cells (a "part") need the cells
 // up to K face hops away and nothing else: each part's region = its interior cells (hop 0) followed by
 // its halo sorted by hop distance 1 … K through fluid faces. A GPU block loads its region into shared

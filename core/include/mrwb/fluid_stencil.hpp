@@ -1,5 +1,5 @@
 #pragma once
-// Transport of the time-stepped fluid cells as a fixed stencil per cell (issue 6). The flow is steady,
+// Transport of the time-stepped fluid cells as a fixed stencil per cell. The flow is steady,
 // so every face's Courant number is a constant c_f (transport_cell_ops.hpp's face expression at scale
 // 1) times the step's scale dt/flow_dt, and the donor-cell step of fluid cell i reduces to
 //   M_i' = M_i + scale · (Σ_in c_f · M_up(f) − out_i · M_i) + scale · fresh_i · ẑ,

@@ -1,5 +1,5 @@
 #pragma once
-// GRAPPA (Schneider 2008, seed 000): autocalibration of the weights W from the ACS lines (basic and
+// GRAPPA (Schneider 2008): autocalibration of the weights W from the ACS lines (basic and
 // improved approach), synthesis of the missing phase-encode lines, per-coil iFFT, readout crop and coil
 // combination. CPU reference here; the CUDA twin (gpu/grappa_cuda.hpp) uses the same index functions
 // below, so both build the same A and B.

@@ -1,5 +1,5 @@
 #pragma once
-// Lattice-Boltzmann flow solver (seed 004 takes its velocity field from an LBM, Jurczuk et al. 2013):
+// Lattice-Boltzmann flow solver (Jurczuk et al. 2016 take their velocity field from an LBM, Jurczuk et al. 2013):
 // D2Q9 and D3Q19, BGK or MRT collision, pull streaming, halfway bounce-back at solid nodes (no-slip walls
 // half a cell outside the last fluid node), equilibrium velocity inlets and pressure (density) outlets,
 // run until the relative change of the velocity over `check_every` steps falls below `tolerance`.

@@ -1,5 +1,5 @@
 #pragma once
-// Iterative non-Cartesian reconstruction (Stone et al. 2008, seed 002): exact F^H d and Q (Eqs. 3-4),
+// Iterative non-Cartesian reconstruction (Stone et al. 2008): exact F^H d and Q (Eqs. 3-4),
 // F^H F by Toeplitz embedding on the 2x grid, and (P)CG on (F^H F + lambda W^H W) rho = F^H d.
 //
 // Conventions (one place, used by CPU and CUDA alike):

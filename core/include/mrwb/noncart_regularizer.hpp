@@ -1,7 +1,7 @@
 #pragma once
-// W of the CG's normal equations (F^H F + lambda W^H W) rho = F^H d (seed 002 Eqs. 1-2): identity,
+// W of the CG's normal equations (F^H F + lambda W^H W) rho = F^H d (Stone et al. 2008 Eqs. 1-2): identity,
 // first-order finite differences, or finite differences cut at the edges of an anatomical reference image
-// (Haldar et al. 2008, seed 002's ref. [14] "anatomically constrained reconstruction": W is derived from a
+// (Haldar et al. 2008, Stone et al. 2008's ref. [14] "anatomically constrained reconstruction": W is derived from a
 // high-resolution, high-SNR reference scan; differences across the reference's edges are not penalised,
 // so smoothing stays inside regions and the edges keep their resolution).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Seed 004's liver-like object as a slab phantom: the bench's 1000×1000×70 case and the tests' small
+// Jurczuk et al. 2016's liver-like object as a slab phantom: the bench's 1000×1000×70 case and the tests' small
 // versions of it come from here.
 #include <cstddef>
 #include <string>
@@ -11,7 +11,7 @@ namespace mrwb {
 struct OrganSlabSpec {
   int nx = 0, ny = 0, nz = 0;    // cells
   double cell_m = 0;             // cubic cell edge
-  int terminals = 48;            // organ_tree terminals (seed 2016)
+  int terminals = 48;            // organ_tree terminals (RNG seed = 2016)
   double root_radius_m = 0.002;
   std::string parenchyma = "liver";  // tissue of every non-fluid cell ("": PD = 0, only the blood signals)
 };

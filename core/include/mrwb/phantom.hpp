@@ -1,5 +1,5 @@
 #pragma once
-// A phantom discretised into square (2-D, nz = 1) or cubic (3-D) cells, the isochromats of seed 004,
+// A phantom discretised into square (2-D, nz = 1) or cubic (3-D) cells, the isochromats of Jurczuk et al. 2016,
 // stored as SoA arrays indexed (iz·ny + iy)·nx + ix.
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Discretisation of a vessel tree into the simulator's cells (seed 004's cubic elements, tens to
+// Discretisation of a vessel tree into the simulator's cells (Jurczuk et al. 2016's cubic elements, tens to
 // hundreds of um): fluid fraction (partial volume at the walls, 4 sub-samples per axis), the segment
 // each cell belongs to, and the cell type. The memory needed is known before anything is allocated;
 // grids that do not fit are refused with the numbers.

@@ -1,5 +1,5 @@
 #pragma once
-// Phase-contrast velocity mapping (issue 6): simulate the velocity-encoded acquisitions of the block
+// Phase-contrast velocity mapping: simulate the velocity-encoded acquisitions of the block
 // builder (segment 0 the reference, segment d velocity-encoded along one axis), reconstruct one complex
 // image per segment and map the velocity per encoded axis, v = Δφ/π · VENC, in m/s.
 #include <cstdint>
@@ -44,7 +44,7 @@ struct BlockSimulationOptions {
   // Longest Free piece under a gradient (ConversionOptions::max_free_step_s): moving spins see when each
   // gradient acts (a bipolar's first moment, the phase-encode lobe's centre), not only its total.
   double max_step_s = 20e-6;
-  // Mxy = 0 before every excitation (seed 004; ConversionOptions::ideal_spoiling): the builders' spoiler
+  // Mxy = 0 before every excitation (Jurczuk et al. 2016; ConversionOptions::ideal_spoiling): the builders' spoiler
   // moment is a whole number of turns per cell for 1 or 2 cells per voxel, so on the cell grid it cannot
   // dephase. false: play the spoiler as built.
   bool ideal_spoiling = true;

@@ -1,6 +1,6 @@
 #pragma once
 // One RawData reconstructed with several methods (through the reconstructor registry), each image
-// compared with the truth: the data behind the GUI's side-by-side comparison (issue 9, item 5).
+// compared with the truth: the data behind the GUI's side-by-side comparison.
 #include <string>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Separable readout of cells that obey the Bloch operator alone (stationary tissue; issue 6). During a
+// Separable readout of cells that obey the Bloch operator alone (stationary tissue). During a
 // readout whose gradient moves k along x only (dk_y = dk_z = 0 per dwell), such a cell evolves in closed
 // form over n dwells (rotation convention of bloch_cell_ops.hpp: Mxy' = Mxy·exp(−iθ)):
 //   Mxy(n) = Mxy(0)·z^n,  z = E2·exp(−i 2π φ),  φ = dk_x·x + γ̄·ΔB·dt   [cycles per dwell]

@@ -144,7 +144,7 @@ struct ConversionOptions {
   // every later phase is taken relative to it, so samples come out already demodulated where the ADC
   // phase follows the RF phase (demod_phase_rad holds only the rest). For callers that do not demodulate.
   bool follow_rf_phase = false;
-  // Ideal spoiling (seed 004): Mxy destroyed before every excitation (dummy TRs included), i.e. after the
+  // Ideal spoiling (Jurczuk et al. 2016): Mxy destroyed before every excitation (dummy TRs included), i.e. after the
   // previous readout. Stands in for spoiler gradients, whose moment a cell grid cannot resolve (2 cycles
   // per voxel alias to whole turns on its cells).
   bool ideal_spoiling = false;

@@ -17,7 +17,7 @@ Trajectory radial_2d(int n, int spokes, int samples, bool golden_angle);
 // 3-D radial (kooshball): `spokes` diameters through the centre, `samples` points from -n/2 to n/2
 // (exclusive end) along each, directions on the upper hemisphere by the 2-D golden means (Chan et al.,
 // MRM 2009: cos(polar) = frac(m·0.4656), azimuth = 2pi·frac(m·0.6823)), so any leading subset of spokes
-// covers the sphere nearly uniformly (seed 002's 128³ case).
+// covers the sphere nearly uniformly (Stone et al. 2008's 128³ case).
 Trajectory radial_3d(int n, int spokes, int samples);
 // Nyquist spoke count of radial_3d for an n³ image: the 2·spokes ends on the sphere |k| = n/2 (area pi·n²)
 // at most 1 apart, ceil(pi/2 · n²).
@@ -39,9 +39,9 @@ std::vector<double> spiral_gradient(const Trajectory& t, const SpiralLimits& lim
 // Stack of spirals: the 2-D spiral repeated at partitions kz = -nz/2 .. nz/2 - 1 (cycles/FOV).
 Trajectory stack_of_spirals(int n, int nz, int interleaves, double alpha, const SpiralLimits& lim);
 
-// Seed 002's sampling ratio on an n^3 matrix (284,592 samples for 128^3, 13.6 % of the voxel count; its
-// trajectory is not given): the stack of n 3-interleave variable-density spirals (alpha 2, default limits)
-// decimated uniformly to round(284592 n^3 / 128^3) points, k [M][3] cycles/FOV.
-std::vector<float> seed002_points(int n);
+// Stone et al. 2008's sampling ratio on an n^3 matrix (284,592 samples for 128^3, 13.6 % of the voxel
+// count; its trajectory is not given): the stack of n 3-interleave variable-density spirals (alpha 2,
+// default limits) decimated uniformly to round(284592 n^3 / 128^3) points, k [M][3] cycles/FOV.
+std::vector<float> stone2008_points(int n);
 
 }  // namespace mrwb::noncart

@@ -1,6 +1,6 @@
 #pragma once
-// Magnetization transport by the flow (seed 004 Eq. 1, ΔM_F), in the conservative donor-cell (upwind
-// flux) form that the seed's errata call for: every face between two fluid cells carries the flux
+// Magnetization transport by the flow (Jurczuk et al. 2016 Eq. 1, ΔM_F), in the conservative donor-cell (upwind
+// flux) form that the errata to the paper call for: every face between two fluid cells carries the flux
 // c·M_donor, with c the face Courant number (face velocity × dt / cell) and the donor the upwind cell;
 // what one cell loses through a face its neighbour gains, so total magnetization is conserved exactly
 // (up to rounding). Faces touching a stationary or background cell carry nothing (walls). A fluid cell

@@ -1,5 +1,5 @@
 #pragma once
-// Parameterised, seeded vessel-tree generators (seed 004's objects: straight tube, bifurcation,
+// Parameterised, seeded vessel-tree generators (Jurczuk et al. 2016's objects: straight tube, bifurcation,
 // multiple bifurcations, liver-like tree) plus stenosis and aneurysms. The same spec and seed give the
 // same tree, bit for bit, on every machine (own uniform deviates from std::mt19937_64, no
 // std::uniform_real_distribution).

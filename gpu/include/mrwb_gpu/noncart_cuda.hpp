@@ -24,7 +24,7 @@ struct FhdConfig {
   int threads_per_block = 512;
   int tile = 2048;              // samples per constant-memory tile (<= max_tile(variant))
   int unroll = 16;              // 1, 2, 4, 8, 16
-  // Voxel tiling (seed 002): fhd_on_device / q_on_device compute this many voxels per device pass (rounded
+  // Voxel tiling (Stone et al. 2008): fhd_on_device / q_on_device compute this many voxels per device pass (rounded
   // down to whole rows), downloading each tile, so the device holds the samples and one tile only.
   // 0: automatic (all voxels up to kAutoTileVoxels, fewer when free GPU memory is short).
   std::size_t voxel_tile = 0;

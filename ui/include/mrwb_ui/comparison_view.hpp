@@ -1,5 +1,5 @@
 #pragma once
-// Side-by-side reconstruction comparison (issue 9, item 5): one RawData reconstructed with several
+// Side-by-side reconstruction comparison: one RawData reconstructed with several
 // methods (core: compare_reconstructions) in a worker thread; the truth and each result in linked
 // ImageViews (zoom, pan, window/level follow each other), under each its error map (signed, or
 // absolute with a colorbar) on one shared scale, a colormap choice, and a metrics table (PSNR, % error,
@@ -47,7 +47,7 @@ class ComparisonView : public QWidget {
   void setCompareOnRun(bool on);
   // CG parameters (iterations, Tikhonov lambda) used for the "cg" method.
   void setCgParameters(int iterations, double lambda);
-  // The CG's W: identity | finite-difference | anatomical (seed 002's anatomically constrained W, cut at the
+  // The CG's W: identity | finite-difference | anatomical (Stone et al. 2008's anatomically constrained W, cut at the
   // edges of the truth image, which here plays the reference scan; requests() throws InputError without it).
   void setCgRegularizer(const std::string& regularizer);
   // The requests run() would send to core: chosen methods with their parameters.
