@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "bench_suites.hpp"
-#include "mrwb/lbm.hpp"
+#include "mrwb/flow/lbm.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/lbm_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"

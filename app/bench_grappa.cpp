@@ -8,11 +8,11 @@
 #include <random>
 
 #include "bench_suites.hpp"
-#include "mrwb/coil_sensitivity.hpp"
-#include "mrwb/grappa.hpp"
-#include "mrwb/metrics.hpp"
-#include "mrwb/recon_fft.hpp"
-#include "mrwb/undersample.hpp"
+#include "mrwb/metrics/metrics.hpp"
+#include "mrwb/phantom/coil_sensitivity.hpp"
+#include "mrwb/recon/grappa.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/recon/undersample.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/grappa_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"

@@ -13,12 +13,12 @@
 #include <unistd.h>
 
 #include "bench_suites.hpp"
-#include "mrwb/analytic_phantom.hpp"
-#include "mrwb/file_io.hpp"
-#include "mrwb/gridding.hpp"
-#include "mrwb/metrics.hpp"
-#include "mrwb/noncart.hpp"
-#include "mrwb/trajectory.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/metrics/metrics.hpp"
+#include "mrwb/phantom/analytic_phantom.hpp"
+#include "mrwb/recon/gridding.hpp"
+#include "mrwb/recon/noncart.hpp"
+#include "mrwb/sequence/trajectory.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/noncart_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"

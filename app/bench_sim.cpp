@@ -9,13 +9,14 @@
 
 #include "bench_sim_slab.hpp"
 #include "bench_suites.hpp"
-#include "mrwb/backend_registry.hpp"
-#include "mrwb/scenario.hpp"
-#include "mrwb/separable_readout_signal.hpp"
-#include "mrwb/sequence_program.hpp"
-#include "mrwb/simulation_engine.hpp"
-#include "mrwb/tissue.hpp"
-#include "mrwb/tissue_table.hpp"
+#include "mrwb/phantom/tissue.hpp"
+#include "mrwb/phantom/tissue_table.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/separable_readout_signal.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::cli {
 namespace {

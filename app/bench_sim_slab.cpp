@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "mrwb/backend_registry.hpp"
-#include "mrwb/organ_slab.hpp"
-#include "mrwb/separable_readout_signal.hpp"
-#include "mrwb/simulation_engine.hpp"
+#include "mrwb/flow/organ_slab.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/separable_readout_signal.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::cli {
 

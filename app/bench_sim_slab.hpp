@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mrwb/phantom.hpp"
-#include "mrwb/sequence_program.hpp"
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
 
 namespace mrwb::cli {
 

@@ -3,7 +3,7 @@
 
 #include "bench_suites.hpp"
 #include "cli_commands.hpp"
-#include "mrwb/errors.hpp"
+#include "mrwb/base/errors.hpp"
 
 namespace mrwb::cli {
 namespace {

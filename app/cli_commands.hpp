@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "mrwb/progress.hpp"
+#include "mrwb/base/progress.hpp"
 
 namespace mrwb::cli {
 

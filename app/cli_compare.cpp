@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/file_io.hpp"
-#include "mrwb/metrics.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/metrics/metrics.hpp"
 
 namespace mrwb::cli {
 

@@ -3,10 +3,11 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/flow.hpp"
-#include "mrwb/scenario.hpp"
-#include "mrwb/vti_writer.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/flow/flow.hpp"
+#include "mrwb/io/vti_writer.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/lbm_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"

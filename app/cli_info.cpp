@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
-#include "mrwb/backend_registry.hpp"
-#include "mrwb/version.hpp"
+#include "mrwb/base/version.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
 
 namespace mrwb::cli {
 

@@ -3,14 +3,23 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/scenario.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 namespace mrwb::cli {
 namespace {
-// The shipped scenario files: $MRWB_PHANTOMS_DIR, else the source tree's phantoms/.
+// The shipped scenario files: $MRWB_PHANTOMS_DIR; else the installed copy beside this executable
+// (cmake/Install.cmake: <bin>/../share/mrwb/phantoms); else the source tree's phantoms/.
 std::filesystem::path phantoms_dir() {
-  if (const char* env = std::getenv("MRWB_PHANTOMS_DIR")) return env;
+  if (const char* env = std::getenv("MRWB_PHANTOMS_DIR"); env && *env) return env;
+#ifdef MRWB_INSTALLED_PHANTOMS_DIR
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = (exe.parent_path() / MRWB_INSTALLED_PHANTOMS_DIR).lexically_normal();
+    if (std::filesystem::is_directory(installed, ec)) return installed;
+  }
+#endif
 #ifdef MRWB_PHANTOMS_DIR
   return MRWB_PHANTOMS_DIR;
 #else

@@ -3,7 +3,7 @@
 // --truth): viewers state a display window as width and centre.
 #include <CLI/CLI.hpp>
 
-#include "mrwb/file_io.hpp"
+#include "mrwb/io/file_io.hpp"
 
 namespace mrwb::cli {
 

@@ -4,12 +4,14 @@
 
 #include "cli_commands.hpp"
 #include "cli_png_options.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/file_io.hpp"
-#include "mrwb/multislice.hpp"
-#include "mrwb/noncart.hpp"
-#include "mrwb/recon_fft.hpp"
-#include "mrwb/reconstructor.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/image_volume.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/io/image_volume_io.hpp"
+#include "mrwb/recon/multislice.hpp"
+#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/recon/reconstructor.hpp"
 
 namespace mrwb::cli {
 namespace {

@@ -3,11 +3,12 @@
 #include <sstream>
 
 #include "cli_commands.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/pulseq.hpp"
-#include "mrwb/scenario.hpp"
-#include "mrwb/sequence_blocks.hpp"
-#include "mrwb/sequence_scenario.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_sequence.hpp"
+#include "mrwb/sequence/pulseq.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb::cli {
 namespace {

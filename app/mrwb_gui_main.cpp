@@ -12,14 +12,15 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
+#include <QIcon>
 #include <QImage>
 #include <QTimer>
 #include <cstdio>
 #include <functional>
 
-#include "mrwb/errors.hpp"
-#include "mrwb/scenario.hpp"
-#include "mrwb/version.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/version.hpp"
+#include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/pulseq_panel.hpp"
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
 #endif
 
   mrwb::ui::applyWorkbenchStyle(app);
+  QApplication::setWindowIcon(mrwb::ui::applicationIcon());
   mrwb::ui::MainWindow window;
   window.setInteractive(false);  // a bad --scenario is one line on stderr, not a dialog
 #if defined(MRWB_HAVE_CUDA)

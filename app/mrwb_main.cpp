@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/version.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/version.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/register_backends.hpp"
 #endif

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "mrwb/errors.hpp"
+#include "mrwb/base/errors.hpp"
 
 namespace mrwb::ui {
 

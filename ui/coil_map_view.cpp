@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mrwb/coil_sensitivity.hpp"
+#include "mrwb/io/colormap.hpp"
+#include "mrwb/phantom/coil_sensitivity.hpp"
 
 namespace mrwb::ui {
 
@@ -16,22 +17,10 @@ namespace {
 const QColor kBackground(24, 26, 30);
 const QColor kText(200, 205, 212);
 
-// Viridis control points (matplotlib), linear in between: a perceptually even magnitude scale.
-QRgb viridis(double t) {
-  static const double c[5][3] = {{0.267, 0.005, 0.329}, {0.229, 0.322, 0.546}, {0.128, 0.567, 0.551},
-                                 {0.369, 0.789, 0.383}, {0.993, 0.906, 0.144}};
-  t = std::clamp(t, 0.0, 1.0) * 4;
-  const int i = std::min(3, static_cast<int>(t));
-  const double f = t - i;
-  auto ch = [&](int k) { return static_cast<int>(255 * (c[i][k] + f * (c[i + 1][k] - c[i][k]))); };
-  return qRgb(ch(0), ch(1), ch(2));
-}
-
-// Phase on a cyclic hue wheel, so -pi and +pi look alike.
-QRgb phaseColor(double rad) {
-  const double t = (rad + M_PI) / (2 * M_PI);
-  return QColor::fromHsvF(std::fmod(std::max(0.0, t), 1.0), 0.75, 0.95).rgb();
-}
+QRgb toQRgb(colormap::Rgb8 c) { return qRgb(c.r, c.g, c.b); }
+// Magnitude on viridis (perceptually even); phase on a cyclic hue wheel, so -pi and +pi look alike.
+QRgb viridis(double t) { return toQRgb(colormap::viridis(t)); }
+QRgb phaseColor(double rad) { return toQRgb(colormap::phase_wheel(rad)); }
 }  // namespace
 
 struct CoilMapView::Result {

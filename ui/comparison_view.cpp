@@ -20,8 +20,8 @@
 #include <cmath>
 #include <exception>
 
-#include "mrwb/errors.hpp"
-#include "mrwb/file_io.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/io/file_io.hpp"
 
 namespace mrwb::ui {
 

@@ -1,5 +1,7 @@
 #include "mrwb_ui/flow_view.hpp"
 
+#include "mrwb/scenario/scenario_phantom.hpp"
+
 #include <QHBoxLayout>
 #include <QComboBox>
 #include <QLabel>
@@ -12,7 +14,6 @@
 #include <vtkActor.h>
 #include <vtkArrowSource.h>
 #include <vtkCamera.h>
-#include <vtkColorTransferFunction.h>
 #include <vtkCoordinate.h>
 #include <vtkFloatArray.h>
 #include <vtkGlyph3D.h>
@@ -88,12 +89,7 @@ FlowView::FlowView(QWidget* parent) : QWidget(parent) {
   ren->GradientBackgroundOn();
   ren->SetBackground(0.07, 0.08, 0.09);
   ren->SetBackground2(0.16, 0.17, 0.20);
-  vtkNew<vtkColorTransferFunction> ctf;  // "inferno"-like: dark (still) to bright (fast)
-  ctf->AddRGBPoint(0.0, 0.0, 0.0, 0.02);
-  ctf->AddRGBPoint(0.33, 0.47, 0.11, 0.43);
-  ctf->AddRGBPoint(0.66, 0.93, 0.41, 0.15);
-  ctf->AddRGBPoint(1.0, 0.99, 1.0, 0.64);
-  fillLookupTable(lut_, ctf);
+  fillLookupTable(lut_, colormap::inferno_like);  // dark (still) to bright (fast)
   speedActor_->SetInputData(speed_);
   speedActor_->GetProperty()->SetLookupTable(lut_);
   speedActor_->GetProperty()->UseLookupTableScalarRangeOn();

@@ -10,7 +10,6 @@
 #include <tuple>
 
 #include <vtkCamera.h>
-#include <vtkColorTransferFunction.h>
 #include <vtkCommand.h>
 #include <vtkCoordinate.h>
 #include <vtkImageActor.h>
@@ -31,37 +30,15 @@ constexpr double kTitleColor[3] = {0.93, 0.94, 0.96};
 constexpr double kInfoColor[3] = {0.68, 0.71, 0.76};
 constexpr int kTitleFontPx = 16;  // shrinks (to 10) and wraps in narrow views
 
-// Moreland's cool-warm diverging map: perceptually even, white at 0, so the sign of an error reads
-// at a glance and equal |error| looks equally strong on both sides.
-void fillDiverging(vtkLookupTable* lut) {
-  vtkNew<vtkColorTransferFunction> ctf;
-  ctf->SetColorSpaceToDiverging();
-  ctf->AddRGBPoint(0.0, 0.230, 0.299, 0.754);
-  ctf->AddRGBPoint(0.5, 0.865, 0.865, 0.865);
-  ctf->AddRGBPoint(1.0, 0.706, 0.016, 0.150);
-  fillLookupTable(lut, ctf);
-}
+// Signed maps: Moreland's cool-warm, grey at 0, so the sign of an error reads at a glance and equal
+// |error| looks equally strong on both sides.
+void fillDiverging(vtkLookupTable* lut) { fillLookupTable(lut, colormap::cool_warm_msh); }
 
-// Sequential maps for magnitudes: "hot" (black-red-yellow-white) reads well for |error|; viridis is
-// perceptually uniform. Control points from matplotlib's tables.
+// Sequential maps for magnitudes: "hot" reads well for |error|; viridis is perceptually uniform.
 void fillSequential(vtkLookupTable* lut, ImageView::Colormap map) {
-  vtkNew<vtkColorTransferFunction> ctf;
-  if (map == ImageView::Colormap::Hot) {
-    ctf->AddRGBPoint(0.0, 0.04, 0.0, 0.0);
-    ctf->AddRGBPoint(0.375, 1.0, 0.0, 0.0);
-    ctf->AddRGBPoint(0.75, 1.0, 1.0, 0.0);
-    ctf->AddRGBPoint(1.0, 1.0, 1.0, 1.0);
-  } else if (map == ImageView::Colormap::Viridis) {
-    ctf->AddRGBPoint(0.0, 0.267, 0.005, 0.329);
-    ctf->AddRGBPoint(0.25, 0.229, 0.322, 0.546);
-    ctf->AddRGBPoint(0.5, 0.128, 0.567, 0.551);
-    ctf->AddRGBPoint(0.75, 0.369, 0.789, 0.383);
-    ctf->AddRGBPoint(1.0, 0.993, 0.906, 0.144);
-  } else {
-    ctf->AddRGBPoint(0.0, 0, 0, 0);
-    ctf->AddRGBPoint(1.0, 1, 1, 1);
-  }
-  fillLookupTable(lut, ctf);
+  fillLookupTable(lut, map == ImageView::Colormap::Hot       ? colormap::hot
+                       : map == ImageView::Colormap::Viridis ? colormap::viridis
+                                                             : colormap::grey);
 }
 
 // VTK's embedded Arial differs from the Qt UI font and spaces glyphs like '|' oddly; use the
@@ -135,13 +112,12 @@ void fitText(vtkTextActor* actor, const QString& text, int size, int minSize, in
 
 }  // namespace
 
-void fillLookupTable(vtkLookupTable* lut, vtkColorTransferFunction* ctf) {
+void fillLookupTable(vtkLookupTable* lut, colormap::Rgb8 (*map)(double)) {
   const int n = 256;
   lut->SetNumberOfTableValues(n);
   for (int i = 0; i < n; ++i) {
-    double rgb[3];
-    ctf->GetColor(static_cast<double>(i) / (n - 1), rgb);
-    lut->SetTableValue(i, rgb[0], rgb[1], rgb[2], 1.0);
+    const colormap::Rgb8 c = map(static_cast<double>(i) / (n - 1));
+    lut->SetTableValue(i, c.r / 255.0, c.g / 255.0, c.b / 255.0, 1.0);
   }
   lut->Build();
 }

@@ -21,7 +21,6 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTableWidget>
 #include <QToolBar>
 #include <QToolButton>
@@ -30,10 +29,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mrwb/backend_registry.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/phantom.hpp"
-#include "mrwb/version.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/version.hpp"
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_ui/autosave.hpp"
 #include "mrwb_ui/comparison_view.hpp"
 #include "mrwb_ui/image_view.hpp"
@@ -42,6 +41,7 @@
 #include "mrwb_ui/scenario_panel.hpp"
 #include "mrwb_ui/simulation_worker.hpp"
 #include "mrwb_ui/teaching_menu.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 namespace mrwb::ui {
 
@@ -298,18 +298,17 @@ QStringList MainWindow::panelNames() const {
 }
 
 void MainWindow::buildActions() {
-  QStyle* st = style();
-  newAction_ = new QAction(st->standardIcon(QStyle::SP_FileIcon), tr("&New scenario"), this);
+  newAction_ = new QAction(toolbarIcon(QStringLiteral("new")), tr("&New scenario"), this);
   newAction_->setShortcut(QKeySequence::New);
   newAction_->setStatusTip(tr("Start from the default scenario"));
   connect(newAction_, &QAction::triggered, this, &MainWindow::newScenario);
 
-  openAction_ = new QAction(st->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open scenario…"), this);
+  openAction_ = new QAction(toolbarIcon(QStringLiteral("open")), tr("&Open scenario…"), this);
   openAction_->setShortcut(QKeySequence::Open);
   openAction_->setStatusTip(tr("Load a scenario JSON file"));
   connect(openAction_, &QAction::triggered, this, &MainWindow::openScenarioDialog);
 
-  saveAction_ = new QAction(st->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save"), this);
+  saveAction_ = new QAction(toolbarIcon(QStringLiteral("save")), tr("&Save"), this);
   saveAction_->setShortcut(QKeySequence::Save);
   saveAction_->setStatusTip(tr("Write the scenario to its file"));
   connect(saveAction_, &QAction::triggered, this, &MainWindow::save);
@@ -320,16 +319,18 @@ void MainWindow::buildActions() {
   connect(saveAsAction_, &QAction::triggered, this, &MainWindow::saveScenarioAsDialog);
 
   undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undoAction_->setIcon(toolbarIcon(QStringLiteral("undo")));
   undoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
   redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redoAction_->setIcon(toolbarIcon(QStringLiteral("redo")));
   redoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
 
-  runAction_ = new QAction(st->standardIcon(QStyle::SP_MediaPlay), tr("&Run"), this);
+  runAction_ = new QAction(toolbarIcon(QStringLiteral("run")), tr("&Run"), this);
   runAction_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
   runAction_->setStatusTip(tr("Simulate, reconstruct and compare"));
   connect(runAction_, &QAction::triggered, this, &MainWindow::run);
 
-  cancelAction_ = new QAction(st->standardIcon(QStyle::SP_MediaStop), tr("&Cancel"), this);
+  cancelAction_ = new QAction(toolbarIcon(QStringLiteral("cancel")), tr("&Cancel"), this);
   cancelAction_->setShortcut(Qt::Key_Escape);
   cancelAction_->setStatusTip(tr("Stop the running job; nothing partial is kept"));
   connect(cancelAction_, &QAction::triggered, this, &MainWindow::cancel);

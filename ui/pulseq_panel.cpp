@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <exception>
 
-#include "mrwb/backend_registry.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/pulseq.hpp"
-#include "mrwb/pulseq_simulation.hpp"
-#include "mrwb/sequence_scenario.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/pipeline/pulseq_simulation.hpp"
+#include "mrwb/sequence/pulseq.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/sequence_diagram_view.hpp"
 

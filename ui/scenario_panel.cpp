@@ -11,7 +11,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "mrwb/tissue.hpp"
+#include "mrwb/phantom/tissue.hpp"
 
 namespace mrwb::ui {
 

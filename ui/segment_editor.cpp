@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "mrwb/vessel_generators.hpp"
+#include "mrwb/phantom/vessel_generators.hpp"
 
 namespace mrwb::ui {
 namespace {

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <exception>
 
-#include "mrwb/sequence_scenario.hpp"
+#include "mrwb/scenario/scenario_sequence.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb::ui {
 

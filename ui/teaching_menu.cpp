@@ -7,7 +7,7 @@
 #include <QMenu>
 #include <algorithm>
 
-#include "mrwb/scenario.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 namespace mrwb::ui {
 
@@ -26,10 +26,14 @@ TeachingMenu::TeachingMenu(QMenu* menu, QObject* parent) : QObject(parent), menu
 QString TeachingMenu::phantomsDir() {
   const QString env = qEnvironmentVariable("MRWB_PHANTOMS_DIR");
   if (!env.isEmpty() && QFileInfo(env).isDir()) return QFileInfo(env).absoluteFilePath();
+  const QDir app(QCoreApplication::applicationDirPath());
+#if defined(MRWB_INSTALLED_PHANTOMS_DIR)
+  const QString installed = QDir::cleanPath(app.absoluteFilePath(QStringLiteral(MRWB_INSTALLED_PHANTOMS_DIR)));
+  if (QFileInfo(installed).isDir()) return installed;
+#endif
 #if defined(MRWB_PHANTOMS_DIR)
   if (QFileInfo(QStringLiteral(MRWB_PHANTOMS_DIR)).isDir()) return QStringLiteral(MRWB_PHANTOMS_DIR);
 #endif
-  const QDir app(QCoreApplication::applicationDirPath());
   for (const QString& rel : {QStringLiteral("../../phantoms"), QStringLiteral("../phantoms")}) {
     const QString candidate = app.absoluteFilePath(rel);
     if (QFileInfo(candidate).isDir()) return QDir::cleanPath(candidate);

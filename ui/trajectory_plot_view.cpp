@@ -5,8 +5,9 @@
 #include <cmath>
 #include <exception>
 
-#include "mrwb/sequence_scenario.hpp"
-#include "mrwb/undersample.hpp"
+#include "mrwb/recon/undersample.hpp"
+#include "mrwb/scenario/scenario_sequence.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb::ui {
 

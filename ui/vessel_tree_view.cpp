@@ -1,5 +1,7 @@
 #include "mrwb_ui/vessel_tree_view.hpp"
 
+#include "mrwb/scenario/scenario_phantom.hpp"
+
 #include <QMouseEvent>
 #include <algorithm>
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
 #include <vtkCellPicker.h>
-#include <vtkColorTransferFunction.h>
 #include <vtkCoordinate.h>
 #include <vtkDataSet.h>
 #include <vtkDoubleArray.h>
@@ -32,10 +33,10 @@
 #include <vtkTextProperty.h>
 #include <vtkTubeFilter.h>
 
-#include "mrwb/flow.hpp"
-#include "mrwb/vessel_generators.hpp"
-#include "mrwb_ui/scenario_document.hpp"
+#include "mrwb/flow/flow.hpp"
+#include "mrwb/phantom/vessel_generators.hpp"
 #include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/scenario_document.hpp"
 
 namespace mrwb::ui {
 
@@ -138,13 +139,8 @@ VesselTreeView::VesselTreeView(QWidget* parent) : VtkOpenGLWidget(parent) {
   highlight_->GetProperty()->SetColor(1.0, 0.95, 0.3);
   highlight_->GetProperty()->SetOpacity(0.45);
 
-  // Blue (slow / thin) to red (fast / wide).
-  vtkNew<vtkColorTransferFunction> ctf;
-  ctf->AddRGBPoint(0.0, 0.23, 0.30, 0.75);
-  ctf->AddRGBPoint(0.5, 0.87, 0.87, 0.87);
-  ctf->AddRGBPoint(1.0, 0.71, 0.02, 0.15);
-  ctf->SetColorSpaceToDiverging();
-  fillLookupTable(lut_, ctf);
+  // Blue (slow / thin) to red (fast / wide): the signed image views' cool-warm.
+  fillLookupTable(lut_, colormap::cool_warm_msh);
   colorbar_->SetLookupTable(lut_);
   styleColorbar(colorbar_, 0.84, 0.12, 0.14, 0.72);
   colorbar_->VisibilityOff();

@@ -1,10 +1,39 @@
 #include "mrwb_ui/workbench_style.hpp"
 
 #include <QApplication>
+#include <QFile>
+#include <QIcon>
 #include <QPalette>
 #include <QStyleFactory>
 
+// resources/mrwb.qrc is compiled into this static library, where nothing references it: register it
+// explicitly (Q_INIT_RESOURCE may not stand inside a namespace).
+static void registerWorkbenchResources() { Q_INIT_RESOURCE(mrwb); }
+
 namespace mrwb::ui {
+
+namespace {
+void ensureResources() {
+  static const bool registered = (registerWorkbenchResources(), true);
+  (void)registered;
+}
+}  // namespace
+
+QIcon applicationIcon() {
+  ensureResources();
+  QIcon icon;
+  for (int size : {16, 32, 48, 64, 128, 256})
+    icon.addFile(QStringLiteral(":/mrwb/icons/app/mrwb-%1.png").arg(size), QSize(size, size));
+  return icon;
+}
+
+QIcon toolbarIcon(const QString& name) {
+  ensureResources();
+  QIcon icon;
+  for (int size : {24, 48})
+    icon.addFile(QStringLiteral(":/mrwb/icons/toolbar/%1-%2.png").arg(name).arg(size), QSize(size, size));
+  return icon;
+}
 
 void applyWorkbenchStyle(QApplication& app) {
   // Fusion looks the same on every platform and honours the palette fully (native styles may not).
@@ -42,16 +71,12 @@ void applyWorkbenchStyle(QApplication& app) {
   p.setColor(QPalette::Disabled, QPalette::Highlight, window.lighter(130));
   app.setPalette(p);
 
-  app.setStyleSheet(QStringLiteral(
-      "QGroupBox { font-weight: bold; border: 1px solid #44474d; border-radius: 5px;"
-      "  margin-top: 1.1em; padding-top: 4px; }"
-      "QGroupBox::title { subcontrol-origin: margin; left: 8px; padding: 0 4px; color: #9fc3ea; }"
-      "QDockWidget::title { padding: 5px; background: #24262a; }"
-      "QToolBar { spacing: 6px; padding: 3px; border: none; }"
-      "QProgressBar { border: 1px solid #44474d; border-radius: 3px; text-align: center; background: #1f2124; }"
-      "QProgressBar::chunk { background: #3d8ed8; border-radius: 2px; }"
-      "QTableWidget { gridline-color: #3a3d42; }"
-      "QSplitter::handle { background: #1a1b1e; }"));
+  ensureResources();
+  QFile qss(QStringLiteral(":/mrwb/workbench.qss"));
+  if (qss.open(QIODevice::ReadOnly | QIODevice::Text))
+    app.setStyleSheet(QString::fromUtf8(qss.readAll()));
+  else
+    qWarning("mrwb: the stylesheet %s is missing from the resources", qPrintable(qss.fileName()));
 }
 
 }  // namespace mrwb::ui

@@ -9,9 +9,9 @@
 #include <span>
 #include <vector>
 
-#include "mrwb/pass_operator.hpp"
-#include "mrwb/separable_readout_signal.hpp"
-#include "mrwb/tissue_table.hpp"
+#include "mrwb/phantom/tissue_table.hpp"
+#include "mrwb/simulation/pass_operator.hpp"
+#include "mrwb/simulation/separable_readout_signal.hpp"
 #include "simulation_device.cuh"
 
 namespace mrwb::gpu::sim {

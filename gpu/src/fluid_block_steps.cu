@@ -1,5 +1,5 @@
 // Blocked time stepping of the fluid cells (mrwb/fluid_blocks.hpp; CPU twin run_fluid_blocks_cpu in
-// core/src/fluid_blocks_cpu.cpp). One block per part: its region (interior + K-hop halo) is loaded into
+// core/simulation/src/fluid_blocks_cpu.cpp). One block per part: its region (interior + K-hop halo) is loaded into
 // shared memory, K steps are played there — op (RF/spoil) in place, signal and truth of the interior,
 // then transport (region_gather) and Bloch (fluid_bloch) into the other shared buffer, updating only the
 // entries that are still needed (hop ≤ K − s at step s) — and the interior is written back. An option
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "mrwb/fluid_block_ops.hpp"
-#include "mrwb/simulation_engine.hpp"
+#include "mrwb/simulation/fluid_block_ops.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::gpu {
 namespace {

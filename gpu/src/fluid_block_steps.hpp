@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cuda_check.hpp"
-#include "mrwb/fluid_blocks.hpp"
-#include "mrwb/phantom.hpp"
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/simulation/fluid_blocks.hpp"
 
 namespace mrwb::gpu {
 

@@ -1,4 +1,4 @@
-// GRAPPA autocalibration on the device (twin of core/src/grappa_calibration.cpp): A and B built from the
+// GRAPPA autocalibration on the device (twin of core/recon/src/grappa_calibration.cpp): A and B built from the
 // ACS blocks, normalised and clipped on the device; [U; V] = [B; A]·A^H in one strided-batched ZGEMM;
 // lambda on the diagonal; Cholesky (cuSOLVER) and W = U·L^-H·L^-1 (cuBLAS trsm). No host inversion.
 #include <thrust/device_ptr.h>

@@ -1,4 +1,4 @@
-// GRAPPA synthesis and coil combination on the device (twins of core/src/grappa_synthesis.cpp and
+// GRAPPA synthesis and coil combination on the device (twins of core/recon/src/grappa_synthesis.cpp and
 // grappa_combine.cpp): A_syn of all missing-line groups, [W_0; ..] · A_syn in one CGEMM, scatter into the
 // missing lines, centring + batched cuFFT, readout crop, SoS or sensitivity-weighted sum.
 #include <thrust/device_ptr.h>
@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "grappa_cuda_impl.hpp"
-#include "mrwb/noise_prewhitening.hpp"
+#include "mrwb/recon/noise_prewhitening.hpp"
 
 namespace mrwb::gpu {
 namespace {

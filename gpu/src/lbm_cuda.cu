@@ -1,7 +1,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
-#include "mrwb/lbm_node_ops.hpp"
+#include "mrwb/flow/lbm_node_ops.hpp"
 #include "mrwb_gpu/lbm_cuda.hpp"
 
 namespace mrwb::gpu {

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "cuda_check.hpp"
-#include "mrwb/errors.hpp"
-#include "mrwb/noncart_regularizer.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/recon/noncart_regularizer.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu {

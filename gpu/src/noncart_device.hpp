@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <string>
 
-#include "mrwb/gridding.hpp"
-#include "mrwb/noncart.hpp"
+#include "mrwb/recon/gridding.hpp"
+#include "mrwb/recon/noncart.hpp"
 #include "mrwb_gpu/noncart_cuda.hpp"
 
 namespace mrwb::gpu::nc {

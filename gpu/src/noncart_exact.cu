@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "mrwb/errors.hpp"
+#include "mrwb/base/errors.hpp"
 
 #include "cuda_check.hpp"
 #include "noncart_device.hpp"

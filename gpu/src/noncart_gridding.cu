@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
-#include "mrwb/errors.hpp"
+#include "mrwb/base/errors.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu::nc {

@@ -1,7 +1,8 @@
 // cg/cuda and gridding/cuda reconstructors (registry adapters of the device pipelines).
 #include <cmath>
 
-#include "mrwb/errors.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/image_volume.hpp"
 #include "mrwb_gpu/noncart_cuda.hpp"
 
 namespace mrwb::gpu {

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cuda_check.hpp"
-#include "mrwb/backend_registry.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 #include "mrwb_gpu/grappa_cuda.hpp"
 #include "mrwb_gpu/noncart_cuda.hpp"

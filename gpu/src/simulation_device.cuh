@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "cuda_check.hpp"
-#include "mrwb/bloch_cell_ops.hpp"
-#include "mrwb/progress.hpp"
-#include "mrwb/sequence_program.hpp"
-#include "mrwb/simulation_engine.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::gpu::sim {
 

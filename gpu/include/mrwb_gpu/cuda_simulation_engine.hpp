@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "mrwb/bloch_cell_ops.hpp"
-#include "mrwb/simulation_engine.hpp"
+#include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::gpu {
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "mrwb/grappa.hpp"
+#include "mrwb/recon/grappa.hpp"
 
 namespace mrwb::gpu {
 

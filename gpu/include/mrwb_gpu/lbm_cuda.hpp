@@ -1,8 +1,8 @@
 #pragma once
-// CUDA twin of the LBM CPU reference (core/src/lbm_d2q9.cpp, lbm_d3q19.cpp): the same per-node code
+// CUDA twin of the LBM CPU reference (core/flow/src/lbm_d2q9.cpp, lbm_d3q19.cpp): the same per-node code
 // (mrwb/lbm_node_ops.hpp), one thread per node, SoA distributions resident on the device, double
 // buffered; macroscopic fields are written only on residual-check steps.
-#include "mrwb/lbm.hpp"
+#include "mrwb/flow/lbm.hpp"
 
 namespace mrwb::gpu {
 

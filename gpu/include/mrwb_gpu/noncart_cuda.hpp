@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "mrwb/gridding.hpp"
-#include "mrwb/noncart.hpp"
-#include "mrwb/reconstructor.hpp"
+#include "mrwb/base/image_volume.hpp"
+#include "mrwb/recon/gridding.hpp"
+#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/reconstructor.hpp"
 
 namespace mrwb::gpu {
 

@@ -9,7 +9,7 @@
 #include <QString>
 #include <optional>
 
-#include "mrwb/scenario.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 class QTimer;
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "mrwb/progress.hpp"
+#include "mrwb/base/progress.hpp"
 
 class QAbstractButton;
 class QProgressBar;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "mrwb/scenario.hpp"
+#include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/background_job.hpp"
 
 class QComboBox;

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "mrwb/image.hpp"
-#include "mrwb/progress.hpp"
-#include "mrwb/raw_data.hpp"
-#include "mrwb/recon_comparison.hpp"
-#include "mrwb/scenario.hpp"
+#include "mrwb/base/image.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/metrics/recon_comparison.hpp"
+#include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/background_job.hpp"
 #include "mrwb_ui/image_view.hpp"
 

@@ -10,10 +10,11 @@
 
 #include <vtkNew.h>
 
-#include "mrwb/flow.hpp"
-#include "mrwb/lbm.hpp"
-#include "mrwb/progress.hpp"
-#include "mrwb/scenario.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/flow/flow.hpp"
+#include "mrwb/flow/lbm.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb_ui/background_job.hpp"
 
 class QComboBox;

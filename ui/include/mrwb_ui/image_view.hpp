@@ -12,6 +12,7 @@
 
 #include <vtkNew.h>
 
+#include "mrwb/io/colormap.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
 
 class vtkImageActor;
@@ -21,14 +22,13 @@ class vtkLookupTable;
 class vtkScalarBarActor;
 class vtkTextActor;
 class vtkTextProperty;
-class vtkColorTransferFunction;
 
 namespace mrwb::ui {
 
 // The workbench's look for VTK text (DejaVu Sans like the Qt UI, no shadow); shared by all VTK views.
 void styleVtkText(vtkTextProperty* p, int size, const double rgb[3], bool bold);
-// A 256-entry table sampled from a colour transfer function defined on [0, 1].
-void fillLookupTable(vtkLookupTable* lut, vtkColorTransferFunction* ctf);
+// A 256-entry table sampled from one of core's colormaps (mrwb/io/colormap.hpp) on [0, 1].
+void fillLookupTable(vtkLookupTable* lut, colormap::Rgb8 (*map)(double));
 // A vertical colorbar at (x, y) with size (w, h) in normalised viewport units, in the workbench style.
 void styleColorbar(vtkScalarBarActor* bar, double x, double y, double w, double h);
 

@@ -15,8 +15,8 @@
 #include <memory>
 #include <optional>
 
-#include "mrwb/pipeline.hpp"
-#include "mrwb/scenario.hpp"
+#include "mrwb/pipeline/pipeline.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 class QAction;
 class QComboBox;

@@ -8,9 +8,10 @@
 #include <memory>
 #include <optional>
 
-#include "mrwb/progress.hpp"
-#include "mrwb/scenario.hpp"
-#include "mrwb/sequence_blocks.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb_ui/background_job.hpp"
 
 class QLabel;

@@ -5,7 +5,7 @@
 #include <QObject>
 #include <QString>
 
-#include "mrwb/scenario.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 class QUndoStack;
 

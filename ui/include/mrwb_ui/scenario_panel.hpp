@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "mrwb/scenario.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 class QCheckBox;
 class QComboBox;

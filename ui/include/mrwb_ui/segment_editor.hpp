@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <functional>
 
-#include "mrwb/scenario.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 class QDoubleSpinBox;
 class QLabel;

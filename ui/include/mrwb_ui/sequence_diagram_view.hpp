@@ -4,8 +4,8 @@
 #include <QString>
 #include <QWidget>
 
-#include "mrwb/scenario.hpp"
-#include "mrwb/sequence_blocks.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
 
 namespace mrwb::ui {
 

@@ -6,9 +6,9 @@
 #include <QString>
 #include <memory>
 
-#include "mrwb/pipeline.hpp"
-#include "mrwb/progress.hpp"
-#include "mrwb/scenario.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/pipeline/pipeline.hpp"
+#include "mrwb/scenario/scenario.hpp"
 
 namespace mrwb::ui {
 

@@ -22,7 +22,8 @@ class TeachingMenu : public QObject {
  public:
   explicit TeachingMenu(QMenu* menu, QObject* parent = nullptr);
 
-  // The phantoms/ directory: $MRWB_PHANTOMS_DIR, else the source tree's (compile definition
+  // The phantoms/ directory: $MRWB_PHANTOMS_DIR, else the installed copy beside the executable
+  // (../share/mrwb/phantoms, cmake/Install.cmake), else the source tree's (compile definition
   // MRWB_PHANTOMS_DIR), else ../../phantoms or ../phantoms beside the executable; "" if none exists.
   static QString phantomsDir();
   // Teaching entries of `dir`, teaching_* first, then by file name. Files core cannot read are kept

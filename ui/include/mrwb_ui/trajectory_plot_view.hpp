@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "mrwb/raw_data.hpp"
-#include "mrwb/scenario.hpp"
-#include "mrwb/trajectory.hpp"
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/trajectory.hpp"
 
 namespace mrwb::ui {
 

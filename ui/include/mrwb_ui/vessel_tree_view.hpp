@@ -11,8 +11,9 @@
 
 #include <vtkNew.h>
 
-#include "mrwb/scenario.hpp"
-#include "mrwb/vessel_tree.hpp"
+#include "mrwb/phantom/vessel_tree.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
 
 class vtkActor;

@@ -1,9 +1,16 @@
 #pragma once
-// The application's look: Fusion with a dark palette that matches the dark image views.
+// The application's look: Fusion with a dark palette that matches the dark image views, the stylesheet
+// resources/workbench.qss, and the icons of resources/ (compiled in from resources/mrwb.qrc).
 class QApplication;
+class QIcon;
+class QString;
 
 namespace mrwb::ui {
 
 void applyWorkbenchStyle(QApplication& app);
+// The application icon at every rendered size (16 .. 256 px).
+QIcon applicationIcon();
+// A toolbar icon by name: new, open, save, undo, redo, run, cancel (24 and 48 px).
+QIcon toolbarIcon(const QString& name);
 
 }  // namespace mrwb::ui

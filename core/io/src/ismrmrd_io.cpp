@@ -1,0 +1,603 @@
+// ISMRMRD/MRD HDF5 through libismrmrd: raw data (header XML + one acquisition per readout) and images.
+#include <hdf5.h>
+#include <ismrmrd/dataset.h>
+#include <ismrmrd/ismrmrd.h>
+#include <ismrmrd/version.h>
+#include <ismrmrd/xml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "mrwb/base/atomic_file.hpp"
+#include "mrwb/base/image_volume.hpp"
+#include "mrwb/io/image_volume_io.hpp"
+#include "ismrmrd_checks.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/recon/multislice.hpp"
+#include "mrwb/recon/noise_prewhitening.hpp"
+
+namespace mrwb {
+namespace {
+
+constexpr const char* k_group = "dataset";
+constexpr const char* k_image_var = "image_0";
+constexpr double k_gamma_1H_Hz_per_T = 42.57747892e6;  // gamma/2pi of 1H
+// The largest k-space we allocate: 2^28 complex samples (2 GiB). Bigger headers are damaged or absurd.
+constexpr std::size_t k_max_samples = std::size_t{1} << 28;
+
+// libismrmrd reports through exceptions; silence HDF5's own stderr dumps so users see one line.
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+void require_readable_hdf5(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) throw InputError(path + ": no such file");
+  quiet_hdf5();
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(path + ": not an HDF5 file");
+}
+
+const std::map<std::string, ISMRMRD::TrajectoryType>& trajectory_names() {
+  static const std::map<std::string, ISMRMRD::TrajectoryType> m = {
+      {"cartesian", ISMRMRD::TrajectoryType::CARTESIAN}, {"epi", ISMRMRD::TrajectoryType::EPI},
+      {"radial", ISMRMRD::TrajectoryType::RADIAL},       {"goldenangle", ISMRMRD::TrajectoryType::GOLDENANGLE},
+      {"spiral", ISMRMRD::TrajectoryType::SPIRAL},       {"other", ISMRMRD::TrajectoryType::OTHER}};
+  return m;
+}
+std::string trajectory_name(ISMRMRD::TrajectoryType t) {
+  for (const auto& [name, type] : trajectory_names())
+    if (type == t) return name;
+  return "other";
+}
+
+// ISMRMRD stores non-Cartesian k in units of the encoded matrix, [-0.5, 0.5) (as
+// ismrmrd_generate_cartesian_shepp_logan -k and Gadgetron write it); RawData uses cycles per FOV.
+int traj_matrix(const ISMRMRD::Encoding& e, int d) {
+  const auto& m = e.encodedSpace.matrixSize;
+  return std::max<int>(1, d == 0 ? m.x : d == 1 ? m.y : m.z);
+}
+
+// Image matrix of non-Cartesian data when the RawData does not say: twice the largest |k| (cycles/FOV).
+int noncart_matrix(const RawData& raw, int d) {
+  const int given = d == 0 ? raw.recon_nx : raw.recon_ny;
+  if (given > 0) return given;
+  float kmax = 0;
+  for (std::size_t i = static_cast<std::size_t>(d); i < raw.traj.size(); i += static_cast<std::size_t>(raw.traj_dims))
+    kmax = std::max(kmax, std::abs(raw.traj[i]));
+  return std::max(1, 2 * static_cast<int>(std::ceil(kmax - 1e-3f)));
+}
+
+// Asymmetric echo / partial Fourier: ISMRMRD's encoded space is the full symmetric k-space, with k = 0 at
+// its centre; the acquired samples and lines sit inside it (center_sample, kspace_encode_step_1).
+int full_length(int n, int k0) { return k0 == n / 2 ? n : 2 * std::max(k0, n - k0); }
+int line_offset(const RawData& raw) { return full_length(raw.ny, raw.k0_line()) / 2 - raw.k0_line(); }
+
+std::string header_xml(const RawData& raw) {
+  ISMRMRD::IsmrmrdHeader h;
+  h.version = ISMRMRD_XMLHDR_VERSION;
+  h.experimentalConditions.H1resonanceFrequency_Hz = std::lround(raw.field_T * k_gamma_1H_Hz_per_T);
+  ISMRMRD::AcquisitionSystemInformation sys;
+  sys.systemVendor = std::string("MR Workbench (simulated)");
+  sys.systemFieldStrength_T = static_cast<float>(raw.field_T);
+  sys.receiverChannels = static_cast<unsigned short>(raw.ncoils);
+  h.acquisitionSystemInformation = sys;
+
+  ISMRMRD::Encoding e;
+  const bool cart = raw.cartesian();
+  const int mx = cart ? full_length(raw.nx, raw.k0_sample()) : noncart_matrix(raw, 0);
+  const int my = cart ? full_length(raw.ny, raw.k0_line()) : noncart_matrix(raw, 1);
+  // z: the kz partitions of a 3-D slab (matrix z, FOV z = the slab), or the slice thickness of 2-D data.
+  const auto mz = static_cast<unsigned short>(raw.partitions);
+  const float fov_z_mm = raw.fov_z_m > 0 ? static_cast<float>(raw.fov_z_m * 1e3) : 1.f;
+  e.encodedSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(mx), static_cast<unsigned short>(my), mz);
+  e.encodedSpace.fieldOfView_mm = {static_cast<float>(raw.fov_x_m * 1e3), static_cast<float>(raw.fov_y_m * 1e3), fov_z_mm};
+  e.reconSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(raw.recon_nx > 0 ? raw.recon_nx : mx),
+                                                static_cast<unsigned short>(raw.recon_ny > 0 ? raw.recon_ny : my), mz);
+  e.reconSpace.fieldOfView_mm = {
+      static_cast<float>((raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m) * 1e3),
+      static_cast<float>((raw.recon_fov_y_m > 0 ? raw.recon_fov_y_m : raw.fov_y_m) * 1e3), fov_z_mm};
+  const auto u16 = [](int v) { return static_cast<unsigned short>(std::clamp(v, 0, 65535)); };
+  e.encodingLimits.kspace_encoding_step_0 = ISMRMRD::Limit(0, u16(raw.nx - 1), u16(raw.k0_sample()));
+  const int l0 = cart ? line_offset(raw) : 0;
+  e.encodingLimits.kspace_encoding_step_1 = ISMRMRD::Limit(u16(l0), u16(l0 + raw.ny - 1), u16(cart ? l0 + raw.k0_line() : 0));
+  if (raw.partitions > 1)
+    e.encodingLimits.kspace_encoding_step_2 = ISMRMRD::Limit(0, u16(raw.partitions - 1), u16(raw.k0_partition()));
+  e.encodingLimits.slice = ISMRMRD::Limit(0, u16(raw.slices - 1), u16(raw.slices / 2));
+  e.encodingLimits.contrast = ISMRMRD::Limit(0, 0, 0);
+  e.encodingLimits.repetition = ISMRMRD::Limit(0, 0, 0);
+  e.encodingLimits.average = ISMRMRD::Limit(0, 0, 0);
+  if (cart) {
+    e.trajectory = ISMRMRD::TrajectoryType::CARTESIAN;
+  } else {
+    const auto it = trajectory_names().find(raw.trajectory_type);
+    e.trajectory = it != trajectory_names().end() && it->first != "cartesian" ? it->second : ISMRMRD::TrajectoryType::OTHER;
+  }
+  if (raw.accel_R > 1) {
+    ISMRMRD::ParallelImaging pi;
+    pi.accelerationFactor.kspace_encoding_step_1 = u16(raw.accel_R);
+    pi.accelerationFactor.kspace_encoding_step_2 = 1;
+    bool integrated = false, separate = false;
+    for (int l = 0; l < raw.ny; ++l) {
+      const auto f = raw.flags(l);
+      if ((f & kLineCalibration) && (f & kLineImaging)) integrated = true;
+      if ((f & kLineCalibration) && !(f & kLineImaging)) separate = true;
+    }
+    // ACS lines among the imaging lines are "embedded"; ACS lines only for calibration, in the same scan,
+    // are also embedded in ISMRMRD's sense (Gadgetron's generic recon reads both from the flags).
+    pi.calibrationMode = std::string(integrated || separate ? "embedded" : "other");
+    e.parallelImaging = pi;
+  }
+  h.encoding.push_back(e);
+
+  ISMRMRD::SequenceParameters sp;
+  sp.TR = std::vector<float>{static_cast<float>(raw.TR_s * 1e3)};
+  sp.TE = std::vector<float>{static_cast<float>(raw.TE_s * 1e3)};
+  sp.flipAngle_deg = std::vector<float>{static_cast<float>(raw.flip_angle_deg)};
+  sp.sequence_type = std::string("SpoiledGradientEcho");
+  h.sequenceParameters = sp;
+  if (!raw.scenario_name.empty()) {
+    ISMRMRD::MeasurementInformation mi;
+    mi.protocolName = raw.scenario_name;
+    mi.patientPosition = "HFS";
+    h.measurementInformation = mi;
+  }
+  std::ostringstream xml;
+  ISMRMRD::serialize(h, xml);
+  return xml.str();
+}
+
+void set_geometry(ISMRMRD::Acquisition& acq) {
+  acq.read_dir()[0] = 1.f;
+  acq.phase_dir()[1] = 1.f;
+  acq.slice_dir()[2] = 1.f;
+}
+
+// Multi-slice: slice s centred at z = (s − (slices − 1)/2)·spacing [m], as the block builders place them.
+double slice_position_m(const RawData& raw, int slice) {
+  const double spacing = raw.slice_spacing_m > 0 ? raw.slice_spacing_m : raw.fov_z_m;
+  return (slice - 0.5 * (raw.slices - 1)) * spacing;
+}
+
+void check_raw_for_writing(const std::string& path, const RawData& raw) {
+  if (raw.nx <= 0 || raw.nx > 65535 || raw.ny <= 0 || raw.ny > 65535 || raw.ncoils <= 0 || raw.ncoils > 65535 ||
+      raw.slices < 1 || raw.slices > 65535 || raw.partitions < 1 || raw.partitions > 65535)
+    throw InputError(path + ": raw data " + std::to_string(raw.nx) + " samples x " + std::to_string(raw.ny) + " lines x " +
+                     std::to_string(raw.ncoils) + " coils x " + std::to_string(raw.slices) + " slices x " +
+                     std::to_string(raw.partitions) + " partitions (allowed: 1 .. 65535 each)");
+  if (raw.volume() && !raw.cartesian())
+    throw InputError(path + ": multi-slice / 3-D raw data with a trajectory (allowed: Cartesian)");
+  if (raw.kspace.size() != raw.kspace_size())
+    throw InputError(path + ": k-space holds " + std::to_string(raw.kspace.size()) + " samples, header says " +
+                     std::to_string(raw.kspace_size()));
+  if (!raw.line_flags.empty() && raw.line_flags.size() != static_cast<std::size_t>(raw.ny))
+    throw InputError(path + ": line_flags holds " + std::to_string(raw.line_flags.size()) + " lines, not " + std::to_string(raw.ny));
+  if (!raw.cartesian() && (raw.traj_dims < 2 || raw.traj_dims > 3 ||
+                           raw.traj.size() != static_cast<std::size_t>(raw.nx) * raw.ny * raw.traj_dims))
+    throw InputError(path + ": trajectory holds " + std::to_string(raw.traj.size()) + " values for " +
+                     std::to_string(raw.traj_dims) + " dimensions (needs 2 or 3 per sample)");
+  if (!raw.noise.empty() && raw.noise.size() != static_cast<std::size_t>(raw.noise_samples) * raw.ncoils)
+    throw InputError(path + ": noise holds " + std::to_string(raw.noise.size()) + " values, not noise_samples x coils");
+}
+
+}  // namespace
+
+void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
+  quiet_hdf5();
+  check_raw_for_writing(path, raw);
+  const std::string xml = header_xml(raw);
+  const bool cart = raw.cartesian();
+
+  AtomicOutput out(path);
+  try {
+    ISMRMRD::Dataset d(out.temp_path().c_str(), k_group, true);
+    d.writeHeader(xml);
+    uint32_t scan = 0;
+    // Noise first, as scanners record it, in acquisitions of at most 65535 samples.
+    for (int s0 = 0; s0 < raw.noise_samples && !raw.noise.empty(); s0 += 65535) {
+      const int ns = std::min(65535, raw.noise_samples - s0);
+      ISMRMRD::Acquisition acq(static_cast<uint16_t>(ns), static_cast<uint16_t>(raw.ncoils));
+      acq.scan_counter() = scan++;
+      acq.available_channels() = static_cast<uint16_t>(raw.ncoils);
+      acq.sample_time_us() = static_cast<float>(raw.dwell_s * 1e6);
+      acq.setFlag(ISMRMRD::ISMRMRD_ACQ_IS_NOISE_MEASUREMENT);
+      set_geometry(acq);
+      for (int c = 0; c < raw.ncoils; ++c)
+        for (int s = 0; s < ns; ++s)
+          acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c)) =
+              raw.noise[static_cast<std::size_t>(c) * raw.noise_samples + s0 + s];
+      d.appendAcquisition(acq);
+    }
+    std::vector<int> lines;
+    for (int line = 0; line < raw.ny; ++line)
+      if (raw.flags(line) & kLineAcquired) lines.push_back(line);
+    // Partition by partition, each line through every slice (as an interleaved multi-slice scan plays them).
+    struct Readout {
+      int par, line, slc;
+    };
+    std::vector<Readout> order;
+    for (int par = 0; par < raw.partitions; ++par)
+      for (const int line : lines)
+        for (int slc = 0; slc < raw.slices; ++slc) order.push_back({par, line, slc});
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto [par, line, slc] = order[i];
+      ISMRMRD::Acquisition acq(static_cast<uint16_t>(raw.nx), static_cast<uint16_t>(raw.ncoils),
+                               static_cast<uint16_t>(cart ? 0 : raw.traj_dims));
+      acq.scan_counter() = scan++;
+      acq.center_sample() = static_cast<uint16_t>(raw.k0_sample());
+      acq.sample_time_us() = static_cast<float>(raw.dwell_s * 1e6);
+      acq.available_channels() = static_cast<uint16_t>(raw.ncoils);
+      acq.idx().kspace_encode_step_1 = static_cast<uint16_t>(line + (cart ? line_offset(raw) : 0));
+      acq.idx().kspace_encode_step_2 = static_cast<uint16_t>(par);
+      acq.idx().slice = static_cast<uint16_t>(slc);
+      set_geometry(acq);
+      acq.position()[2] = static_cast<float>(slice_position_m(raw, slc) * 1e3);  // mm
+      const auto f = raw.flags(line);
+      if ((f & kLineCalibration) && (f & kLineImaging)) acq.setFlag(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING);
+      else if (f & kLineCalibration) acq.setFlag(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION);
+      if (i == 0)
+        for (auto fl : {ISMRMRD::ISMRMRD_ACQ_FIRST_IN_ENCODE_STEP1, ISMRMRD::ISMRMRD_ACQ_FIRST_IN_SLICE,
+                        ISMRMRD::ISMRMRD_ACQ_FIRST_IN_CONTRAST, ISMRMRD::ISMRMRD_ACQ_FIRST_IN_REPETITION})
+          acq.setFlag(fl);
+      if (i + 1 == order.size())
+        for (auto fl : {ISMRMRD::ISMRMRD_ACQ_LAST_IN_ENCODE_STEP1, ISMRMRD::ISMRMRD_ACQ_LAST_IN_SLICE,
+                        ISMRMRD::ISMRMRD_ACQ_LAST_IN_CONTRAST, ISMRMRD::ISMRMRD_ACQ_LAST_IN_REPETITION,
+                        ISMRMRD::ISMRMRD_ACQ_LAST_IN_MEASUREMENT})
+          acq.setFlag(fl);
+      for (int c = 0; c < raw.ncoils; ++c)
+        for (int s = 0; s < raw.nx; ++s)
+          acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c)) = raw.kspace[raw.index(c, slc, par, line, s)];
+      if (!cart) {
+        const ISMRMRD::Encoding e = [&] {
+          ISMRMRD::Encoding enc;
+          enc.encodedSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(noncart_matrix(raw, 0)),
+                                                            static_cast<unsigned short>(noncart_matrix(raw, 1)), 1);
+          return enc;
+        }();
+        for (int s = 0; s < raw.nx; ++s)
+          for (int dd = 0; dd < raw.traj_dims; ++dd)
+            acq.traj(static_cast<uint16_t>(dd), static_cast<uint16_t>(s)) =
+                raw.traj[(static_cast<std::size_t>(line) * raw.nx + s) * raw.traj_dims + dd] / static_cast<float>(traj_matrix(e, dd));
+      }
+      d.appendAcquisition(acq);
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& ex) {
+    throw std::runtime_error(path + ": cannot write ISMRMRD file (" + std::string(ex.what()).substr(0, 200) + ")");
+  }
+  out.commit();
+}
+
+RawData read_raw_ismrmrd(const std::string& path) { return read_raw_ismrmrd(path, RawSelection{}); }
+
+RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFileSummary* summary) {
+  require_readable_hdf5(path);
+  check_ismrmrd_raw_layout(path, k_group);
+  RawData raw;
+  RawFileSummary sum;
+  try {
+    ISMRMRD::Dataset d(path.c_str(), k_group, false);
+    std::string xml;
+    d.readHeader(xml);
+    ISMRMRD::IsmrmrdHeader h;
+    try {
+      ISMRMRD::deserialize(xml.c_str(), h);
+    } catch (const std::exception& ex) {
+      throw InputError(path + ": header XML is not a valid ISMRMRD header (" + std::string(ex.what()).substr(0, 120) + ")");
+    }
+    if (h.encoding.empty()) throw InputError(path + ": header has no encoding");
+    const auto& e = h.encoding[0];
+    const bool cart = e.trajectory == ISMRMRD::TrajectoryType::CARTESIAN;
+    sum.trajectory = trajectory_name(e.trajectory);
+    if (!cart) raw.trajectory_type = sum.trajectory;
+    const auto& em = e.encodedSpace.matrixSize;
+    if (em.x < 1 || em.y < 1)
+      throw InputError(path + ": encodedSpace.matrixSize = " + std::to_string(em.x) + "x" + std::to_string(em.y) +
+                       " (allowed: 1 .. 65535 each)");
+    if (em.z > 1 && !cart)
+      throw InputError(path + ": encodedSpace.matrixSize.z = " + std::to_string(em.z) +
+                       ": 3-D encoding of non-Cartesian data is not supported (allowed: 1)");
+    // Multi-slice and 3-D limits: every acquisition's slice and kspace_encode_step_2 must lie inside them.
+    const int max_slice = e.encodingLimits.slice ? e.encodingLimits.slice->maximum : -1;  // -1: not stated
+    int partitions = std::max<int>(1, em.z);
+    if (e.encodingLimits.kspace_encoding_step_2) partitions = std::max<int>(partitions, e.encodingLimits.kspace_encoding_step_2->maximum + 1);
+    raw.fov_z_m = e.encodedSpace.fieldOfView_mm.z * 1e-3;
+    raw.fov_x_m = e.encodedSpace.fieldOfView_mm.x * 1e-3;
+    raw.fov_y_m = e.encodedSpace.fieldOfView_mm.y * 1e-3;
+    raw.recon_nx = e.reconSpace.matrixSize.x;
+    raw.recon_ny = e.reconSpace.matrixSize.y;
+    raw.recon_fov_x_m = e.reconSpace.fieldOfView_mm.x * 1e-3;
+    raw.recon_fov_y_m = e.reconSpace.fieldOfView_mm.y * 1e-3;
+    if (h.sequenceParameters) {
+      const auto& sp = *h.sequenceParameters;
+      if (sp.TR && !sp.TR->empty()) raw.TR_s = (*sp.TR)[0] * 1e-3;
+      if (sp.TE && !sp.TE->empty()) raw.TE_s = (*sp.TE)[0] * 1e-3;
+      if (sp.flipAngle_deg && !sp.flipAngle_deg->empty()) raw.flip_angle_deg = (*sp.flipAngle_deg)[0];
+    }
+    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->systemFieldStrength_T)
+      raw.field_T = *h.acquisitionSystemInformation->systemFieldStrength_T;
+    else if (h.experimentalConditions.H1resonanceFrequency_Hz > 0)
+      raw.field_T = h.experimentalConditions.H1resonanceFrequency_Hz / k_gamma_1H_Hz_per_T;
+    if (h.measurementInformation && h.measurementInformation->protocolName)
+      raw.scenario_name = *h.measurementInformation->protocolName;
+    int header_coils = 0;
+    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->receiverChannels)
+      header_coils = *h.acquisitionSystemInformation->receiverChannels;
+    double rnbw = 1;  // relativeReceiverNoiseBandwidth; absent: the noise scan sees the nominal band
+    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth) {
+      rnbw = *h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth;
+      if (!(rnbw > 0 && rnbw <= 2))
+        throw InputError(path + ": acquisitionSystemInformation.relativeReceiverNoiseBandwidth = " + std::to_string(rnbw) +
+                         " (allowed: 0 < value <= 2)");
+    }
+
+    // One pass: noise apart, the selected dataset kept, the rest counted for the summary.
+    const uint32_t n_acq = d.getNumberOfAcquisitions();
+    if (n_acq == 0) throw InputError(path + ": no acquisitions");
+    sum.acquisitions = static_cast<int>(n_acq);
+    std::vector<ISMRMRD::Acquisition> selected;
+    std::vector<ISMRMRD::Acquisition> noise;
+    // Flag numbers (libismrmrd's isFlagSet takes the bit number) of readouts that are never image data.
+    const ISMRMRD::ISMRMRD_AcquisitionFlags never_image[] = {
+        ISMRMRD::ISMRMRD_ACQ_IS_NAVIGATION_DATA,  ISMRMRD::ISMRMRD_ACQ_IS_PHASECORR_DATA,
+        ISMRMRD::ISMRMRD_ACQ_IS_DUMMYSCAN_DATA,   ISMRMRD::ISMRMRD_ACQ_IS_RTFEEDBACK_DATA,
+        ISMRMRD::ISMRMRD_ACQ_IS_HPFEEDBACK_DATA,  ISMRMRD::ISMRMRD_ACQ_IS_SURFACECOILCORRECTIONSCAN_DATA};
+    for (uint32_t a = 0; a < n_acq; ++a) {
+      ISMRMRD::Acquisition acq;
+      d.readAcquisition(a, acq);
+      if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_NOISE_MEASUREMENT)) {
+        ++sum.noise_acquisitions;
+        noise.push_back(std::move(acq));
+        continue;
+      }
+      bool skip = false;
+      for (auto fl : never_image) skip |= acq.isFlagSet(fl);
+      if (skip) continue;
+      const auto& idx = acq.idx();
+      if ((max_slice >= 0 && idx.slice > max_slice) || idx.kspace_encode_step_2 >= partitions)
+        throw InputError(path + ": acquisition " + std::to_string(a) + " has slice " + std::to_string(idx.slice) +
+                         " and kspace_encode_step_2 " + std::to_string(idx.kspace_encode_step_2) +
+                         " (allowed by the header's encodingLimits / encodedSpace.matrixSize.z: slice 0.." +
+                         (max_slice >= 0 ? std::to_string(max_slice) : std::string("any")) + ", kspace_encode_step_2 0.." +
+                         std::to_string(partitions - 1) + ")");
+      sum.slices = std::max(sum.slices, idx.slice + 1);
+      sum.repetitions = std::max(sum.repetitions, idx.repetition + 1);
+      sum.contrasts = std::max(sum.contrasts, idx.contrast + 1);
+      if ((sel.slice >= 0 && idx.slice != sel.slice) || idx.repetition != sel.repetition || idx.contrast != sel.contrast) continue;
+      selected.push_back(std::move(acq));
+    }
+    const bool all_slices = sel.slice < 0;  // the whole multi-slice stack
+    if (sel.slice < -1 || sel.slice >= sum.slices || sel.repetition < 0 || sel.repetition >= sum.repetitions ||
+        sel.contrast < 0 || sel.contrast >= sum.contrasts || selected.empty())
+      throw InputError(path + ": no data for slice " + std::to_string(sel.slice) + ", repetition " +
+                       std::to_string(sel.repetition) + ", contrast " + std::to_string(sel.contrast) + " (allowed: slice -1 (all), 0.." +
+                       std::to_string(sum.slices - 1) + ", repetition 0.." + std::to_string(sum.repetitions - 1) +
+                       ", contrast 0.." + std::to_string(sum.contrasts - 1) + ")");
+
+    raw.ncoils = header_coils > 0 ? header_coils : selected.front().active_channels();
+    raw.dwell_s = selected.front().sample_time_us() * 1e-6;
+    int max_samples = 0;
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      auto& acq = selected[i];
+      if (acq.active_channels() != raw.ncoils)
+        throw InputError(path + ": acquisition with kspace_encode_step_1 = " + std::to_string(acq.idx().kspace_encode_step_1) +
+                         " has " + std::to_string(acq.active_channels()) + " channels, header receiverChannels says " +
+                         std::to_string(raw.ncoils));
+      max_samples = std::max<int>(max_samples, acq.number_of_samples());
+    }
+
+    if (cart) {
+      raw.nx = std::max<int>(em.x, max_samples);
+      raw.ny = em.y;
+      int center_line = raw.ny / 2;
+      if (e.encodingLimits.kspace_encoding_step_1) {
+        const auto& lim = *e.encodingLimits.kspace_encoding_step_1;
+        raw.ny = std::max<int>(raw.ny, lim.maximum + 1);
+        // A centre of 0 is what writers leave when they do not say; k = 0 on the first line is not a real scan.
+        if (lim.center > 0) center_line = lim.center;
+      }
+      for (auto& acq : selected) raw.ny = std::max<int>(raw.ny, acq.idx().kspace_encode_step_1 + 1);
+      raw.slices = all_slices ? sum.slices : 1;
+      raw.partitions = partitions;
+      if (raw.kspace_size() > k_max_samples)
+        throw InputError(path + ": encodedSpace " + std::to_string(raw.nx) + "x" + std::to_string(raw.ny) + "x" +
+                         std::to_string(raw.partitions) + " in " + std::to_string(raw.slices) + " slice(s) with " +
+                         std::to_string(raw.ncoils) + " channels is too large (allowed: at most 2^28 samples)");
+      raw.center_line = center_line;
+      if (raw.partitions > 1 && e.encodingLimits.kspace_encoding_step_2 && e.encodingLimits.kspace_encoding_step_2->center > 0)
+        raw.center_partition = e.encodingLimits.kspace_encoding_step_2->center;
+      raw.kspace.assign(raw.kspace_size(), {});
+      raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
+      std::vector<int> count(static_cast<std::size_t>(raw.ny) * raw.slices * raw.partitions, 0);
+      std::map<int, float> slice_z_mm;  // slice -> position z, for the spacing
+      int k0_col = -1;
+      for (auto& acq : selected) {
+        const int ns = acq.number_of_samples();
+        // A full readout keeps its own k-space centre; a shorter (asymmetric-echo) one is placed so that
+        // its centre sample lands on the centre of the encoded readout.
+        const int k0 = ns == raw.nx ? (acq.center_sample() > 0 ? acq.center_sample() : raw.nx / 2) : raw.nx / 2;
+        const int offset = ns == raw.nx ? 0 : raw.nx / 2 - acq.center_sample();
+        if (offset < 0 || offset + ns > raw.nx)
+          throw InputError(path + ": acquisition with " + std::to_string(ns) + " samples and center_sample " +
+                           std::to_string(acq.center_sample()) + " does not fit the encoded readout of " +
+                           std::to_string(raw.nx) + " samples");
+        if (k0_col >= 0 && k0 != k0_col)
+          throw InputError(path + ": acquisitions disagree on the k-space centre sample (" + std::to_string(k0_col) +
+                           " and " + std::to_string(k0) + ")");
+        k0_col = k0;
+        const int line = acq.idx().kspace_encode_step_1;
+        const int slc = all_slices ? acq.idx().slice : 0, par = acq.idx().kspace_encode_step_2;
+        slice_z_mm[slc] = acq.position()[2];
+        for (int c = 0; c < raw.ncoils; ++c)
+          for (int s = 0; s < ns; ++s)
+            raw.kspace[raw.index(c, slc, par, line, offset + s)] += acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+        ++count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
+        auto& f = raw.line_flags[static_cast<std::size_t>(line)];
+        f |= kLineAcquired;
+        if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING)) f |= kLineCalibration | kLineImaging;
+        else if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION)) f |= kLineCalibration;
+        else f |= kLineImaging;
+      }
+      raw.center_sample = k0_col;
+      // Averages of a line are averaged.
+      for (int slc = 0; slc < raw.slices; ++slc)
+        for (int par = 0; par < raw.partitions; ++par)
+          for (int line = 0; line < raw.ny; ++line) {
+            const int n = count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
+            if (n > 1)
+              for (int c = 0; c < raw.ncoils; ++c)
+                for (int s = 0; s < raw.nx; ++s) raw.kspace[raw.index(c, slc, par, line, s)] /= static_cast<float>(n);
+          }
+      if (raw.slices > 1 && slice_z_mm.count(0) && slice_z_mm.count(1))
+        raw.slice_spacing_m = std::abs(slice_z_mm[1] - slice_z_mm[0]) * 1e-3;
+      int prev = -1, gap = 0;
+      for (int line = 0; line < raw.ny; ++line) {
+        const auto f = raw.line_flags[static_cast<std::size_t>(line)];
+        if (f & kLineCalibration) ++sum.calibration_lines;
+        if (!(f & kLineImaging)) continue;
+        if (prev >= 0) gap = std::gcd(gap, line - prev);
+        prev = line;
+      }
+      if (prev < 0) throw InputError(path + ": no imaging lines in the selected dataset (only calibration)");
+      raw.accel_R = std::max(1, gap);
+      if (e.parallelImaging && e.parallelImaging->accelerationFactor.kspace_encoding_step_1 > 1)
+        raw.accel_R = e.parallelImaging->accelerationFactor.kspace_encoding_step_1;
+    } else {
+      // Non-Cartesian: one RawData line per readout, ordered by kspace_encode_step_1 when that numbers
+      // the readouts 0..n-1, else in file order.
+      if (all_slices && sum.slices > 1)
+        throw InputError(path + ": non-Cartesian data in " + std::to_string(sum.slices) +
+                         " slices are read one slice at a time (allowed: --slice 0.." + std::to_string(sum.slices - 1) + ")");
+      raw.nx = max_samples;
+      raw.ny = static_cast<int>(selected.size());
+      raw.traj_dims = selected.front().trajectory_dimensions();
+      if (raw.traj_dims < 2 || raw.traj_dims > 3)
+        throw InputError(path + ": non-Cartesian acquisition has trajectory_dimensions = " + std::to_string(raw.traj_dims) +
+                         " (allowed: 2 or 3)");
+      if (static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils > k_max_samples)
+        throw InputError(path + ": " + std::to_string(raw.ny) + " readouts of " + std::to_string(raw.nx) +
+                         " samples is too large (allowed: at most 2^28 samples)");
+      std::vector<int> order(selected.size(), -1);
+      bool by_step = true;
+      std::vector<char> seen(selected.size(), 0);
+      for (std::size_t i = 0; i < selected.size(); ++i) {
+        const std::size_t k = selected[i].idx().kspace_encode_step_1;
+        if (k >= selected.size() || seen[k]) by_step = false;
+        else seen[k] = 1;
+      }
+      raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
+      raw.traj.assign(static_cast<std::size_t>(raw.ny) * raw.nx * raw.traj_dims, 0.f);
+      raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
+      for (std::size_t i = 0; i < selected.size(); ++i) {
+        auto& acq = selected[i];
+        const int line = by_step ? acq.idx().kspace_encode_step_1 : static_cast<int>(i);
+        if (acq.number_of_samples() != raw.nx || acq.trajectory_dimensions() != raw.traj_dims)
+          throw InputError(path + ": non-Cartesian readouts differ in samples or trajectory dimensions (readout " +
+                           std::to_string(i) + ")");
+        for (int c = 0; c < raw.ncoils; ++c)
+          for (int s = 0; s < raw.nx; ++s) raw.at(c, line, s) = acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+        for (int s = 0; s < raw.nx; ++s)
+          for (int dd = 0; dd < raw.traj_dims; ++dd)
+            raw.traj[(static_cast<std::size_t>(line) * raw.nx + s) * raw.traj_dims + dd] =
+                acq.traj(static_cast<uint16_t>(dd), static_cast<uint16_t>(s)) * static_cast<float>(traj_matrix(e, dd));
+        raw.line_flags[static_cast<std::size_t>(line)] = kLineAcquired | kLineImaging;
+      }
+      raw.center_sample = selected.front().center_sample();
+      if (raw.recon_nx <= 0) raw.recon_nx = em.x;
+      if (raw.recon_ny <= 0) raw.recon_ny = em.y;
+    }
+
+    // Noise acquisitions of every slice/repetition: [coil][sample], for prewhitening, referred to the
+    // data's bandwidth (their dwell time may differ; see noise_bandwidth_scale).
+    for (auto& acq : noise) {
+      if (acq.active_channels() != raw.ncoils)
+        throw InputError(path + ": noise acquisition has " + std::to_string(acq.active_channels()) +
+                         " channels, the data " + std::to_string(raw.ncoils));
+      raw.noise_samples += acq.number_of_samples();
+    }
+    if (raw.noise_samples > 0) {
+      raw.noise.assign(static_cast<std::size_t>(raw.noise_samples) * raw.ncoils, {});
+      int s0 = 0;
+      for (auto& acq : noise) {
+        const float bw = static_cast<float>(noise_bandwidth_scale(acq.sample_time_us() * 1e-6, raw.dwell_s, rnbw));
+        for (int c = 0; c < raw.ncoils; ++c)
+          for (int s = 0; s < acq.number_of_samples(); ++s)
+            raw.noise[static_cast<std::size_t>(c) * raw.noise_samples + s0 + s] =
+                bw * acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+        s0 += acq.number_of_samples();
+      }
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& ex) {
+    throw InputError(path + ": not a readable ISMRMRD raw-data file (" + std::string(ex.what()).substr(0, 160) + ")");
+  }
+  if (summary) *summary = sum;
+  return raw;
+}
+
+void write_complex_image_ismrmrd(const std::string& path, int nx, int ny, int nz, const float fov_mm[3],
+                                 const std::complex<float>* data) {
+  quiet_hdf5();
+  AtomicOutput out(path);
+  try {
+    ISMRMRD::Dataset d(out.temp_path().c_str(), k_group, true);
+    ISMRMRD::Image<std::complex<float>> im(static_cast<uint16_t>(nx), static_cast<uint16_t>(ny), static_cast<uint16_t>(nz), 1);
+    im.setFieldOfView(fov_mm[0], fov_mm[1], fov_mm[2]);
+    im.setImageType(ISMRMRD::ISMRMRD_IMTYPE_COMPLEX);
+    im.setImageIndex(1);
+    im.setImageSeriesIndex(1);
+    im.setReadDirection(1.f, 0.f, 0.f);
+    im.setPhaseDirection(0.f, 1.f, 0.f);
+    im.setSliceDirection(0.f, 0.f, 1.f);
+    std::copy(data, data + static_cast<std::size_t>(nx) * ny * nz, im.begin());
+    d.appendImage(k_image_var, im);
+  } catch (const std::exception& ex) {
+    throw std::runtime_error(path + ": cannot write ISMRMRD image (" + std::string(ex.what()).substr(0, 200) + ")");
+  }
+  out.commit();
+}
+
+void write_image_ismrmrd(const std::string& path, const Image2D& image) {
+  if (image.nx <= 0 || image.ny <= 0 || image.nx > 65535 || image.ny > 65535 || image.data.size() != image.size())
+    throw InputError(path + ": image " + std::to_string(image.nx) + "x" + std::to_string(image.ny) +
+                     " does not match its data (allowed: 1 .. 65535 each)");
+  const float fov_mm[3] = {static_cast<float>(image.fov_x_m * 1e3), static_cast<float>(image.fov_y_m * 1e3), 1.f};
+  write_complex_image_ismrmrd(path, image.nx, image.ny, 1, fov_mm, image.data.data());
+}
+
+ImageVolume read_image_volume_ismrmrd(const std::string& path) {
+  require_readable_hdf5(path);
+  check_ismrmrd_image_layout(path, k_group, k_image_var);
+  ImageVolume v;
+  try {
+    ISMRMRD::Dataset d(path.c_str(), k_group, false);
+    ISMRMRD::Image<std::complex<float>> im;
+    d.readImage(k_image_var, 0, im);
+    v.nx = im.getMatrixSizeX();
+    v.ny = im.getMatrixSizeY();
+    v.nz = std::max<int>(1, im.getMatrixSizeZ());
+    v.fov_x_m = im.getFieldOfViewX() * 1e-3;
+    v.fov_y_m = im.getFieldOfViewY() * 1e-3;
+    v.fov_z_m = im.getFieldOfViewZ() * 1e-3;
+    if (im.getNumberOfChannels() > 1)
+      throw InputError(path + ": image has " + std::to_string(im.getNumberOfChannels()) + " channels (allowed: 1)");
+    v.data.assign(im.begin(), im.begin() + static_cast<std::ptrdiff_t>(v.plane() * v.nz));
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& ex) {
+    throw InputError(path + ": not a readable ISMRMRD image file (" + std::string(ex.what()).substr(0, 160) + ")");
+  }
+  return v;
+}
+
+Image2D read_image_ismrmrd(const std::string& path) {
+  const ImageVolume v = read_image_volume_ismrmrd(path);
+  if (v.nz > 1)
+    throw InputError(path + ": image has " + std::to_string(v.nz) + " partitions (allowed: 1; a volume: read it as one)");
+  return v.slice(0);
+}
+
+}  // namespace mrwb

@@ -1,0 +1,111 @@
+// Volume outputs of the 3-D non-Cartesian reconstruction: BART .cfl, NIfTI-1 .nii, ISMRMRD image .h5.
+// file_io.hpp's writers take 2-D images; the NIfTI-1 header is filled here by the standard's byte offsets
+// (nifti1.h) rather than a second copy of nifti_io.cpp's struct.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+#include "mrwb/base/atomic_file.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/io/image_volume_io.hpp"
+#include "mrwb/recon/noncart.hpp"
+
+namespace mrwb::noncart {
+namespace {
+
+std::string extension(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? "" : path.substr(dot);
+}
+
+template <typename T>
+void put(char* header, std::size_t offset, T value) {
+  std::memcpy(header + offset, &value, sizeof(T));
+}
+
+void write_nifti_volume(const std::string& path, const Volume& v) {
+  const int nz = v.dims == 3 ? v.n : 1;
+  if (v.n < 1 || v.n > 32767) throw InputError(path + ": volume of " + std::to_string(v.n) + "^3 does not fit NIfTI-1 (allowed: 1 .. 32767)");
+  std::vector<float> mag(v.data.size());
+  std::transform(v.data.begin(), v.data.end(), mag.begin(), [](const cfloat& c) { return std::abs(c); });
+  const float dx = v.fov_m > 0 ? static_cast<float>(v.fov_m * 1e3 / v.n) : 1.f;  // mm
+  const float origin = -static_cast<float>(v.n / 2) * dx;                        // voxel n/2 at 0 (x = (i - n/2)/n)
+  char h[348] = {};
+  put<std::int32_t>(h, 0, 348);                             // sizeof_hdr
+  h[38] = 'r';                                              // regular
+  const std::int16_t dim[8] = {3, static_cast<std::int16_t>(v.n), static_cast<std::int16_t>(v.n),
+                               static_cast<std::int16_t>(nz), 1, 1, 1, 1};
+  std::memcpy(h + 40, dim, sizeof dim);                     // dim[8]
+  put<std::int16_t>(h, 70, 16);                             // datatype float32
+  put<std::int16_t>(h, 72, 32);                             // bitpix
+  const float pixdim[8] = {1.f, dx, dx, dx, 1.f, 1.f, 1.f, 1.f};  // qfac 1
+  std::memcpy(h + 76, pixdim, sizeof pixdim);
+  put<float>(h, 108, 352.f);                                // vox_offset
+  put<float>(h, 112, 1.f);                                  // scl_slope
+  h[123] = 2 | 8;                                           // xyzt_units mm, s
+  put<float>(h, 124, mag.empty() ? 0.f : *std::max_element(mag.begin(), mag.end()));  // cal_max
+  std::strncpy(h + 148, "MR Workbench magnitude volume", 79);  // descrip
+  put<std::int16_t>(h, 252, 1);                             // qform_code scanner
+  put<std::int16_t>(h, 254, 1);                             // sform_code scanner
+  for (int a = 0; a < 3; ++a) {
+    put<float>(h, 268 + 4 * a, origin);                     // qoffset_x/y/z
+    put<float>(h, 280 + 16 * a + 4 * a, dx);                // srow_{x,y,z}[a]
+    put<float>(h, 280 + 16 * a + 12, origin);               // srow_{x,y,z}[3]
+  }
+  std::memcpy(h + 344, "n+1\0", 4);                         // magic
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temp_path(), std::ios::binary);
+    if (!f) throw InputError(path + ": cannot open for writing");
+    f.write(h, sizeof h);
+    const char ext[4] = {0, 0, 0, 0};
+    f.write(ext, 4);
+    f.write(reinterpret_cast<const char*>(mag.data()), static_cast<std::streamsize>(mag.size() * sizeof(float)));
+    if (!f.flush()) throw std::runtime_error(path + ": write failed");
+  }
+  out.commit();
+}
+
+void write_ismrmrd_volume(const std::string& path, const Volume& v) {
+  if (v.n < 1 || v.n > 65535) throw InputError(path + ": volume of " + std::to_string(v.n) + "^3 (allowed: 1 .. 65535)");
+  const int nz = v.dims == 3 ? v.n : 1;
+  const float fov_mm = v.fov_m > 0 ? static_cast<float>(v.fov_m * 1e3) : static_cast<float>(v.n);
+  const float fov3[3] = {fov_mm, fov_mm, v.dims == 3 ? fov_mm : fov_mm / v.n};
+  write_complex_image_ismrmrd(path, v.n, v.n, nz, fov3, v.data.data());
+}
+
+}  // namespace
+
+void check_volume_path(const std::string& path) {
+  const std::string ext = extension(path);
+  if (ext != ".cfl" && ext != ".nii" && ext != ".h5")
+    throw InputError(path + ": --out of a 3-D reconstruction must be a volume (allowed: .cfl, .nii, .h5)");
+  require_output_folder(path);
+}
+
+void write_volume(const std::string& path, const Volume& v) {
+  check_volume_path(path);
+  if (v.data.size() != static_cast<std::size_t>(v.n) * v.n * (v.dims == 3 ? v.n : 1))
+    throw InputError(path + ": volume data does not match " + std::to_string(v.n) + "^" + std::to_string(v.dims));
+  const std::string ext = extension(path);
+  if (ext == ".nii") return write_nifti_volume(path, v);
+  if (ext == ".h5") return write_ismrmrd_volume(path, v);
+  CflArray a;
+  a.dims = {v.n, v.n, v.dims == 3 ? v.n : 1};
+  a.data = v.data;
+  write_cfl(path, a);
+}
+
+Volume reconstruct_volume_to_files(const RawData& raw, const std::string& method, const std::string& backend,
+                                   const NoncartParams& p, const std::vector<std::string>& outputs,
+                                   const ProgressFn& progress, const CancelToken& cancel) {
+  for (const auto& o : outputs) check_volume_path(o);
+  const Volume v = reconstruct_volume(raw, method, backend, p, progress, cancel);
+  for (const auto& o : outputs) write_volume(o, v);
+  return v;
+}
+
+}  // namespace mrwb::noncart

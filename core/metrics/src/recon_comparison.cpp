@@ -1,0 +1,72 @@
+#include "mrwb/metrics/recon_comparison.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <stdexcept>
+
+#include "mrwb/base/errors.hpp"
+
+namespace mrwb {
+
+ReconComparison compare_reconstructions(const RawData& raw, const Image2D* truth,
+                                        const std::vector<ComparisonRequest>& requests, const ProgressFn& progress,
+                                        const CancelToken& cancel) {
+  ReconComparison out;
+  if (truth && truth->size() > 0) {
+    out.has_truth = true;
+    out.truth = *truth;
+    out.truth_magnitude = truth->magnitude();
+  }
+  const double n = std::max<std::size_t>(1, requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    cancel.throw_if_cancelled();
+    const ComparisonRequest& req = requests[i];
+    ComparisonEntry e;
+    e.label = req.label.empty() ? req.options.method : req.label;
+    e.method = req.options.method;
+    ProgressFn sub;
+    if (progress) sub = [&](double f, std::string_view stage) { progress((i + std::clamp(f, 0.0, 1.0)) / n, stage); };
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      auto recon = make_reconstructor(req.options.method, req.options.backend);
+      e.backend = recon->name();
+      e.image = recon->reconstruct(raw, req.options, sub, cancel);
+      e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      e.magnitude = e.image.magnitude();
+      if (out.has_truth && e.image.nx == out.truth.nx && e.image.ny == out.truth.ny) {
+        e.metrics = compare_images(e.magnitude, out.truth_magnitude, e.image.nx, e.image.ny);
+        e.error_map = error_map(e.magnitude, out.truth_magnitude);
+        e.has_metrics = true;
+      }
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const std::exception& ex) {  // InputError or "not available": reported per method
+      e.error = ex.what();
+      e.image = {};
+      e.magnitude.clear();
+    }
+    if (progress) progress((i + 1) / n, "compare");
+    out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<ComparisonRequest> comparison_requests(const std::vector<std::string>& methods,
+                                                   const std::string& backend) {
+  const auto known = reconstructor_methods();
+  std::vector<ComparisonRequest> out;
+  for (const auto& m : methods) {
+    if (std::find(known.begin(), known.end(), m) == known.end())
+      throw InputError("comparison method " + m + ": unknown (allowed: fft, grappa, gridding, cg)");
+    ComparisonRequest r;
+    r.options.method = m;
+    r.options.backend = backend;
+    r.label = m;
+    std::transform(r.label.begin(), r.label.end(), r.label.begin(), [](unsigned char c) { return std::toupper(c); });
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace mrwb

@@ -1,0 +1,77 @@
+#include "mrwb/pipeline/pipeline.hpp"
+
+#include <chrono>
+
+#include "mrwb/pipeline/phase_contrast.hpp"
+#include "mrwb/recon/multislice.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/recon/velocity.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/noncart_simulation.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/volume_simulation.hpp"
+
+namespace mrwb {
+
+PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel) {
+  auto engine = make_simulation_engine(scenario.backend);
+  ProgressFn sim_progress;
+  if (progress) sim_progress = [&](double f, std::string_view stage) { progress(0.95 * f, stage); };
+  std::optional<VelocityMap> velocity;
+  SimulationResult sim;
+  std::optional<VolumeSimulationResult> volume;  // multi-slice / 3-D: shown by its central slice / partition
+  if (is_volume_scenario(scenario)) {
+    volume = simulate_volume(scenario, *engine, sim_progress, cancel);
+    sim.backend = volume->backend;
+    sim.seconds = volume->seconds;
+  } else if (scenario.sequence.type == "phase_contrast") {
+    // The reference segment is reconstructed and compared like any image; the velocity map rides along.
+    PhaseContrastResult pc = simulate_phase_contrast(scenario, *engine, sim_progress, cancel);
+    sim.raw = std::move(pc.segments.front());
+    sim.truth = std::move(pc.truth);
+    sim.backend = pc.backend;
+    sim.seconds = pc.simulate_seconds;
+    velocity = std::move(pc.velocity);
+  } else {
+    sim = scenario.sequence.trajectory == "cartesian" ? simulate(scenario, *engine, sim_progress, cancel)
+                                                      : simulate_noncart(scenario, *engine, sim_progress, cancel);
+  }
+
+  PipelineResult r;
+  r.backend = sim.backend;
+  r.simulate_seconds = sim.seconds;
+  const auto t0 = std::chrono::steady_clock::now();
+  ReconOptions options;
+  options.method = scenario.recon.method;
+  options.backend = scenario.recon.method == "fft" ? "auto" : scenario.backend;  // FFT is CPU only
+  options.grappa.kernel_pe = scenario.recon.grappa_kernel_pe;
+  options.grappa.kernel_ro = scenario.recon.grappa_kernel_ro;
+  options.grappa.lambda = scenario.recon.grappa_lambda;
+  options.grappa.approach = scenario.recon.grappa_approach;
+  options.grappa.eta = scenario.recon.grappa_eta;
+  options.grappa.clip = scenario.recon.grappa_clip;
+  if (volume) {
+    const RawData& raw = volume->raw;
+    const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;
+    r.recon = reconstruct_volume(raw, options, {}, cancel).slice(plane);
+    sim.truth = volume->truth.slice(plane);
+    // Its k-space: the central slice, or the kz = 0 partition of a slab (its projection along z).
+    sim.raw = raw.slices > 1 ? extract_slice(raw, plane, 0) : extract_slice(raw, 0, raw.k0_partition());
+  } else {
+    r.recon = reconstruct(sim.raw, options, {}, cancel);
+  }
+  r.recon_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto recon_mag = r.recon.magnitude();
+  const auto truth_mag = sim.truth.magnitude();
+  r.metrics = compare_images(recon_mag, truth_mag, r.recon.nx, r.recon.ny);
+  r.error_map = error_map(recon_mag, truth_mag);
+  r.raw = std::move(sim.raw);
+  r.truth = std::move(sim.truth);
+  r.velocity = std::move(velocity);
+  if (progress) progress(1.0, "done");
+  return r;
+}
+
+}  // namespace mrwb

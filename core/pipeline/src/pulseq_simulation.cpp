@@ -1,0 +1,104 @@
+#include "mrwb/pipeline/pulseq_simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/pipeline/phase_contrast.hpp"
+#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/simulation/block_simulation.hpp"
+#include "mrwb/simulation/noncart_simulation.hpp"
+
+namespace mrwb {
+
+namespace {
+
+// Cartesian: every ADC samples a line along x (equal kx steps) at one ky and kz. [cycles/m]
+bool cartesian_readouts(const seq::ProgramConversion& c, double dk_tolerance) {
+  std::size_t o = 0;
+  for (int n : c.adc_samples) {
+    for (int i = 1; i < n; ++i) {
+      const std::size_t j = o + i;
+      if (std::abs(c.ky[j] - c.ky[o]) > dk_tolerance || std::abs(c.kz[j] - c.kz[o]) > dk_tolerance ||
+          (i > 1 && std::abs((c.kx[j] - c.kx[j - 1]) - (c.kx[o + 1] - c.kx[o])) > dk_tolerance))
+        return false;
+    }
+    o += n;
+  }
+  return true;
+}
+
+// A non-Cartesian segment: the k of every sample (from the file's gradients) as its trajectory in cycles
+// per FOV (BART convention, rows by LIN as the samples), and the samples scaled by the voxel area over the
+// FOV area, so that they are the object's Fourier transform in FOV units (as finish_noncart_raw).
+void attach_trajectory(const seq::ProgramConversion& c, const seq::BlockSequence& s, double voxel_m, int cells_per_voxel,
+                       RawData& raw) {
+  std::vector<int> seen(raw.ny, 0);
+  for (int line : c.adc_line) ++seen[line];
+  if (c.adc_count != raw.ny || std::any_of(seen.begin(), seen.end(), [](int n) { return n != 1; }))
+    throw InputError("non-Cartesian sequence: its " + std::to_string(c.adc_count) +
+                     " ADCs need distinct LIN labels 0 .. ADCs - 1 (allowed: each line once, or no LIN labels)");
+  const double fov[3] = {s.fov_m[0], s.fov_m[1], s.fov_m[2] > 0 ? s.fov_m[2] : s.fov_m[0]};
+  if (fov[0] <= 0 || fov[1] <= 0)
+    throw InputError("non-Cartesian sequence: no FOV in [DEFINITIONS] (allowed: FOV x y z > 0), needed for cycles/FOV");
+  bool three_d = false;
+  for (double kz : c.kz) three_d = three_d || std::abs(kz * fov[2]) > 1e-3;
+  const int D = three_d ? 3 : 2;
+  raw.traj_dims = D;
+  raw.traj.assign(static_cast<std::size_t>(raw.ny) * raw.nx * D, 0.f);
+  for (int a = 0; a < c.adc_count; ++a)
+    for (int i = 0; i < raw.nx; ++i) {
+      const std::size_t from = static_cast<std::size_t>(a) * raw.nx + i;
+      float* k = raw.traj.data() + (static_cast<std::size_t>(c.adc_line[a]) * raw.nx + i) * D;
+      k[0] = static_cast<float>(c.kx[from] * fov[0]);
+      k[1] = static_cast<float>(c.ky[from] * fov[1]);
+      if (three_d) k[2] = static_cast<float>(c.kz[from] * fov[2]);
+    }
+  raw.line_flags.clear();
+  raw.trajectory_type.clear();  // "other": a Pulseq file does not say
+  float area = static_cast<float>(voxel_m * voxel_m / (fov[0] * fov[1]));
+  // 3-D: the voxel's depth over the FOV's, and the cells per voxel along z (the segment's samples are
+  // scaled by the in-plane cell area only, simulate_block_sequence), as simulate_noncart's cell volume.
+  if (three_d) area *= static_cast<float>(voxel_m / fov[2] / cells_per_voxel);
+  for (auto& v : raw.kspace) v *= area;
+}
+
+}  // namespace
+
+ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const seq::BlockSequence& sequence,
+                                               SimulationEngine& engine, const ProgressFn& progress,
+                                               const CancelToken& cancel) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CellPhantom ph = build_phantom(scenario);
+  const CoilMaps coils = scenario_coil_maps(scenario, ph);
+  ImportedSequenceRun r;
+  r.backend = engine.name();
+  r.segments = simulate_block_sequence(ph, sequence, engine, coils, &r.truth, progress, cancel);
+  if (r.segments.empty()) throw InputError("the sequence has no ADC to simulate");
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The k of every sample, as simulate_block_sequence integrates it (k needs no fine RF steps).
+  seq::ConversionOptions k_only;
+  k_only.rf_step_s = 1.0;
+  const seq::ProgramConversion c = seq::to_sequence_program(sequence, k_only);
+  if (cartesian_readouts(c, 1e-3 / std::max(sequence.fov_m[0], 1e-3))) {
+    r.image = reconstruct_fft(r.segments.front());
+    return r;
+  }
+  if (r.segments.size() != 1)
+    throw InputError("non-Cartesian sequence with " + std::to_string(r.segments.size()) +
+                     " SET segments (allowed: one segment)");
+  RawData& raw = r.segments.front();
+  attach_trajectory(c, sequence, ph.cell_size_m * std::max(1, ph.cells_per_voxel), std::max(1, ph.cells_per_voxel), raw);
+  raw.scenario_name = scenario.name;
+  if (raw.traj_dims == 2) {
+    ReconOptions o;
+    o.method = "gridding";
+    r.image = noncart::make_gridding_reconstructor_cpu()->reconstruct(raw, o, {}, cancel);
+  }
+  return r;
+}
+
+}  // namespace mrwb

@@ -1,0 +1,168 @@
+// (P)CG on the SENSE normal equations (sum_c S_c^H F^H F S_c + lambda W^H W) rho = sum_c S_c^H F^H d_c.
+#include <fftw3.h>
+
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/fft.hpp"
+#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_regularizer.hpp"
+
+namespace mrwb::noncart {
+namespace {
+
+double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+  return s;
+}
+
+// M^{-1} r = IFFT(inv ⊙ FFT(r)) on the n grid (inv from circulant_preconditioner_inverse, 1/n^D included).
+struct CirculantInverse {
+  Grid g;
+  std::vector<double> inv_eig;
+  fftw_complex* buf;
+  fftw_plan fwd, bwd;
+  CirculantInverse(const Grid& grid, std::vector<double> inv) : g(grid), inv_eig(std::move(inv)) {
+    buf = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * g.voxels()));
+    std::lock_guard lock(fftw_planner_mutex());
+    const int n = g.n;
+    fwd = g.dims == 3 ? fftw_plan_dft_3d(n, n, n, buf, buf, FFTW_FORWARD, FFTW_ESTIMATE)
+                      : fftw_plan_dft_2d(n, n, buf, buf, FFTW_FORWARD, FFTW_ESTIMATE);
+    bwd = g.dims == 3 ? fftw_plan_dft_3d(n, n, n, buf, buf, FFTW_BACKWARD, FFTW_ESTIMATE)
+                      : fftw_plan_dft_2d(n, n, buf, buf, FFTW_BACKWARD, FFTW_ESTIMATE);
+  }
+  ~CirculantInverse() {
+    std::lock_guard lock(fftw_planner_mutex());
+    fftw_destroy_plan(fwd);
+    fftw_destroy_plan(bwd);
+    fftw_free(buf);
+  }
+  void apply(const std::vector<cdouble>& r, std::vector<cdouble>& z) const {
+    auto* b = reinterpret_cast<cdouble*>(buf);
+    std::copy(r.begin(), r.end(), b);
+    fftw_execute(fwd);
+    for (std::size_t i = 0; i < r.size(); ++i) b[i] *= inv_eig[i];
+    fftw_execute(bwd);
+    std::copy(b, b + r.size(), z.begin());
+  }
+};
+
+}  // namespace
+
+std::vector<double> coil_power(const Grid& g, const std::vector<cfloat>& sens, int coils) {
+  const std::size_t nv = g.voxels();
+  if (sens.empty()) return std::vector<double>(nv, 1.0);
+  std::vector<double> power(nv, 0.0);
+  for (int c = 0; c < coils; ++c)
+    for (std::size_t i = 0; i < nv; ++i) power[i] += std::norm(sens[static_cast<std::size_t>(c) * nv + i]);
+  return power;
+}
+
+std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
+                              const std::vector<cfloat>& sens, int coils, CgReport* report,
+                              const ProgressFn& progress, const CancelToken& cancel) {
+  const Grid& g = T.grid();
+  const std::size_t nv = g.voxels();
+  if (rhs.size() != nv) throw std::invalid_argument("cg: rhs size");
+  check_regularizer(o.regularizer);
+  if (o.preconditioner != "none" && o.preconditioner != "diagonal" && o.preconditioner != "circulant")
+    throw InputError("--preconditioner " + o.preconditioner + ": unknown (allowed: none, diagonal, circulant)");
+  if (o.lambda < 0 || !std::isfinite(o.lambda)) throw InputError("--lambda: must be a finite number >= 0");
+  const bool sense = !sens.empty();
+  if (sense && sens.size() != nv * static_cast<std::size_t>(coils))
+    throw InputError("sensitivities: need coils x n^D values");
+  // W as links (empty: identity); the anatomical W is preconditioned as plain differences.
+  const Links links = regularizer_links(g, o.regularizer, o.prior, o.edge_threshold);
+  const bool fd = !links.empty();
+
+  std::vector<cdouble> tmp(nv), tmp2(nv), reg(nv);
+  auto apply_A = [&](const std::vector<cdouble>& x, std::vector<cdouble>& y) {
+    if (!sense) {
+      T.apply(x.data(), y.data());
+    } else {
+      std::fill(y.begin(), y.end(), cdouble{});
+      for (int c = 0; c < coils; ++c) {
+        const cfloat* s = sens.data() + static_cast<std::size_t>(c) * nv;
+        for (std::size_t i = 0; i < nv; ++i) tmp[i] = cdouble(s[i]) * x[i];
+        T.apply(tmp.data(), tmp2.data());
+        for (std::size_t i = 0; i < nv; ++i) y[i] += std::conj(cdouble(s[i])) * tmp2[i];
+      }
+    }
+    if (o.lambda > 0) {
+      if (fd) {
+        apply_linked_fd_normal(g, links.data(), x.data(), reg.data());
+        for (std::size_t i = 0; i < nv; ++i) y[i] += o.lambda * reg[i];
+      } else {
+        for (std::size_t i = 0; i < nv; ++i) y[i] += o.lambda * x[i];
+      }
+    }
+  };
+
+  // Preconditioners. Diagonal: diag(A) = sum_c |S_c|^2 Q(0) + lambda diag(W^H W). Circulant: T. Chan's
+  // circulant of Q (scaled by the mean coil power) + lambda times the periodic W^H W.
+  const std::vector<double> power = coil_power(g, sens, coils);
+  std::vector<double> diag_inv;
+  std::unique_ptr<CirculantInverse> circ;
+  if (o.preconditioner == "diagonal") {
+    std::vector<cdouble> e(nv), Te(nv);
+    // Q(0): T applied to a unit impulse at any voxel; the centre of T's kernel.
+    e[0] = 1;
+    T.apply(e.data(), Te.data());
+    diag_inv = diagonal_preconditioner_inverse(g, links, power, Te[0].real(), o.lambda);
+  } else if (o.preconditioner == "circulant") {
+    double mean_power = 0;
+    for (double p : power) mean_power += p;
+    mean_power /= static_cast<double>(nv);
+    circ = std::make_unique<CirculantInverse>(
+        g, circulant_preconditioner_inverse(g, T.circulant_eigenvalues(), mean_power, o.lambda, fd));
+  }
+  auto precond = [&](const std::vector<cdouble>& r, std::vector<cdouble>& z) {
+    if (circ) {
+      circ->apply(r, z);
+    } else if (!diag_inv.empty()) {
+      for (std::size_t i = 0; i < nv; ++i) z[i] = r[i] * diag_inv[i];
+    } else {
+      z = r;
+    }
+  };
+
+  std::vector<cdouble> x(nv), r = rhs, z(nv), p(nv), Ap(nv);
+  const double bnorm = std::sqrt(dot_re(rhs, rhs));
+  CgReport rep;
+  if (bnorm == 0) {
+    if (report) *report = rep;
+    return x;
+  }
+  precond(r, z);
+  p = z;
+  double rz = dot_re(r, z);
+  for (int it = 0; it < o.iterations; ++it) {
+    cancel.throw_if_cancelled();
+    apply_A(p, Ap);
+    const double pAp = dot_re(p, Ap);
+    if (!(pAp > 0)) break;  // converged to round-off or A singular along p
+    const double alpha = rz / pAp;
+    for (std::size_t i = 0; i < nv; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * Ap[i];
+    }
+    const double rel = std::sqrt(dot_re(r, r)) / bnorm;
+    rep.residuals.push_back(rel);
+    rep.iterations = it + 1;
+    rep.relative_residual = rel;
+    if (progress) progress(static_cast<double>(it + 1) / o.iterations, "cg");
+    if (o.tolerance > 0 && rel < o.tolerance) break;
+    precond(r, z);
+    const double rz_new = dot_re(r, z);
+    const double beta = rz_new / rz;
+    rz = rz_new;
+    for (std::size_t i = 0; i < nv; ++i) p[i] = z[i] + beta * p[i];
+  }
+  if (report) *report = rep;
+  return x;
+}
+
+}  // namespace mrwb::noncart

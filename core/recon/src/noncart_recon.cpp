@@ -1,0 +1,266 @@
+// The non-Cartesian pipelines on the CPU (cg, gridding) and their Reconstructor adapters.
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/recon/gridding.hpp"
+#include "mrwb/recon/noncart.hpp"
+
+namespace mrwb::noncart {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+GriddingParams gridding_params(const NoncartParams& p) {
+  GriddingParams g;
+  g.width = p.kb_width;
+  g.oversampling = p.oversampling;
+  g.density = p.density;
+  g.kernel = p.kernel;
+  return g;
+}
+
+void validate_samples(const Grid& g, const Samples& s, const std::string& where) {
+  if (g.dims != 2 && g.dims != 3) throw InputError(where + ": trajectory dims " + std::to_string(g.dims) + " (allowed: 2, 3)");
+  if (g.n < 2 || g.n % 2) throw InputError(where + ": --matrix " + std::to_string(g.n) + " (allowed: even, >= 2)");
+  if (s.dims != g.dims || s.k.size() % s.dims) throw InputError(where + ": trajectory array size is not a multiple of its dims");
+  const std::size_t M = s.count();
+  if (M == 0) throw InputError(where + ": no samples");
+  if (s.d.size() != M * static_cast<std::size_t>(s.coils))
+    throw InputError(where + ": sample count mismatch: " + std::to_string(s.d.size()) + " values for " +
+                     std::to_string(M) + " trajectory points x " + std::to_string(s.coils) + " coils");
+  const double band = g.n / 2.0 * (1 + 1e-5);
+  for (std::size_t m = 0; m < M; ++m)
+    for (int d = 0; d < s.dims; ++d) {
+      const float v = s.k[m * s.dims + d];
+      if (!std::isfinite(v)) throw InputError(where + ": trajectory point " + std::to_string(m) + " is not finite");
+      if (std::abs(v) > band) {
+        std::ostringstream os;
+        os << where << ": trajectory point " << m << " k[" << d << "] = " << v << " cycles/FOV is outside the band of a "
+           << g.n << " matrix (allowed: -" << g.n / 2 << " .. " << g.n / 2 << ")";
+        throw InputError(os.str());
+      }
+    }
+  for (std::size_t i = 0; i < s.d.size(); ++i)
+    if (!std::isfinite(s.d[i].real()) || !std::isfinite(s.d[i].imag()))
+      throw InputError(where + ": sample " + std::to_string(i % M) + " of coil " + std::to_string(i / M) +
+                       " is NaN or infinite (allowed: finite values)");
+}
+
+int default_matrix(const Samples& s) {
+  double kmax = 0;
+  for (float v : s.k) kmax = std::max(kmax, static_cast<double>(std::abs(v)));
+  return std::max(2, 2 * static_cast<int>(std::ceil(kmax - 1e-4)));
+}
+
+Samples samples_from_raw(const RawData& raw) {
+  if (raw.cartesian()) throw InputError("recon: gridding/cg need a non-Cartesian trajectory (RawData traj, --traj)");
+  if (raw.traj_dims != 2 && raw.traj_dims != 3)
+    throw InputError("recon: trajectory dims " + std::to_string(raw.traj_dims) + " (allowed: 2, 3)");
+  const std::size_t M = static_cast<std::size_t>(raw.nx) * raw.ny;
+  if (raw.traj.size() != M * raw.traj_dims)
+    throw InputError("recon: sample count mismatch: trajectory has " + std::to_string(raw.traj.size() / raw.traj_dims) +
+                     " points, k-space " + std::to_string(M) + " samples per coil");
+  if (raw.kspace.size() != M * static_cast<std::size_t>(raw.ncoils))
+    throw InputError("recon: sample count mismatch: k-space has " + std::to_string(raw.kspace.size()) + " values, header " +
+                     std::to_string(M) + " x " + std::to_string(raw.ncoils) + " coils");
+  Samples s;
+  bool flat = true;
+  if (raw.traj_dims == 3)
+    for (std::size_t m = 0; m < M; ++m) flat &= raw.traj[m * 3 + 2] == 0.0f;
+  s.dims = raw.traj_dims == 3 && !flat ? 3 : 2;
+  s.k.resize(M * s.dims);
+  for (std::size_t m = 0; m < M; ++m)
+    for (int d = 0; d < s.dims; ++d) s.k[m * s.dims + d] = raw.traj[m * raw.traj_dims + d];
+  s.d = raw.kspace;
+  s.coils = raw.ncoils;
+  return s;
+}
+
+std::vector<cfloat> estimate_sensitivities(const Grid& g, const std::vector<std::vector<cdouble>>& lowres) {
+  const std::size_t nv = g.voxels();
+  const int coils = static_cast<int>(lowres.size());
+  std::vector<double> sos(nv);
+  double peak = 0;
+  for (const auto& c : lowres)
+    for (std::size_t i = 0; i < nv; ++i) sos[i] += std::norm(c[i]);
+  for (double v : sos) peak = std::max(peak, v);
+  const double eps = 1e-6 * peak;
+  std::vector<cfloat> s(nv * coils);
+  for (int c = 0; c < coils; ++c)
+    for (std::size_t i = 0; i < nv; ++i)
+      s[static_cast<std::size_t>(c) * nv + i] = cfloat(lowres[c][i] / std::sqrt(sos[i] + eps));
+  return s;
+}
+
+std::vector<cfloat> estimate_sensitivities(const Grid& g, const Samples& s, const GriddingParams& gp) {
+  const std::size_t M = s.count();
+  // Low-resolution coil images from the centre of k-space (|k| < n/8, Hann taper), density-compensated.
+  Samples lo;
+  lo.dims = s.dims;
+  std::vector<std::size_t> keep;
+  const double kc = g.n / 8.0;
+  for (std::size_t m = 0; m < M; ++m) {
+    double r2 = 0;
+    for (int d = 0; d < s.dims; ++d) r2 += static_cast<double>(s.k[m * s.dims + d]) * s.k[m * s.dims + d];
+    if (r2 < kc * kc) keep.push_back(m);
+  }
+  for (auto m : keep)
+    for (int d = 0; d < s.dims; ++d) lo.k.push_back(s.k[m * s.dims + d]);
+  lo.d.assign(keep.size(), cfloat(1, 0));
+  const std::vector<float> w = density_pipe_menon(g, lo, gp);
+  std::vector<std::vector<cdouble>> lowres(s.coils);
+  for (int c = 0; c < s.coils; ++c) {
+    std::vector<cfloat> dc(keep.size());
+    for (std::size_t i = 0; i < keep.size(); ++i) {
+      double r2 = 0;
+      for (int d = 0; d < s.dims; ++d) r2 += static_cast<double>(lo.k[i * s.dims + d]) * lo.k[i * s.dims + d];
+      const double hann = 0.5 * (1 + std::cos(M_PI * std::sqrt(r2) / kc));
+      dc[i] = s.d[static_cast<std::size_t>(c) * M + keep[i]] * static_cast<float>(hann);
+    }
+    lowres[c] = gridding_recon(g, lo.k.data(), dc.data(), keep.size(), w, gp);
+  }
+  return estimate_sensitivities(g, lowres);
+}
+
+CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams& p, Precision prec,
+                            const std::vector<cfloat>& sens_in, const ProgressFn& progress,
+                            const CancelToken& cancel) {
+  validate_samples(g, s, "cg");
+  const std::size_t M = s.count(), nv = g.voxels();
+  // F^H d and Q are unweighted sums by definition (no density compensation), and the gridded ones use the
+  // Kaiser-Bessel kernel as on CUDA (noncart_cg.cu): the gridding-only density / kernel options do not apply.
+  GriddingParams gp = gridding_params(p);
+  gp.density = "none";
+  gp.kernel = "kaiser-bessel";
+  CgResult res;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<cdouble>> fhd(s.coils);
+  for (int c = 0; c < s.coils; ++c) {
+    const cfloat* d = s.d.data() + static_cast<std::size_t>(c) * M;
+    fhd[c] = p.exact ? exact_fhd(g, s.k.data(), d, M, prec, 0, cancel) : gridded_fhd(g, s.k.data(), d, M, gp);
+    if (progress) progress(0.1 * (c + 1) / s.coils, "F^H d");
+  }
+  res.seconds_fhd = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<cdouble> q = p.exact ? exact_q(g, s.k.data(), M, prec, 0, cancel) : gridded_q(g, s.k.data(), M, gp);
+  res.seconds_q = seconds_since(t0);
+  if (progress) progress(0.3, "Q");
+  t0 = std::chrono::steady_clock::now();
+  std::vector<cfloat> sens = sens_in;
+  if (s.coils > 1 && sens.empty()) sens = estimate_sensitivities(g, s, gp);
+  std::vector<cdouble> rhs(nv);
+  if (sens.empty()) {
+    rhs = fhd[0];
+  } else {
+    for (int c = 0; c < s.coils; ++c)
+      for (std::size_t i = 0; i < nv; ++i) rhs[i] += std::conj(cdouble(sens[static_cast<std::size_t>(c) * nv + i])) * fhd[c][i];
+  }
+  const ToeplitzNormal T(g, q);
+  CgOptions o;
+  o.iterations = p.iterations;
+  o.lambda = p.lambda;
+  o.regularizer = p.regularizer;
+  o.prior = p.prior;
+  o.edge_threshold = p.edge_threshold;
+  o.preconditioner = p.preconditioner;
+  o.tolerance = p.tolerance;
+  ProgressFn cg_progress;
+  if (progress) cg_progress = [&](double f, std::string_view st) { progress(0.3 + 0.7 * f, st); };
+  res.image = cg_solve(T, rhs, o, sens, s.coils, &res.report, cg_progress, cancel);
+  res.seconds_solver = seconds_since(t0);
+  return res;
+}
+
+Image2D to_image2d(const Grid& g, const std::vector<cdouble>& v, double fov_m) {
+  Image2D img;
+  img.nx = img.ny = g.n;
+  img.fov_x_m = img.fov_y_m = fov_m;
+  img.data.resize(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) img.data[i] = cfloat(v[i]);
+  return img;
+}
+
+double magnitude_scale(const std::vector<float>& img, const std::vector<float>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < img.size(); ++i) num += static_cast<double>(img[i]) * ref[i], den += static_cast<double>(img[i]) * img[i];
+  return den > 0 ? num / den : 1.0;
+}
+
+namespace {
+
+void check_params(const NoncartParams& p) {
+  if (p.iterations < 1 || p.iterations > 10000) throw InputError("--iterations " + std::to_string(p.iterations) + ": allowed 1 .. 10000");
+  if (p.matrix < 0 || p.matrix % 2 || p.matrix > 1024)
+    throw InputError("--matrix " + std::to_string(p.matrix) + ": allowed even values 2 .. 1024 (0: from the trajectory)");
+}
+
+}  // namespace
+
+ReconInput recon_input(const RawData& raw, const NoncartParams& p, const std::string& method, int dims) {
+  check_params(p);
+  ReconInput in{{}, samples_from_raw(raw)};
+  if (in.samples.dims != dims)
+    throw InputError("recon --method " + method + ": a " + std::to_string(in.samples.dims) + "-D trajectory where " +
+                     (dims == 2 ? "an image needs 2-D (3-D trajectories give volumes: mrwb recon --traj)"
+                                : "a volume needs 3-D (kz not all zero)"));
+  in.grid = Grid{dims, p.matrix ? p.matrix : default_matrix(in.samples)};
+  validate_samples(in.grid, in.samples, method);
+  return in;
+}
+
+std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vector<cdouble>(int coil)>& coil_image,
+                                         const ProgressFn& progress, const CancelToken& cancel) {
+  std::vector<cdouble> out;
+  for (int c = 0; c < coils; ++c) {
+    cancel.throw_if_cancelled();
+    std::vector<cdouble> img = coil_image(c);
+    if (coils == 1) {
+      out = std::move(img);
+    } else {
+      out.resize(img.size());
+      for (std::size_t i = 0; i < img.size(); ++i) out[i] += std::norm(img[i]);  // root sum of squares below
+    }
+    if (progress) progress(static_cast<double>(c + 1) / coils, "gridding");
+  }
+  if (coils > 1)
+    for (auto& v : out) v = std::sqrt(v.real());
+  return out;
+}
+
+namespace {
+
+Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+                     const CancelToken& cancel) {
+  const auto in = recon_input(raw, options.noncart, "cg", 2);
+  const CgResult r = reconstruct_cg_cpu(in.grid, in.samples, options.noncart, Precision::Single, {}, progress, cancel);
+  return to_image2d(in.grid, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
+}
+
+Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+                           const CancelToken& cancel) {
+  const auto in = recon_input(raw, options.noncart, "gridding", 2);
+  const auto& g = in.grid;
+  const auto& s = in.samples;
+  const GriddingParams gp = gridding_params(options.noncart);
+  const std::vector<float> w = density_compensation(g, s, gp);
+  const std::size_t M = s.count();
+  const auto out = combine_coil_images(
+      s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },
+      progress, cancel);
+  return to_image2d(g, out, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
+}
+
+}  // namespace
+
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu() { return make_function_reconstructor("cg/cpu", cg_recon_cpu); }
+std::unique_ptr<Reconstructor> make_gridding_reconstructor_cpu() {
+  return make_function_reconstructor("gridding/cpu", gridding_recon_cpu);
+}
+
+}  // namespace mrwb::noncart

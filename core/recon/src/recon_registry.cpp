@@ -1,0 +1,93 @@
+#include <map>
+#include <mutex>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/recon/grappa.hpp"
+#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/recon/reconstructor.hpp"
+
+namespace mrwb {
+namespace {
+
+class FunctionReconstructor final : public Reconstructor {
+ public:
+  FunctionReconstructor(std::string name, ReconFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+                      const CancelToken& cancel) override {
+    return fn_(raw, options, progress, cancel);
+  }
+
+ private:
+  std::string name_;
+  ReconFn fn_;
+};
+
+Image2D fft_recon(const RawData& raw, const ReconOptions&, const ProgressFn& progress, const CancelToken& cancel) {
+  cancel.throw_if_cancelled();
+  Image2D img = reconstruct_fft(raw);
+  if (progress) progress(1.0, "recon");
+  return img;
+}
+
+// Methods of the CLI contract; those with no registered implementation answer "not yet available".
+const std::vector<std::string> k_methods = {"fft", "grappa", "gridding", "cg"};
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, ReconBackend> backends;
+  Registry() {
+    // CPU references of core. One line per method.
+    backends[{"fft", "cpu"}] = {[] { return true; }, [] { return make_function_reconstructor("fft/cpu", fft_recon); }};
+    backends[{"grappa", "cpu"}] = {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }};
+    backends[{"gridding", "cpu"}] = {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }};
+    backends[{"cg", "cpu"}] = {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }};
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, ReconFn fn) {
+  return std::make_unique<FunctionReconstructor>(std::move(name), std::move(fn));
+}
+
+void register_reconstructor(const std::string& method, const std::string& backend, ReconBackend b) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.backends[{method, backend}] = std::move(b);
+}
+
+std::vector<std::string> reconstructor_methods() { return k_methods; }
+
+std::unique_ptr<Reconstructor> make_reconstructor(const std::string& method, const std::string& backend) {
+  bool known = false;
+  for (const auto& m : k_methods) known |= (m == method);
+  if (!known) throw InputError("--method " + method + ": unknown method (allowed: fft, grappa, gridding, cg)");
+  if (backend != "auto" && backend != "cpu" && backend != "cuda")
+    throw InputError("--backend " + backend + ": unknown backend (allowed: auto, cpu, cuda)");
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto find = [&](const std::string& b) -> ReconBackend* {
+    auto it = r.backends.find({method, b});
+    return it == r.backends.end() ? nullptr : &it->second;
+  };
+  ReconBackend* cpu = find("cpu");
+  ReconBackend* cuda = find("cuda");
+  if (!cpu && !cuda) throw std::runtime_error("recon --method " + method + ": not yet available in this version");
+  if (backend == "cuda") {
+    if (!cuda) throw InputError("--backend cuda: method " + method + " has no CUDA implementation (allowed: cpu)");
+    if (!cuda->available()) throw InputError("--backend cuda: no CUDA device available here");
+    return cuda->make();
+  }
+  if (backend == "auto" && cuda && cuda->available()) return cuda->make();
+  if (!cpu) throw InputError("--backend " + backend + ": method " + method + " has no CPU implementation (use cuda)");
+  return cpu->make();
+}
+
+}  // namespace mrwb

@@ -1,0 +1,57 @@
+#pragma once
+// The whole experiment: phantom, sequence, coils, backend. Saved and loaded as JSON by CLI and GUI alike.
+// Format: {"format": "mrwb-scenario", "version": 1, ...}; units are SI and named in the keys; unknown
+// fields are errors.
+#include <string>
+#include <vector>
+
+#include "mrwb/flow/flow_spec.hpp"
+#include "mrwb/phantom/coil_spec.hpp"
+#include "mrwb/phantom/phantom_spec.hpp"
+#include "mrwb/sequence/sequence_spec.hpp"
+
+namespace mrwb {
+
+// How the pipeline (GUI, scripts/run) reconstructs the simulated data.
+struct ReconSpec {
+  std::string method = "fft";  // "fft" (zero-filled when undersampled) | "grappa"; non-Cartesian: gridding | cg
+  int grappa_kernel_pe = 4;    // GRAPPA improved-approach kernel K_PE × K_RO
+  int grappa_kernel_ro = 5;
+  double grappa_lambda = 1e-4; // Tikhonov chi
+  std::string grappa_approach = "improved";  // "improved" (2-D kernel) | "basic" (N_b blocks, segments)
+  double grappa_eta = 1.0;     // basic: normalisation Psi = p^(−eta/2)
+  double grappa_clip = 0.0;    // improved: fraction kappa of the strongest equations dropped
+};
+
+
+struct Scenario {
+  std::string name = "untitled";
+  std::string description;
+  PhantomSpec phantom;
+  FlowSpec flow;
+  SequenceSpec sequence;
+  CoilSpec coils;
+  ReconSpec recon;
+  std::string backend = "auto";  // auto | cpu | cuda
+
+  // Readout timing derived from the sequence.
+  double dwell_s() const { return 1.0 / (sequence.bandwidth_Hz_per_pixel * sequence.matrix); }
+  // Time step of CellPhantom.ux/uy (cells per step): flow.time_step_s, or the readout dwell when 0.
+  double flow_time_step_s() const { return flow.time_step_s > 0 ? flow.time_step_s : dwell_s(); }
+};
+
+// Parse and validate. `source` names the file in error messages. Throws InputError with one line
+// naming source, field and allowed range.
+Scenario scenario_from_json_text(const std::string& text, const std::string& source);
+Scenario load_scenario(const std::string& path);
+std::string scenario_to_json_text(const Scenario& s);
+// Atomic: written to a temporary file beside `path`, then renamed.
+void save_scenario(const Scenario& s, const std::string& path);
+// Validates all ranges and the timing (TE, readout and TR must fit). Throws InputError.
+void validate_scenario(const Scenario& s, const std::string& source);
+
+// Shipped presets for `mrwb phantom --preset NAME`.
+std::vector<std::string> scenario_preset_names();
+Scenario scenario_preset(const std::string& name);
+
+}  // namespace mrwb

@@ -1,0 +1,29 @@
+#pragma once
+// A scenario's sequence as the GUI shows it (diagram, k-space trajectory), and the checks of a
+// non-Cartesian scenario.
+#include <string>
+
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/sequence/trajectory.hpp"
+
+namespace mrwb {
+
+// validate_noncart_sequence (sequence_noncart_gre.hpp) and recon.method gridding | cg. One-line InputError
+// naming the field.
+void validate_noncart_scenario(const Scenario& s, const std::string& source);
+
+}  // namespace mrwb
+
+namespace mrwb::seq {
+
+// For the GUI. The diagram (RF |B1| [uT], Gx, Gy, Gz [mT/m], ADC [0/1] against time [s]) of the
+// scenario's sequence from the excitation of the first acquired line (after the dummy scans) for
+// `t_max_s` (<= 0: one TR).
+SequenceDiagram sequence_diagram(const Scenario& scenario, double t_max_s = 0);
+// The k-space positions of every ADC sample of the scenario's sequence, integrated from its gradients
+// (cycles per FOV, BART convention [readout][sample][dims], dims = 2: kx, ky), in acquisition order;
+// radial / spiral scenarios: the trajectory their program plays (noncart_trajectory).
+noncart::Trajectory scenario_trajectory(const Scenario& scenario);
+
+}  // namespace mrwb::seq

@@ -1,0 +1,52 @@
+#include "mrwb/scenario/scenario_sequence.hpp"
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
+
+namespace mrwb {
+
+void validate_noncart_scenario(const Scenario& s, const std::string& source) {
+  validate_noncart_sequence(s.sequence, source);
+  if (s.recon.method != "gridding" && s.recon.method != "cg")
+    throw InputError(source + ": recon.method = '" + s.recon.method + "' is not allowed with sequence.trajectory = '" +
+                     s.sequence.trajectory + "' (allowed: gridding, cg)");
+}
+
+}  // namespace mrwb
+
+namespace mrwb::seq {
+
+SequenceDiagram sequence_diagram(const Scenario& sc, double t_max_s) {
+  const BuiltSequence b = scenario_blocks(sc.sequence, "scenario: sequence");
+  // The first acquired line starts at the excitation block before the first ADC.
+  double t = 0, t_exc = 0;
+  for (const Block& bl : b.seq.blocks) {
+    if (bl.rf) t_exc = t;
+    if (bl.adc) break;
+    t += bl.duration_s;
+  }
+  const double span = t_max_s > 0 ? t_max_s : b.TR_s;
+  return sequence_diagram(b.seq, t_exc, t_exc + span);
+}
+
+noncart::Trajectory scenario_trajectory(const Scenario& sc) {
+  if (sc.sequence.trajectory != "cartesian") {  // as simulated; the same checks (TE, readout within TR)
+    validate_noncart_scenario(sc, "scenario: sequence");
+    return noncart_trajectory(sc.sequence);
+  }
+  const BuiltSequence b = scenario_blocks(sc.sequence, "scenario: sequence");
+  const ProgramConversion c = to_sequence_program(b.seq, {1e-3});  // k needs no fine RF steps
+  noncart::Trajectory t;
+  t.dims = 2;
+  t.readouts = c.adc_count;
+  t.samples = c.adc_count > 0 ? c.adc_samples[0] : 0;
+  t.k.resize(t.count() * 2);
+  for (std::size_t i = 0; i < t.count(); ++i) {
+    t.k[2 * i] = static_cast<float>(c.kx[i] * sc.sequence.fov_m);
+    t.k[2 * i + 1] = static_cast<float>(c.ky[i] * sc.sequence.fov_m);
+  }
+  return t;
+}
+
+}  // namespace mrwb::seq

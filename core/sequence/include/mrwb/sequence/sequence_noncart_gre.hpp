@@ -1,0 +1,48 @@
+#pragma once
+// Non-Cartesian spoiled gradient echo for the simulator: the readouts of a radial, golden-angle radial or
+// spiral Trajectory (trajectory.hpp, cycles/FOV) played as simulator events (k increments in cycles/m =
+// cycles/FOV / fov_m), and the raw data it yields carrying that trajectory for gridding / cg.
+#include <string>
+
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_spec.hpp"
+#include "mrwb/sequence/trajectory.hpp"
+
+namespace mrwb {
+
+// The scenario's trajectory, readouts in acquisition order:
+//  radial / golden_radial: `spokes` (0: ceil(pi/2 · matrix)) of `matrix` samples from -matrix/2, dwell
+//    1 / (bandwidth_Hz_per_pixel · matrix) as the Cartesian readout, the spoke centre (sample matrix/2) at TE;
+//  spiral: Archimedean spiral-out, `interleaves` (0: 16), designed on a 4 us raster (= ADC dwell) within
+//    40 mT/m and 150 T/m/s for fov_m, k = 0 (sample 0) at TE. Each design is at Nyquist (the turn spacing
+//    at the edge is interleaves cycles/FOV), so the sample count barely changes with `interleaves`;
+//    `design_interleaves` > interleaves keeps the readout of that design and acquires only `interleaves`
+//    rotations of it: angular undersampling by design_interleaves / interleaves;
+//  stack_of_spirals: that spiral at `matrix` partitions kz = -matrix/2 .. matrix/2 - 1 cycles/FOV (cubic
+//    FOV), the partition encode played by the prephaser (SeqEvent::dk_z).
+noncart::Trajectory noncart_trajectory(const SequenceSpec& seq);
+// ADC dwell of that trajectory's readouts [s].
+double noncart_dwell_s(const SequenceSpec& seq);
+// Index of the k = 0 sample of each readout (played at TE).
+int noncart_echo_sample(const SequenceSpec& seq);
+
+// Spoiled GE: dummy TRs, then per readout an RF pulse, a prephaser to the readout's first k point, the
+// readout, ideal spoiling, recovery to TR. Readouts with equally spaced samples (radial) are one Readout
+// event with constant dk (program nx = samples, one line per readout); others (spiral) are one event per
+// sample (program nx = 1, one line per sample), which finish_noncart_raw folds back.
+SequenceProgram build_noncart_gre(const SequenceSpec& seq);
+
+// Scenario checks for a non-Cartesian trajectory (one-line InputError naming the field): type spoiled_gre,
+// no acceleration / ACS, spokes 0..4096, interleaves 0..256,
+// design_interleaves 0 or interleaves..256 (spiral only), the readout after TE fits in TR. (The scenario
+// checks recon.method gridding | cg besides: validate_scenario.)
+void validate_noncart_sequence(const SequenceSpec& seq, const std::string& source);
+
+// Raw data the simulator produced from build_noncart_gre's program -> readouts x samples with the
+// trajectory (traj_dims 2, or 3 for stack_of_spirals; ISMRMRD type radial / goldenangle / spiral) and the
+// samples scaled by the voxel area 1/matrix^2 (volume 1/matrix^3 in 3-D), so that they are the object's
+// Fourier transform in FOV units (noncart.hpp convention).
+void finish_noncart_raw(const SequenceSpec& seq, RawData& raw);
+
+}  // namespace mrwb

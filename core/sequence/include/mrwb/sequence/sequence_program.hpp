@@ -1,0 +1,48 @@
+#pragma once
+// A pulse sequence flattened into the timed events the simulator steps through.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mrwb/sequence/sequence_spec.hpp"
+
+namespace mrwb {
+
+enum class EventKind { Rf, Free, Readout, Spoil };
+
+// One event. Gradient action is given as its k-space increment dk = gamma/(2 pi)·∫G dt [cycles/m], so
+// the precession angle of a static cell at r is theta_G = 2 pi dk·r (exact for any gradient shape).
+struct SeqEvent {
+  EventKind kind = EventKind::Free;
+  double flip_rad = 0, phase_rad = 0;  // Rf
+  double dt_s = 0;                     // Free: whole interval; Readout: per sample (dwell)
+  double dk_x = 0, dk_y = 0;           // Free: over the interval; Readout: per sample
+  double dk_z = 0;                     // likewise along z (slice select, partition encoding; 3-D phantoms)
+  int n_samples = 0;                   // Readout
+  int line = -1;                       // Readout: destination row in the raw data
+  int truth_sample = -1;               // Readout: sample at which cell Mxy is recorded as ground truth
+};
+
+struct SequenceProgram {
+  std::vector<SeqEvent> events;
+  int nx = 0, ny = 0;  // samples per readout, phase-encode lines
+  double fov_m = 0;
+  double TR_s = 0, TE_s = 0, flip_angle_deg = 0, dwell_s = 0;
+  int readouts = 0;     // Readout events (== ny for a fully sampled Cartesian scan)
+  int accel_R = 1;
+  std::vector<std::uint8_t> line_flags;  // [line] LineFlag bits (raw_data.hpp); unacquired lines 0
+  double duration_s = 0;
+};
+
+// Cartesian spoiled gradient echo: per TR an RF pulse, a prephasing/phase-encoding interval ending at
+// k = (-nx/2, ky)/FOV, nx samples with sample nx/2 (k = 0) exactly at TE, ideal spoiling, recovery to TR.
+// Dummy TRs come first with no readout. Lines are acquired in linear order; the ky = 0 line records the
+// ground truth (cell Mxy at TE).
+SequenceProgram build_spoiled_gre(const SequenceSpec& seq);
+// Cartesian spin echo: 90° about x, 180° about y at TE/2 (it negates the accumulated phase, so the
+// prephaser before it carries the opposite sign and off-resonance refocuses at TE), readout centred on
+// TE, ideal spoiling after the readout, recovery to TR.
+SequenceProgram build_spin_echo(const SequenceSpec& seq);
+SequenceProgram build_sequence_program(const SequenceSpec& seq);
+
+}  // namespace mrwb

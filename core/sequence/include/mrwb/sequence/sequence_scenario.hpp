@@ -1,0 +1,35 @@
+#pragma once
+// A scenario's sequence in the block model: for Pulseq export (`mrwb sequence --scenario`), for the GUI's
+// sequence diagram and k-space view, and as the simulator's program for the types it plays through the
+// block model (bssfp, tof).
+#include <string>
+
+#include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_spec.hpp"
+#include "mrwb/sequence/trajectory.hpp"
+
+namespace mrwb::seq {
+
+// Builder parameters of a scenario's sequence: FOV, matrix, TE, TR, flip angle (spin echo: 90°),
+// bandwidth, dummy scans, acceleration R, ACS lines, flow compensation.
+CartesianParams cartesian_params(const SequenceSpec& spec);
+// The scenario's sequence as blocks, with R and ACS (labels LIN, REF, IMA). Throws InputError naming
+// `source` and the field (TE below the minimum, ...). Radial / spiral trajectories: spoiled GRE
+// (build_noncart_gre_blocks) playing the simulator's readouts. The one place the minimum TE / TR of a
+// scenario is decided: validate_scenario (mrwb simulate) and mrwb sequence both build through it.
+BuiltSequence scenario_blocks(const SequenceSpec& spec, const std::string& source = "sequence");
+// The same within other hardware limits (mrwb sequence --max-grad / --max-slew).
+BuiltSequence scenario_blocks(const SequenceSpec& spec, const std::string& source, const SystemLimits& sys);
+// Minimum TE / TR and every check of scenario_blocks; radial / spiral without assembling the blocks
+// (seq empty), for validate_scenario.
+BuiltSequence scenario_timing(const SequenceSpec& spec, const std::string& source);
+// The hardware the scenario's sequence is designed for: the defaults, or the spiral design's
+// (noncart_system_limits).
+SystemLimits scenario_system_limits(const SequenceSpec& spec);
+// bssfp and tof: the blocks converted for the simulator. The RF phase is followed (bSSFP's 0/180°
+// alternation: samples come out demodulated), tof has ideal spoiling after each readout instead of RF
+// spoiling; lines and flags come from the labels, ny = matrix. Throws InputError for other types.
+SequenceProgram block_sequence_program(const SequenceSpec& spec);
+
+}  // namespace mrwb::seq

@@ -1,0 +1,475 @@
+// Pulseq .seq reader (1.4, 1.5): tables by section, shapes decompressed, labels resolved, md5 verified.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/sequence/pulseq.hpp"
+
+namespace mrwb::seq {
+
+std::vector<double> decompress_shape(const std::vector<double>& packed, int num_samples) {
+  if (num_samples < 0) throw InputError("shape: negative num_samples");
+  std::vector<double> w;
+  if (static_cast<int>(packed.size()) == num_samples) {
+    w = packed;  // stored uncompressed
+    return w;
+  }
+  w.reserve(num_samples);
+  std::size_t i = 0;
+  while (i + 1 < packed.size()) {
+    if (packed[i] != packed[i + 1]) {
+      w.push_back(packed[i]);
+      ++i;
+    } else {
+      if (i + 2 >= packed.size()) throw InputError("shape: run without a count");
+      const double c = packed[i + 2];
+      if (c < 0 || c != std::floor(c) || w.size() + c + 2 > static_cast<std::size_t>(num_samples))
+        throw InputError("shape: bad run count " + std::to_string(c));
+      w.insert(w.end(), static_cast<std::size_t>(c) + 2, packed[i]);
+      i += 3;
+    }
+  }
+  if (i + 1 == packed.size()) w.push_back(packed[i]);
+  if (static_cast<int>(w.size()) != num_samples)
+    throw InputError("shape: expands to " + std::to_string(w.size()) + " samples, num_samples says " +
+                     std::to_string(num_samples));
+  for (std::size_t k = 1; k < w.size(); ++k) w[k] += w[k - 1];  // the stored data are the derivative
+  return w;
+}
+
+namespace {
+
+struct Line {
+  int number;
+  std::vector<std::string> tok;
+};
+
+struct RfRow { double amp; int mag, phase, time; double center_us, delay_us, freq_ppm, phase_ppm, freq, ph; char use; int line; };
+struct GradRow { double amp, first, last; int shape, time; double delay_us; int line; };
+struct TrapRow { double amp, rise, flat, fall, delay; };
+struct AdcRow { int num; double dwell_ns, delay_us, freq_ppm, phase_ppm, freq, phase; };
+struct ExtRow { int type, ref, next; };
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& source) : text_(text), src_(source) {}
+
+  BlockSequence run() {
+    split();
+    verify_signature();
+    parse_sections();
+    return assemble();
+  }
+
+ private:
+  const std::string& text_;
+  std::string src_;
+  std::vector<std::pair<std::string, std::vector<Line>>> sections_;
+  std::string sig_hash_;
+  int sig_line_ = 0;
+  std::size_t sig_pos_ = std::string::npos;
+
+  int major_ = 0, minor_ = 0;
+  std::map<std::string, std::vector<std::string>> defs_;
+  std::vector<std::pair<std::string, std::string>> extra_defs_;
+  struct BlockRow { int id; double dur; int ev[6]; int line; };
+  std::vector<BlockRow> blocks_;
+  std::map<int, RfRow> rf_;
+  std::map<int, GradRow> grad_;
+  std::map<int, TrapRow> trap_;
+  std::map<int, AdcRow> adc_;
+  std::map<int, double> delays_;
+  std::map<int, ExtRow> ext_;
+  std::map<int, std::string> ext_names_;                       // type id -> name
+  std::map<int, std::map<int, std::pair<int, std::string>>> ext_specs_;  // type id -> ref -> (value, label)
+  std::map<int, std::vector<double>> shapes_;
+
+  [[noreturn]] void fail(int line, const std::string& what) const {
+    throw InputError(src_ + ":" + std::to_string(line) + ": " + what);
+  }
+  double num(const Line& l, std::size_t i) const {
+    if (i >= l.tok.size()) fail(l.number, "missing value " + std::to_string(i + 1));
+    const std::string& s = l.tok[i];
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || *end != '\0' || !std::isfinite(v)) fail(l.number, "'" + s + "' is not a number");
+    return v;
+  }
+  int integer(const Line& l, std::size_t i) const {
+    const double v = num(l, i);
+    if (v != std::floor(v) || std::abs(v) > 2e9) fail(l.number, "'" + l.tok[i] + "' is not an integer");
+    return static_cast<int>(v);
+  }
+  void need(const Line& l, const std::string& sec, std::size_t n) const {
+    if (l.tok.size() != n)
+      fail(l.number, "[" + sec + "] expects " + std::to_string(n) + " values per line for version " +
+                         std::to_string(major_) + "." + std::to_string(minor_) + ", found " +
+                         std::to_string(l.tok.size()));
+  }
+
+  void split() {
+    std::size_t pos = 0;
+    int number = 0;
+    std::string current;
+    while (pos <= text_.size()) {
+      std::size_t nl = text_.find('\n', pos);
+      if (nl == std::string::npos) nl = text_.size();
+      std::string s = text_.substr(pos, nl - pos);
+      const std::size_t line_start = pos;
+      pos = nl + 1;
+      ++number;
+      if (!s.empty() && s.back() == '\r') s.pop_back();
+      const auto hash = s.find('#');
+      if (hash != std::string::npos) s.resize(hash);
+      std::istringstream in(s);
+      Line l{number, {}};
+      for (std::string t; in >> t;) l.tok.push_back(t);
+      if (l.tok.empty()) continue;
+      if (l.tok[0].front() == '[') {
+        if (l.tok.size() != 1 || l.tok[0].back() != ']') fail(number, "malformed section header '" + s + "'");
+        current = l.tok[0].substr(1, l.tok[0].size() - 2);
+        for (const auto& sec : sections_)
+          if (sec.first == current) fail(number, "section [" + current + "] appears twice");
+        sections_.emplace_back(current, std::vector<Line>{});
+        if (current == "SIGNATURE") {
+          sig_pos_ = line_start;
+          sig_line_ = number;
+        }
+        continue;
+      }
+      if (current.empty()) fail(number, "data before the first section");
+      sections_.back().second.push_back(std::move(l));
+    }
+  }
+
+  void verify_signature() {
+    for (const auto& [name, lines] : sections_) {
+      if (name != "SIGNATURE") continue;
+      std::string type, hash;
+      for (const auto& l : lines) {
+        if (l.tok.size() != 2) fail(l.number, "[SIGNATURE] expects 'Type md5' and 'Hash HEX'");
+        if (l.tok[0] == "Type") type = l.tok[1];
+        else if (l.tok[0] == "Hash") hash = l.tok[1];
+        else fail(l.number, "unknown [SIGNATURE] field '" + l.tok[0] + "' (allowed: Type, Hash)");
+      }
+      if (type != "md5") fail(sig_line_, "signature type '" + type + "' is not supported (allowed: md5)");
+      std::transform(hash.begin(), hash.end(), hash.begin(), ::tolower);
+      // The newline before [SIGNATURE] belongs to the signature.
+      const std::size_t end = sig_pos_ > 0 ? sig_pos_ - 1 : 0;
+      const std::string actual = md5_hex(text_.substr(0, end));
+      if (actual != hash) fail(sig_line_, "md5 signature mismatch (file says " + hash + ", content is " + actual + ")");
+    }
+  }
+
+  void parse_sections() {
+    for (const auto& [name, lines] : sections_)
+      if (name == "VERSION")
+        for (const auto& l : lines) {
+          if (l.tok.size() != 2) fail(l.number, "[VERSION] expects 'major|minor|revision N'");
+          if (l.tok[0] == "major") major_ = integer(l, 1);
+          else if (l.tok[0] == "minor") minor_ = integer(l, 1);
+          else if (l.tok[0] != "revision") fail(l.number, "unknown [VERSION] field '" + l.tok[0] + "'");
+        }
+    if (major_ != 1 || (minor_ != 4 && minor_ != 5))
+      throw InputError(src_ + ": Pulseq version " + std::to_string(major_) + "." + std::to_string(minor_) +
+                       " is not supported (allowed: 1.4, 1.5)");
+    const bool v15 = minor_ >= 5;
+    for (const auto& [name, lines] : sections_) {
+      if (name == "VERSION" || name == "SIGNATURE") continue;
+      if (name == "DEFINITIONS") {
+        for (const auto& l : lines) {
+          defs_[l.tok[0]] = std::vector<std::string>(l.tok.begin() + 1, l.tok.end());
+          static const std::set<std::string> known = {"AdcRasterTime", "BlockDurationRaster", "GradientRasterTime",
+                                                      "RadiofrequencyRasterTime", "FOV", "Name", "TotalDuration",
+                                                      "B0", "RequiredExtensions"};
+          if (!known.count(l.tok[0])) {
+            std::string v;
+            for (std::size_t i = 1; i < l.tok.size(); ++i) v += (i > 1 ? " " : "") + l.tok[i];
+            extra_defs_.emplace_back(l.tok[0], v);
+          }
+        }
+      } else if (name == "BLOCKS") {
+        for (const auto& l : lines) {
+          need(l, name, 8);
+          BlockRow b{integer(l, 0), num(l, 1), {}, l.number};
+          for (int k = 0; k < 6; ++k) b.ev[k] = integer(l, 2 + k);
+          if (b.dur < 0) fail(l.number, "negative block duration");
+          blocks_.push_back(b);
+        }
+      } else if (name == "RF") {
+        for (const auto& l : lines) {
+          RfRow r{};
+          r.line = l.number;
+          if (v15) {
+            need(l, name, 12);
+            r = {num(l, 1), integer(l, 2), integer(l, 3), integer(l, 4), num(l, 5), num(l, 6), num(l, 7),
+                 num(l, 8), num(l, 9), num(l, 10), l.tok[11][0], l.number};
+          } else {
+            need(l, name, 8);
+            r = {num(l, 1), integer(l, 2), integer(l, 3), integer(l, 4), -1, num(l, 5), 0, 0, num(l, 6), num(l, 7),
+                 'u', l.number};
+          }
+          rf_[integer(l, 0)] = r;
+        }
+      } else if (name == "GRADIENTS") {
+        for (const auto& l : lines) {
+          if (v15) {
+            need(l, name, 7);
+            grad_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), integer(l, 4), integer(l, 5), num(l, 6), l.number};
+          } else {
+            need(l, name, 5);
+            grad_[integer(l, 0)] = {num(l, 1), NAN, NAN, integer(l, 2), integer(l, 3), num(l, 4), l.number};
+          }
+        }
+      } else if (name == "TRAP") {
+        for (const auto& l : lines) {
+          need(l, name, 6);
+          trap_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5)};
+          for (int k = 2; k <= 5; ++k)
+            if (num(l, k) < 0) fail(l.number, "negative trapezoid timing");
+        }
+      } else if (name == "ADC") {
+        for (const auto& l : lines) {
+          AdcRow a{};
+          if (v15) {
+            need(l, name, 9);
+            a = {integer(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6), num(l, 7)};
+          } else {
+            need(l, name, 6);
+            a = {integer(l, 1), num(l, 2), num(l, 3), 0, 0, num(l, 4), num(l, 5)};
+          }
+          if (a.num <= 0 || a.dwell_ns <= 0) fail(l.number, "ADC needs num > 0 and dwell > 0");
+          adc_[integer(l, 0)] = a;
+        }
+      } else if (name == "DELAYS") {
+        for (const auto& l : lines) {
+          need(l, name, 2);
+          delays_[integer(l, 0)] = num(l, 1);
+        }
+      } else if (name == "EXTENSIONS") {
+        int current_type = -1;
+        for (const auto& l : lines) {
+          if (l.tok[0] == "extension") {
+            if (l.tok.size() != 3) fail(l.number, "expected 'extension NAME ID'");
+            current_type = integer(l, 2);
+            ext_names_[current_type] = l.tok[1];
+          } else if (current_type < 0) {
+            need(l, name, 4);
+            ext_[integer(l, 0)] = {integer(l, 1), integer(l, 2), integer(l, 3)};
+          } else {
+            const std::string& en = ext_names_[current_type];
+            if (en == "LABELSET" || en == "LABELINC") {
+              if (l.tok.size() != 3) fail(l.number, en + " expects 'id value LABEL'");
+              ext_specs_[current_type][integer(l, 0)] = {integer(l, 1), l.tok[2]};
+            }
+          }
+        }
+      } else if (name == "SHAPES") {
+        int id = -1, n = -1, start_line = 0;
+        std::vector<double> data;
+        auto flush = [&] {
+          if (id < 0) return;
+          try {
+            shapes_[id] = decompress_shape(data, n);
+          } catch (const InputError& e) {
+            fail(start_line, e.what());
+          }
+        };
+        for (const auto& l : lines) {
+          if (l.tok[0] == "shape_id") {
+            flush();
+            id = integer(l, 1);
+            n = -1;
+            start_line = l.number;
+            data.clear();
+          } else if (l.tok[0] == "num_samples") {
+            n = integer(l, 1);
+          } else {
+            if (id < 0 || n < 0) fail(l.number, "shape data before shape_id / num_samples");
+            need(l, name, 1);
+            data.push_back(num(l, 0));
+          }
+        }
+        flush();
+      } else {
+        throw InputError(src_ + ":" + std::to_string(lines.empty() ? 0 : lines.front().number) +
+                         ": unknown section [" + name + "]");
+      }
+    }
+  }
+
+  double def_number(const std::string& key, double fallback) const {
+    auto it = defs_.find(key);
+    if (it == defs_.end()) return fallback;
+    if (it->second.size() != 1) throw InputError(src_ + ": [DEFINITIONS] " + key + " expects one value");
+    char* end = nullptr;
+    const double v = std::strtod(it->second[0].c_str(), &end);
+    if (*end != '\0' || !(v > 0)) throw InputError(src_ + ": [DEFINITIONS] " + key + " must be a positive number");
+    return v;
+  }
+
+  const std::vector<double>& shape(int id, int line) const {
+    auto it = shapes_.find(id);
+    if (it == shapes_.end()) fail(line, "shape " + std::to_string(id) + " is not defined in [SHAPES]");
+    return it->second;
+  }
+
+  BlockSequence assemble() {
+    BlockSequence s;
+    SystemLimits& sys = s.sys;
+    sys.adc_raster_s = def_number("AdcRasterTime", 100e-9);
+    sys.block_raster_s = def_number("BlockDurationRaster", 10e-6);
+    sys.grad_raster_s = def_number("GradientRasterTime", 10e-6);
+    sys.rf_raster_s = def_number("RadiofrequencyRasterTime", 1e-6);
+    sys.B0_T = def_number("B0", 1.5);
+    if (auto it = defs_.find("Name"); it != defs_.end() && !it->second.empty()) s.name = it->second[0];
+    if (auto it = defs_.find("FOV"); it != defs_.end())
+      for (std::size_t i = 0; i < 3 && i < it->second.size(); ++i) s.fov_m[i] = std::atof(it->second[i].c_str());
+    s.extra_definitions = extra_defs_;
+    std::set<std::string> required;
+    if (auto it = defs_.find("RequiredExtensions"); it != defs_.end()) required.insert(it->second.begin(), it->second.end());
+    for (const auto& [type, en] : ext_names_) {
+      if (en == "LABELSET" || en == "LABELINC") continue;
+      if (required.count(en))
+        throw InputError(src_ + ": required extension '" + en + "' is not supported (supported: LABELSET, LABELINC)");
+      s.warnings.push_back("optional extension '" + en + "' ignored");
+    }
+    const double ppm_Hz = sys.B0_T * gamma_Hz_per_T * 1e-6;
+
+    double last_grad[3] = {0, 0, 0};  // 1.4 arbitrary gradients start where the previous block ended
+    for (const BlockRow& br : blocks_) {
+      Block b;
+      b.duration_s = br.dur * sys.block_raster_s;
+      if (br.ev[0]) {
+        auto it = rf_.find(br.ev[0]);
+        if (it == rf_.end()) fail(br.line, "RF " + std::to_string(br.ev[0]) + " is not defined in [RF]");
+        const RfRow& r = it->second;
+        RfPulse rf;
+        rf.amplitude_Hz = r.amp;
+        rf.mag = shape(r.mag, r.line);
+        rf.phase = shape(r.phase, r.line);
+        if (rf.phase.size() != rf.mag.size()) fail(r.line, "RF magnitude and phase shapes differ in length");
+        if (r.time > 0) {
+          rf.time = shape(r.time, r.line);
+          if (rf.time.size() != rf.mag.size()) fail(r.line, "RF time shape differs in length");
+        } else if (r.time < 0) {
+          fail(r.line, "RF time shape id " + std::to_string(r.time) + " is not supported (allowed: 0 or a shape)");
+        }
+        rf.delay_s = r.delay_us * 1e-6;
+        rf.freq_Hz = r.freq + r.freq_ppm * ppm_Hz;
+        rf.phase_rad = r.ph;
+        rf.freq_ppm = r.freq_ppm;
+        rf.phase_ppm = r.phase_ppm;
+        rf.use = r.use;
+        if (r.center_us >= 0) {
+          rf.center_s = r.center_us * 1e-6;
+        } else {  // 1.4: the peak of the magnitude (middle of the plateau)
+          const double mx = *std::max_element(rf.mag.begin(), rf.mag.end());
+          std::size_t first = rf.mag.size(), last = 0;
+          for (std::size_t i = 0; i < rf.mag.size(); ++i)
+            if (rf.mag[i] >= mx * (1 - 1e-5)) {
+              first = std::min(first, i);
+              last = i;
+            }
+          auto t = [&](std::size_t i) { return rf.time.empty() ? (i + 0.5) * sys.rf_raster_s : rf.time[i] * sys.rf_raster_s; };
+          rf.center_s = 0.5 * (t(first) + t(last));
+        }
+        b.rf = rf;
+      }
+      std::optional<Gradient>* g3[3] = {&b.gx, &b.gy, &b.gz};
+      for (int a = 0; a < 3; ++a) {
+        const int id = br.ev[1 + a];
+        double end_value = 0;
+        if (id) {
+          Gradient g;
+          if (auto t = trap_.find(id); t != trap_.end()) {
+            g.type = Gradient::Type::Trap;
+            g.amplitude_Hz_per_m = t->second.amp;
+            g.rise_s = t->second.rise * 1e-6;
+            g.flat_s = t->second.flat * 1e-6;
+            g.fall_s = t->second.fall * 1e-6;
+            g.delay_s = t->second.delay * 1e-6;
+          } else if (auto gr = grad_.find(id); gr != grad_.end()) {
+            const GradRow& r = gr->second;
+            g.type = Gradient::Type::Arbitrary;
+            g.amplitude_Hz_per_m = r.amp;
+            g.waveform = shape(r.shape, r.line);
+            if (r.time > 0) {
+              g.time = shape(r.time, r.line);
+              if (g.time.size() != g.waveform.size()) fail(r.line, "gradient time shape differs in length");
+            } else if (r.time < 0) {
+              fail(r.line, "gradient time shape id " + std::to_string(r.time) + " is not supported");
+            }
+            g.delay_s = r.delay_us * 1e-6;
+            const auto& w = g.waveform;
+            if (std::isnan(r.first)) {  // 1.4: continuity with the previous block; linear extrapolation at the end
+              g.first_Hz_per_m = g.delay_s > 0 ? 0 : last_grad[a];
+              g.last_Hz_per_m = w.size() >= 2 ? r.amp * (1.5 * w.back() - 0.5 * w[w.size() - 2]) : r.amp * w.back();
+            } else {
+              g.first_Hz_per_m = r.first;
+              g.last_Hz_per_m = r.last;
+            }
+            end_value = g.time.empty() ? g.last_Hz_per_m : r.amp * w.back();
+          } else {
+            fail(br.line, "gradient " + std::to_string(id) + " is not defined in [GRADIENTS] or [TRAP]");
+          }
+          *g3[a] = g;
+        }
+        last_grad[a] = end_value;
+      }
+      if (br.ev[4]) {
+        auto it = adc_.find(br.ev[4]);
+        if (it == adc_.end()) fail(br.line, "ADC " + std::to_string(br.ev[4]) + " is not defined in [ADC]");
+        const AdcRow& r = it->second;
+        Adc adc;
+        adc.num_samples = r.num;
+        adc.dwell_s = r.dwell_ns * 1e-9;
+        adc.delay_s = r.delay_us * 1e-6;
+        adc.freq_Hz = r.freq + r.freq_ppm * ppm_Hz;
+        adc.phase_rad = r.phase;
+        adc.freq_ppm = r.freq_ppm;
+        adc.phase_ppm = r.phase_ppm;
+        b.adc = adc;
+      }
+      int ext = br.ev[5];
+      std::set<int> seen;
+      while (ext) {
+        if (!seen.insert(ext).second) fail(br.line, "extension list " + std::to_string(br.ev[5]) + " loops");
+        auto it = ext_.find(ext);
+        if (it == ext_.end()) fail(br.line, "extension " + std::to_string(ext) + " is not defined in [EXTENSIONS]");
+        auto nm = ext_names_.find(it->second.type);
+        if (nm == ext_names_.end())
+          fail(br.line, "extension type " + std::to_string(it->second.type) + " has no 'extension NAME ID' line");
+        if (nm->second == "LABELSET" || nm->second == "LABELINC") {
+          auto sp = ext_specs_[it->second.type].find(it->second.ref);
+          if (sp == ext_specs_[it->second.type].end())
+            fail(br.line, nm->second + " " + std::to_string(it->second.ref) + " is not defined");
+          b.labels.push_back({nm->second == "LABELINC", sp->second.second, sp->second.first});
+        }
+        ext = it->second.next;
+      }
+      s.blocks.push_back(std::move(b));
+    }
+    return s;
+  }
+};
+
+}  // namespace
+
+BlockSequence parse_pulseq(const std::string& text, const std::string& source) {
+  return Parser(text, source).run();
+}
+
+BlockSequence read_pulseq(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_pulseq(ss.str(), path);
+}
+
+}  // namespace mrwb::seq

@@ -1,0 +1,90 @@
+// A scenario's sequence as blocks, as the simulator's program (bssfp, tof), as diagram and trajectory.
+#include "mrwb/sequence/sequence_scenario.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/sequence/sequence_noncart_blocks.hpp"
+#include "mrwb/sequence/sequence_noncart_gre.hpp"
+
+namespace mrwb::seq {
+
+CartesianParams cartesian_params(const SequenceSpec& q) {
+  CartesianParams p;
+  p.fov_m = q.fov_m;
+  p.matrix = q.matrix;
+  p.TE_s = q.TE_s;
+  p.TR_s = q.TR_s;
+  p.flip_angle_deg = q.type == "spin_echo" ? 90 : q.flip_angle_deg;
+  p.bandwidth_Hz_per_pixel = q.bandwidth_Hz_per_pixel;
+  p.dummy_scans = q.dummy_scans;
+  p.accel_R = q.acceleration;
+  p.acs_lines = q.acs_lines;
+  p.separate_acs = q.acs_mode == "separate";
+  p.flow_compensation = q.flow_compensation;
+  p.venc_m_per_s = q.venc_m_per_s;
+  p.venc_axes.clear();
+  for (const std::string& d : q.venc_directions) p.venc_axes.push_back(d == "x" ? 0 : d == "y" ? 1 : 2);
+  p.slices = q.slices;  // multi-slice / 3-D (multislice.hpp)
+  p.slice_gap_m = q.slice_gap_m;
+  p.partitions = q.partitions;
+  p.slice_thickness_m = q.slice_thickness_m;
+  return p;
+}
+
+SystemLimits scenario_system_limits(const SequenceSpec& q) {
+  return q.trajectory == "cartesian" ? SystemLimits{} : noncart_system_limits(q);
+}
+
+BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) {
+  return scenario_blocks(q, source, scenario_system_limits(q));
+}
+
+BuiltSequence scenario_timing(const SequenceSpec& q, const std::string& source) {
+  if (q.trajectory != "cartesian" && q.type == "spoiled_gre")
+    return build_noncart_gre_blocks(q, scenario_system_limits(q), source, false);
+  return scenario_blocks(q, source);
+}
+
+BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source, const SystemLimits& sys) {
+  // Radial and spiral: the readouts the simulator plays (noncart_trajectory), as gradients.
+  if (q.trajectory != "cartesian") {
+    if (q.type != "spoiled_gre")
+      throw InputError(source + ": sequence.type = '" + q.type + "' with sequence.trajectory = '" + q.trajectory +
+                       "' (allowed: spoiled_gre)");
+    return build_noncart_gre_blocks(q, sys, source);
+  }
+  CartesianParams p = cartesian_params(q);
+  p.sys = sys;
+  return build_blocks(q.type, p, source);
+}
+
+SequenceProgram block_sequence_program(const SequenceSpec& q) {
+  if (q.type != "bssfp" && q.type != "tof")
+    throw InputError("sequence.type: '" + q.type + "' is not simulated through the block model (allowed: bssfp, tof)");
+  const bool tof = q.type == "tof";
+  CartesianParams p = cartesian_params(q);
+  p.rf_spoiling = !tof;  // tof: ideal spoiling below (a cell grid cannot resolve spoiler gradients)
+  const BuiltSequence b = build_blocks(q.type, p, "sequence");
+  ConversionOptions o;
+  o.rf_step_s = 100e-6;  // hard-pulse step: 10 rotations per 1 ms pulse (the slice gradient is along z)
+  o.follow_rf_phase = true;
+  o.ideal_spoiling = tof;
+  ProgramConversion c = to_sequence_program(b.seq, o);
+  // The builders set the ADC phase to the RF phase, so following the RF phase leaves nothing to demodulate.
+  if (c.per_sample_readouts) throw std::logic_error("block_sequence_program: readouts are not uniform");
+  for (double d : c.demod_phase_rad)
+    if (std::abs(std::remainder(d, 2 * M_PI)) > 1e-9) throw std::logic_error("block_sequence_program: receiver phase left");
+  SequenceProgram prog = std::move(c.program);
+  prog.nx = prog.ny = q.matrix;
+  prog.fov_m = q.fov_m;
+  prog.flip_angle_deg = q.flip_angle_deg;
+  prog.accel_R = std::max(1, q.acceleration);
+  prog.line_flags.assign(q.matrix, 0);
+  for (int i = 0; i < c.adc_count; ++i) prog.line_flags[c.adc_line[i]] |= c.adc_flags[i];
+  return prog;
+}
+
+}  // namespace mrwb::seq

@@ -1,0 +1,360 @@
+// Block sequence -> SequenceProgram: shaped RF as a train of hard pulses, gradients integrated exactly
+// (piecewise linear) between consecutive RF / ADC instants, ADC samples at their exact times.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
+
+namespace mrwb::seq {
+
+namespace {
+
+using Points = std::vector<std::pair<double, double>>;
+
+// ∫_a^b of the piecewise-linear gradient (0 outside its points).
+double integrate(const Points& p, double a, double b) {
+  double s = 0;
+  for (std::size_t i = 1; i < p.size(); ++i) {
+    const double t0 = p[i - 1].first, t1 = p[i].first;
+    const double lo = std::max(a, t0), hi = std::min(b, t1);
+    if (hi <= lo || t1 <= t0) continue;
+    const double g0 = p[i - 1].second, slope = (p[i].second - g0) / (t1 - t0);
+    const double glo = g0 + slope * (lo - t0), ghi = g0 + slope * (hi - t0);
+    s += 0.5 * (glo + ghi) * (hi - lo);
+  }
+  return s;
+}
+
+enum class Kind { Rf, Sample, Center };
+struct Instant {
+  double t;
+  Kind kind;
+  double flip = 0, phase = 0;  // Rf
+  int sample = 0;              // Sample
+  int order;                   // stable tie-break
+};
+
+// Complex B1 [Hz] of the pulse on the RF raster (time-shaped pulses resampled, linear in between).
+std::vector<std::complex<double>> rf_on_raster(const RfPulse& rf) {
+  auto b = [&](std::size_t i) { return rf.amplitude_Hz * rf.mag[i] * std::polar(1.0, 2 * M_PI * rf.phase[i]); };
+  std::vector<std::complex<double>> out;
+  if (rf.time.empty()) {
+    for (std::size_t i = 0; i < rf.mag.size(); ++i) out.push_back(b(i));
+    return out;
+  }
+  const int n = static_cast<int>(std::lround(rf.time.back()));
+  std::size_t seg = 1;
+  for (int k = 0; k < n; ++k) {
+    const double t = k + 0.5;  // in raster units
+    while (seg + 1 < rf.time.size() && rf.time[seg] < t) ++seg;
+    const double t0 = rf.time[seg - 1], t1 = rf.time[seg];
+    const double w = t1 > t0 ? std::clamp((t - t0) / (t1 - t0), 0.0, 1.0) : 1.0;
+    out.push_back((1 - w) * b(seg - 1) + w * b(seg));
+  }
+  return out;
+}
+
+}  // namespace
+
+ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOptions& opt) {
+  const SystemLimits& sys = s.sys;
+  ProgramConversion c;
+  SequenceProgram& p = c.program;
+
+  // Pass 1: can every ADC be one Readout event (same sample count, constant moment per dwell)?
+  int common_n = -1;
+  bool uniform = true;
+  for (const Block& b : s.blocks) {
+    if (!b.adc) continue;
+    const Adc& a = *b.adc;
+    if (common_n < 0) common_n = a.num_samples;
+    if (a.num_samples != common_n) uniform = false;
+    for (const auto* g : {&b.gx, &b.gy, &b.gz}) {
+      if (!uniform || !*g) continue;
+      const Points pts = (*g)->points(sys.grad_raster_s);
+      const double m0 = integrate(pts, a.sample_time_s(0), a.sample_time_s(0) + a.dwell_s);
+      double scale = std::abs(m0);
+      // The last dwell may run past the flat top or the block: corrected after the Readout event.
+      for (int i = 1; i + 1 < a.num_samples && uniform; ++i) {
+        const double mi = integrate(pts, a.sample_time_s(i), a.sample_time_s(i) + a.dwell_s);
+        if (std::abs(mi - m0) > 1e-9 * std::max(scale, 1e-6)) uniform = false;
+      }
+    }
+  }
+  c.per_sample_readouts = !uniform;
+  p.nx = uniform ? std::max(common_n, 0) : 1;
+  p.fov_m = s.fov_m[0];
+
+  std::map<std::string, int> labels;
+  double k[3] = {0, 0, 0};
+  double best_k = INFINITY, last_excitation = NAN;
+  bool best_imaging = false;  // the truth is taken in an imaging ADC where one reaches the smallest |k|
+  std::vector<double> excitations;
+  double t0 = 0;
+  int order = 0;
+  double carry = 0;  // time a Readout event already ran into this block
+  double frame = 0;  // follow_rf_phase: the spins are simulated as Mxy·exp(-i·frame)
+
+  // Consecutive Free intervals merge, but never beyond max_free_step_s (the split pieces stay apart).
+  const double max_step = opt.max_free_step_s;
+  auto push_free = [&](double dt, double dkx, double dky, double dkz) {
+    if (dt <= 0 && dkx == 0 && dky == 0 && dkz == 0) return;
+    if (!p.events.empty() && p.events.back().kind == EventKind::Free &&
+        (max_step <= 0 || p.events.back().dt_s + dt <= max_step * (1 + 1e-9))) {
+      SeqEvent& e = p.events.back();
+      e.dt_s += dt;
+      e.dk_x += dkx;
+      e.dk_y += dky;
+      e.dk_z += dkz;
+      return;
+    }
+    SeqEvent e;
+    e.kind = EventKind::Free;
+    e.dt_s = dt;
+    e.dk_x = dkx;
+    e.dk_y = dky;
+    e.dk_z = dkz;
+    p.events.push_back(e);
+  };
+
+  for (const Block& b : s.blocks) {
+    Points g[3];
+    const std::optional<Gradient>* g3[3] = {&b.gx, &b.gy, &b.gz};
+    for (int a = 0; a < 3; ++a)
+      if (*g3[a]) g[a] = (*g3[a])->points(sys.grad_raster_s);
+    std::vector<Instant> inst;
+    double rf_flip = 0;
+    if (b.rf) {
+      const RfPulse& rf = *b.rf;
+      if (opt.follow_rf_phase) {
+        // Rotate the spins by exp(-i·delta): two 180° pulses about phases 0 and −delta/2 compose to it.
+        const double delta = std::remainder(-rf.phase_rad - frame, 2 * M_PI);
+        if (std::abs(delta) > 1e-12) {
+          for (double axis : {0.0, -delta / 2}) {
+            SeqEvent e;
+            e.kind = EventKind::Rf;
+            e.flip_rad = M_PI;
+            e.phase_rad = axis;
+            p.events.push_back(e);
+          }
+        }
+        frame = -rf.phase_rad;
+      }
+      const auto b1 = rf_on_raster(rf);
+      const int group = opt.rf_step_s > 0 ? std::max(1, static_cast<int>(std::lround(opt.rf_step_s / sys.rf_raster_s))) : 1;
+      std::complex<double> total{};
+      for (std::size_t i0 = 0; i0 < b1.size(); i0 += group) {
+        const std::size_t i1 = std::min(b1.size(), i0 + group);
+        std::complex<double> sum{};
+        for (std::size_t i = i0; i < i1; ++i) sum += b1[i];
+        total += sum;
+        const double tc = 0.5 * (i0 + i1) * sys.rf_raster_s;  // centre of the group, from the pulse start
+        const double area = std::abs(sum) * sys.rf_raster_s;
+        if (area == 0) continue;
+        Instant x{rf.delay_s + tc, Kind::Rf, 2 * M_PI * area,
+                  -(std::arg(sum) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * tc) - frame, 0, order++};
+        inst.push_back(x);
+      }
+      rf_flip = 2 * M_PI * std::abs(total) * sys.rf_raster_s;
+      if (opt.ideal_spoiling && (rf.use == 'e' || (rf.use == 'u' && rf_flip <= 100 * M_PI / 180))) {
+        SeqEvent e;  // at the block start, before the pulse: what the last TR left transverse is gone
+        e.kind = EventKind::Spoil;
+        p.events.push_back(e);
+      }
+      inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
+    }
+    int first_flat = static_cast<int>(c.sample_time_s.size());
+    if (b.adc) {
+      for (const Label& l : b.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
+      const Adc& a = *b.adc;
+      for (int i = 0; i < a.num_samples; ++i) inst.push_back({a.sample_time_s(i), Kind::Sample, 0, 0, i, order++});
+      const bool has_lin = labels.count("LIN") > 0;
+      c.adc_samples.push_back(a.num_samples);
+      c.adc_line.push_back(has_lin ? labels["LIN"] : c.adc_count);
+      std::uint8_t flags = kLineAcquired;
+      const bool ref = labels.count("REF") && labels["REF"], ima = labels.count("IMA") && labels["IMA"];
+      if (ref) flags |= kLineCalibration;
+      if (!ref || ima) flags |= kLineImaging;
+      c.adc_flags.push_back(flags);
+      for (int i = 0; i < a.num_samples; ++i) {
+        const double ts = a.sample_time_s(i) - a.delay_s;
+        c.demod_phase_rad.push_back(-(a.phase_rad + 2 * M_PI * a.freq_Hz * ts) - frame);
+        c.sample_time_s.push_back(t0 + a.sample_time_s(i));
+      }
+    } else {
+      for (const Label& l : b.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
+    }
+    std::stable_sort(inst.begin(), inst.end(), [](const Instant& x, const Instant& y) {
+      return x.t < y.t || (x.t == y.t && x.order < y.order);
+    });
+
+    double cursor = 0;
+    if (carry > 0) {
+      const double d[3] = {integrate(g[0], 0, carry), integrate(g[1], 0, carry), integrate(g[2], 0, carry)};
+      push_free(0, d[0], d[1], d[2]);
+      for (int a = 0; a < 3; ++a) k[a] += d[a];
+      cursor = carry;
+      carry = 0;
+    }
+    // With max_free_step_s, a gradient interval is cut into equal pieces, each with its exact moment,
+    // so that moving spins see when the gradient acts (the first moment), not only its total.
+    auto advance = [&](double to) {
+      if (to < cursor) return;
+      const double len = to - cursor;
+      const bool gradient = !g[0].empty() || !g[1].empty() || !g[2].empty();
+      const int pieces = max_step > 0 && gradient ? std::max(1, static_cast<int>(std::ceil(len / max_step - 1e-9))) : 1;
+      for (int i = 0; i < pieces; ++i) {
+        const double a = cursor + len * i / pieces, b = i + 1 == pieces ? to : cursor + len * (i + 1) / pieces;
+        const double d[3] = {integrate(g[0], a, b), integrate(g[1], a, b), integrate(g[2], a, b)};
+        push_free(b - a, d[0], d[1], d[2]);
+        for (int ax = 0; ax < 3; ++ax) k[ax] += d[ax];
+      }
+      cursor = to;
+    };
+    bool readout = false;
+    const int adc_index = c.adc_count;
+    for (const Instant& x : inst) {
+      if (x.kind == Kind::Sample && uniform && x.sample > 0) {
+        // Inside a uniform readout: the Readout event itself advances by one dwell per sample.
+        const double to = b.adc->sample_time_s(x.sample);
+        for (int a = 0; a < 3; ++a) k[a] += integrate(g[a], cursor, to);
+        cursor = to;
+      } else {
+        advance(x.t);
+      }
+      switch (x.kind) {
+        case Kind::Rf: {
+          SeqEvent e;
+          e.kind = EventKind::Rf;
+          e.flip_rad = x.flip;
+          e.phase_rad = x.phase;
+          p.events.push_back(e);
+          break;
+        }
+        case Kind::Center: {
+          const char use = b.rf->use;
+          const bool excite = use == 'e' || (use == 'u' && rf_flip <= 100 * M_PI / 180);
+          const bool refocus = use == 'r' || (use == 'u' && rf_flip >= 150 * M_PI / 180);
+          if (excite) {
+            k[0] = k[1] = k[2] = 0;
+            last_excitation = t0 + x.t;
+            excitations.push_back(last_excitation);
+            if (p.flip_angle_deg == 0) p.flip_angle_deg = rf_flip * 180 / M_PI;
+          } else if (refocus) {
+            for (double& v : k) v = -v;
+          }
+          break;
+        }
+        case Kind::Sample: {
+          const int flat = first_flat + x.sample;
+          c.kx.push_back(k[0]);
+          c.ky.push_back(k[1]);
+          c.kz.push_back(k[2]);
+          const double kabs = std::hypot(k[0], k[1], k[2]);
+          const bool imaging = (c.adc_flags.back() & kLineImaging) != 0;
+          if (kabs < best_k - 1e-9 || (imaging && !best_imaging && kabs < best_k + 1e-9)) {
+            best_k = kabs;
+            best_imaging = imaging;
+            c.k0_adc = adc_index;
+            c.k0_sample = x.sample;
+            if (!std::isnan(last_excitation)) c.TE_s = t0 + x.t - last_excitation;
+          }
+          (void)flat;
+          if (uniform) {
+            if (x.sample == 0) {
+              const Adc& a = *b.adc;
+              SeqEvent e;
+              e.kind = EventKind::Readout;
+              e.dt_s = a.dwell_s;
+              e.dk_x = integrate(g[0], x.t, x.t + a.dwell_s);
+              e.dk_y = integrate(g[1], x.t, x.t + a.dwell_s);
+              e.dk_z = integrate(g[2], x.t, x.t + a.dwell_s);
+              e.n_samples = a.num_samples;
+              e.line = c.adc_line.back();
+              p.events.push_back(e);
+              readout = true;
+              ++p.readouts;
+            }
+          } else {
+            SeqEvent e;
+            e.kind = EventKind::Readout;
+            e.n_samples = 1;
+            e.line = c.adc_line.back();
+            p.events.push_back(e);
+            ++p.readouts;
+          }
+          break;
+        }
+      }
+    }
+    if (readout) {
+      // The Readout event ends one dwell after its last sample with the constant per-dwell moment; replace
+      // that last step's moment by the true one (a zero-length Free), and carry any overrun of the block.
+      const Adc& a = *b.adc;
+      const SeqEvent& ro = *std::find_if(p.events.rbegin(), p.events.rend(),
+                                         [](const SeqEvent& e) { return e.kind == EventKind::Readout; });
+      const double last = a.sample_time_s(a.num_samples - 1), end = last + a.dwell_s;
+      const double stop = std::min(end, b.duration_s);
+      double d[3];
+      for (int ax = 0; ax < 3; ++ax) {
+        d[ax] = integrate(g[ax], last, stop);
+        k[ax] += d[ax];
+      }
+      push_free(0, d[0] - ro.dk_x, d[1] - ro.dk_y, d[2] - ro.dk_z);
+      cursor = stop;
+      if (end > b.duration_s) carry = end - b.duration_s;
+    }
+    advance(b.duration_s);
+    if (b.adc) ++c.adc_count;
+    t0 += b.duration_s;
+  }
+  // Truth at the k-space centre.
+  if (c.k0_adc >= 0) {
+    int adc = 0, flat = 0;
+    for (SeqEvent& e : p.events) {
+      if (e.kind != EventKind::Readout) continue;
+      if (uniform) {
+        if (adc == c.k0_adc) e.truth_sample = c.k0_sample;
+        ++adc;
+      } else {
+        int before = 0;
+        for (int i = 0; i < c.k0_adc; ++i) before += c.adc_samples[i];
+        if (flat == before + c.k0_sample) e.truth_sample = 0;
+        ++flat;
+      }
+    }
+  }
+  if (excitations.size() >= 2) {
+    std::vector<double> d;
+    for (std::size_t i = 1; i < excitations.size(); ++i) d.push_back(excitations[i] - excitations[i - 1]);
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    c.TR_s = d[d.size() / 2];
+  }
+  int max_line = -1;
+  for (int l : c.adc_line) max_line = std::max(max_line, l);
+  p.ny = max_line + 1;
+  p.TE_s = c.TE_s;
+  p.TR_s = c.TR_s;
+  for (const Block& b : s.blocks)
+    if (b.adc) {
+      p.dwell_s = b.adc->dwell_s;
+      break;
+    }
+  p.duration_s = t0;
+  return c;
+}
+
+void demodulate(const ProgramConversion& c, std::span<std::complex<float>> samples, int ncoils) {
+  const std::size_t n = c.demod_phase_rad.size();
+  if (samples.size() != n * static_cast<std::size_t>(ncoils))
+    throw std::invalid_argument("demodulate: sample count does not match the conversion");
+  for (int coil = 0; coil < ncoils; ++coil)
+    for (std::size_t i = 0; i < n; ++i)
+      samples[coil * n + i] *= std::polar(1.0f, static_cast<float>(-c.demod_phase_rad[i]));
+}
+
+}  // namespace mrwb::seq

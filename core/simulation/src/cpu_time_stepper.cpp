@@ -1,0 +1,203 @@
+// CPU reference of the simulator, time-stepped path (moving phantoms): every step applies Eq. 1 of
+// Jurczuk et al. 2016, M(t+Δt) = A_MRI · [M + ΔM_F], to all cells, reading the old state and writing a second
+// buffer (no step reads what it writes). Rows (ny·nz of them in 3-D, row r = iz·ny + iy) are split into
+// fixed blocks; threads meet at a barrier
+// after each step, whose completion adds the blocks' signal sums in block order (deterministic for any
+// thread count), swaps the buffers and polls cancellation.
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "event_factors.hpp"
+#include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/transport_cell_ops.hpp"
+
+namespace mrwb {
+namespace {
+
+using cplx = std::complex<double>;
+
+
+}  // namespace
+
+void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog,
+                                           const CoilMaps& coils, std::span<std::complex<float>> samples,
+                                           std::span<std::complex<float>> cell_truth, const ProgressFn& progress,
+                                           const CancelToken& cancel) {
+  const int nx = ph.nx, ny = ph.ny, nz = ph.nz;
+  const int rows = ny * nz;
+  const std::size_t n = ph.size();
+  const float* uz = ph.uz.size() == n ? ph.uz.data() : nullptr;
+  const int ncoils = coils.ncoils;
+  const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
+  const double dt_cfl = courant_dt_s(ph);  // 0: no limit
+  auto substeps = [&](double dt) { return courant_substeps(dt, dt_cfl); };
+  const bool moving = dt_cfl > 0;
+
+  std::vector<float> buf[2][3];
+  for (auto& b : buf)
+    for (auto& v : b) v.assign(n, 0.f);
+  std::copy(ph.PD.begin(), ph.PD.end(), buf[0][2].begin());  // M = PD·z
+  int cur = 0;
+  std::vector<float> c(n), s(n), omE1(n), E2(n);
+
+  // Fixed row blocks (not per thread): the reduction order does not depend on the thread count.
+  const int block_rows = std::max(1, rows / 64);
+  const int n_blocks = (rows + block_rows - 1) / block_rows;
+  std::vector<cplx> partial(static_cast<std::size_t>(n_blocks) * ncoils);
+  const int n_threads = std::max(1, std::min(threads_, n_blocks));
+
+  // Step state shared with the barrier's completion (written before arriving, read after).
+  long sample_index = -1;  // coil-0 index of the sample taken this step, or -1
+  bool swap = false;       // the phase ending at this barrier was a step (dst buffer written)
+  bool stop = false;
+  const std::vector<int> marks = tr_progress_marks(prog);
+  auto complete = [&]() noexcept {
+    if (sample_index >= 0) {
+      for (int coil = 0; coil < ncoils; ++coil) {
+        cplx acc{};
+        for (int b = 0; b < n_blocks; ++b) acc += partial[static_cast<std::size_t>(b) * ncoils + coil];
+        samples[coil * per_coil + sample_index] = {static_cast<float>(acc.real()), static_cast<float>(acc.imag())};
+      }
+    }
+    if (swap) cur ^= 1;
+    stop = cancel.cancelled();
+  };
+  std::barrier sync(n_threads, complete);
+
+  auto worker = [&](int t) {
+    // This thread's blocks: t, t + T, t + 2T, ...
+    auto for_own_rows = [&](auto&& fn) {
+      for (int b = t; b < n_blocks; b += n_threads)
+        for (int r = b * block_rows; r < std::min(rows, (b + 1) * block_rows); ++r) fn(b, r);
+    };
+    auto factors = [&](double dt, double dkx, double dky, double dkz) {
+      EventFactors f;
+      for (int b = t; b < n_blocks; b += n_threads) {  // per block: the x table once per block, not per row
+        const std::size_t r0 = static_cast<std::size_t>(b) * block_rows * nx;
+        const std::size_t r1 = static_cast<std::size_t>(std::min(rows, (b + 1) * block_rows)) * nx;
+        compute_event_factors(ph, dt, dkx, dky, dkz, r0, r1, f);
+        std::copy(f.c.begin(), f.c.end(), c.begin() + r0);
+        std::copy(f.s.begin(), f.s.end(), s.begin() + r0);
+        std::copy(f.omE1.begin(), f.omE1.end(), omE1.begin() + r0);
+        std::copy(f.E2.begin(), f.E2.end(), E2.begin() + r0);
+      }
+    };
+    // One step: optional sample of the current state, then transport + Bloch into the other buffer.
+    auto step = [&](double scale, long sample, bool truth) {
+      const int src = cur, dst = cur ^ 1;
+      const float *Ax = buf[src][0].data(), *Ay = buf[src][1].data(), *Az = buf[src][2].data();
+      float *Bx = buf[dst][0].data(), *By = buf[dst][1].data(), *Bz = buf[dst][2].data();
+      for_own_rows([&](int b, int r) {
+        const bool first_row = r == b * block_rows;
+        const int iy = r % ny, iz = r / ny;
+        if (sample >= 0) {
+          for (int coil = 0; coil < ncoils; ++coil) {
+            cplx acc = first_row ? cplx{} : partial[static_cast<std::size_t>(b) * ncoils + coil];
+            double sx = 0, sy = 0;
+            const std::size_t r0 = static_cast<std::size_t>(r) * nx;
+            if (coils.uniform()) {
+              for (int ix = 0; ix < nx; ++ix) {
+                sx += Ax[r0 + ix];
+                sy += Ay[r0 + ix];
+              }
+            } else {
+              const std::complex<float>* C = coils.sens.data() + static_cast<std::size_t>(coil) * n + r0;
+              for (int ix = 0; ix < nx; ++ix) {
+                sx += C[ix].real() * Ax[r0 + ix] - C[ix].imag() * Ay[r0 + ix];
+                sy += C[ix].real() * Ay[r0 + ix] + C[ix].imag() * Ax[r0 + ix];
+              }
+            }
+            partial[static_cast<std::size_t>(b) * ncoils + coil] = acc + cplx(sx, sy);
+          }
+        }
+        for (int ix = 0; ix < nx; ++ix) {
+          const std::size_t i = static_cast<std::size_t>(r) * nx + ix;
+          if (truth) cell_truth[i] = {Ax[i], Ay[i]};
+          bloch::Mag m{Ax[i], Ay[i], Az[i]};
+          if (moving) {
+            const auto tm = transport::donor_cell_gather<float>(
+                ix, iy, iz, nx, ny, nz, Ax, Ay, Az, ph.ux.data(), ph.uy.data(), uz, ph.type.data(), ph.PD.data(),
+                static_cast<float>(scale), true, ph.open_end.size() == n ? ph.open_end.data() : nullptr);
+            m = {tm.x, tm.y, tm.z};
+          }
+          bloch::precess_relax(m, ph.PD[i], omE1[i], E2[i], c[i], s[i]);
+          Bx[i] = m.Mx;
+          By[i] = m.My;
+          Bz[i] = m.Mz;
+        }
+      });
+      if (t == 0) {
+        sample_index = sample;
+        swap = true;
+      }
+      sync.arrive_and_wait();
+    };
+    auto fence = [&] {  // a barrier that is not a step: no sample, no swap
+      if (t == 0) {
+        sample_index = -1;
+        swap = false;
+      }
+      sync.arrive_and_wait();
+    };
+    auto in_place = [&](auto&& fn) {  // instantaneous per-cell operation on the current buffer
+      for_own_rows([&](int, int r) {
+        for (int ix = 0; ix < nx; ++ix) {
+          const std::size_t i = static_cast<std::size_t>(r) * nx + ix;
+          bloch::Mag m{buf[cur][0][i], buf[cur][1][i], buf[cur][2][i]};
+          fn(m);
+          buf[cur][0][i] = m.Mx;
+          buf[cur][1][i] = m.My;
+          buf[cur][2][i] = m.Mz;
+        }
+      });
+    };
+
+    int readout = 0, reported = 0;
+    for (std::size_t ei = 0; ei < prog.events.size(); ++ei) {
+      const SeqEvent& e = prog.events[ei];
+      if (stop) return;
+      switch (e.kind) {
+        case EventKind::Rf: {
+          const float ca = static_cast<float>(std::cos(e.flip_rad)), sa = static_cast<float>(std::sin(e.flip_rad));
+          const float cp = static_cast<float>(std::cos(e.phase_rad)), sp = static_cast<float>(std::sin(e.phase_rad));
+          in_place([&](bloch::Mag& m) { bloch::rf_rotate(m, ca, sa, cp, sp); });
+          break;  // the next Free/Readout starts with a fence before reading neighbours
+        }
+        case EventKind::Spoil:
+          in_place([](bloch::Mag& m) { bloch::spoil(m); });
+          break;
+        case EventKind::Free: {
+          const int k = substeps(e.dt_s);
+          fence();  // neighbours are read by the next step: all in-place work must be finished first
+          factors(e.dt_s / k, e.dk_x / k, e.dk_y / k, e.dk_z / k);
+          for (int j = 0; j < k && !stop; ++j) step(e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0), -1, false);
+          break;
+        }
+        case EventKind::Readout: {
+          const int k = substeps(e.dt_s);
+          fence();
+          factors(e.dt_s / k, e.dk_x / k, e.dk_y / k, e.dk_z / k);
+          const double scale = e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0);
+          for (int j = 0; j < e.n_samples && !stop; ++j)
+            for (int sub = 0; sub < k && !stop; ++sub)
+              step(scale, sub == 0 ? static_cast<long>(readout) * prog.nx + j : -1, sub == 0 && j == e.truth_sample);
+          ++readout;
+          break;
+        }
+      }
+      if (t == 0 && progress)  // per TR: the steps of this event are done (barrier after each)
+        while (reported < marks[ei]) progress(static_cast<double>(++reported) / marks.back(), "simulate");
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n_threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& th : pool) th.join();
+  cancel.throw_if_cancelled();
+}
+
+}  // namespace mrwb

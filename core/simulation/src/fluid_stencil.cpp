@@ -1,0 +1,125 @@
+// Per-cell transport stencils of the fluid cells (fluid_stencil.hpp) and the CPU twin of the CUDA
+// engine's per-step stencil kernel.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "mrwb/simulation/fluid_block_ops.hpp"
+#include "mrwb/simulation/fluid_stencil.hpp"
+#include "fluid_twin_steps.hpp"
+
+namespace mrwb {
+
+FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid) {
+  const std::size_t n = ph.size(), nf = fluid.size();
+  if (ph.ux.size() != n || ph.uy.size() != n) throw std::invalid_argument("build_fluid_stencil: no velocity field");
+  const int faces = ph.nz > 1 ? 6 : 4;
+  const std::vector<std::int32_t> face = fluid_face_ranks(ph, fluid);
+  const float* u_axis[3] = {ph.ux.data(), ph.uy.data(), ph.uz.size() == n ? ph.uz.data() : nullptr};
+  FluidStencil s;
+  s.nf = nf;
+  s.out.assign(nf, 0.f);
+  s.fresh.assign(nf, 0.f);
+  // Inflow faces per cell first: more than 4 only in a converging 3-D flow.
+  std::vector<std::int32_t> up(nf * faces, -1);
+  std::vector<float> up_c(nf * faces, 0.f);
+  std::vector<int> n_in(nf, 0);
+  for (std::size_t r = 0; r < nf; ++r) {
+    const std::size_t i = fluid[r];
+    for (int f = 0; f < faces; ++f) {
+      const std::int32_t code = face[r * faces + f];
+      if (code == k_face_wall) continue;
+      const float* u = u_axis[f / 2];
+      const float dir = (f & 1) ? -1.f : 1.f;
+      const float ui = u ? u[i] : 0.f;
+      float c;
+      if (code >= 0) {
+        const float uj = u ? u[fluid[static_cast<std::size_t>(code)]] : 0.f;
+        c = 0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui));  // transport_cell_ops.hpp's face expression
+      } else {
+        c = ui;  // open face
+      }
+      const float out = c * dir;  // > 0: leaves cell i through this face; < 0: enters it
+      if (out > 0.f) {
+        s.out[r] += out;
+      } else if (out < 0.f) {
+        if (code >= 0) {
+          up[r * faces + n_in[r]] = code;
+          up_c[r * faces + n_in[r]] = -out;
+          ++n_in[r];
+        } else {
+          s.fresh[r] += -out * ph.PD[i];
+        }
+      }
+    }
+  }
+  s.in_slots = nf ? *std::max_element(n_in.begin(), n_in.end()) : 0;
+  s.inflow.assign(static_cast<std::size_t>(s.in_slots) * nf, FluidInflow{});
+  for (std::size_t r = 0; r < nf; ++r)
+    for (int k = 0; k < n_in[r]; ++k) s.inflow[k * nf + r] = {up[r * faces + k], up_c[r * faces + k]};
+  return s;
+}
+
+namespace {
+
+void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, const FluidStencil& st,
+                 std::span<const FluidStep> table, std::span<const std::complex<float>> coil_sens, int ncoils,
+                 std::size_t per_coil, std::span<float> Mx, std::span<float> My, std::span<float> Mz,
+                 std::span<std::complex<double>> samples, std::span<std::complex<float>> cell_truth) {
+  const std::size_t nf = fluid.size(), n = ph.size();
+  std::vector<float> m[2][3];
+  for (int b = 0; b < 2; ++b)
+    for (auto& v : m[b]) v.resize(nf);
+  std::vector<float> r1(nf), r2(nf);
+  std::vector<double> x(nf), y(nf), z(nf);
+  for (std::size_t r = 0; r < nf; ++r) {
+    const std::uint32_t i = fluid[r];
+    m[0][0][r] = Mx[i];
+    m[0][1][r] = My[i];
+    m[0][2][r] = Mz[i];
+    r1[r] = fluid::relaxation_rate(ph.T1_s[i]);
+    r2[r] = fluid::relaxation_rate(ph.T2_s[i]);
+    const std::uint32_t row = i / static_cast<std::uint32_t>(ph.nx);
+    x[r] = ph.x0_m + static_cast<int>(i - row * static_cast<std::uint32_t>(ph.nx)) * ph.cell_size_m;
+    y[r] = ph.y0_m + static_cast<int>(row % static_cast<std::uint32_t>(ph.ny)) * ph.cell_size_m;
+    z[r] = ph.z0_m + static_cast<int>(row / static_cast<std::uint32_t>(ph.ny)) * ph.cell_size_m;
+  }
+  int cur = 0;
+  for (const FluidStep& S : table) {
+    float *ax = m[cur][0].data(), *ay = m[cur][1].data(), *az = m[cur][2].data();
+    fluid::apply_op_to(S, nf, ax, ay, az);
+    if (S.sample >= 0) fluid::add_signal(coil_sens, ncoils, n, per_coil, S.sample, ax, ay, fluid.data(), nf, samples);
+    if (S.truth)
+      for (std::size_t r = 0; r < nf; ++r) cell_truth[fluid[r]] = {ax[r], ay[r]};
+    float *bx = m[cur ^ 1][0].data(), *by = m[cur ^ 1][1].data(), *bz = m[cur ^ 1][2].data();
+    for (std::size_t r = 0; r < nf; ++r) {
+      float fresh_z = 0.f;
+      const auto t = fluid::stencil_transport(st, r, ax, ay, az, S.scale, &fresh_z);
+      bloch::Mag v{t.x, t.y, t.z};
+      const std::uint32_t i = fluid[r];
+      fluid::fluid_bloch(v, ph.PD[i], r1[r], r2[r], ph.dB_T[i], x[r], y[r], z[r], S);
+      bx[r] = v.Mx;
+      by[r] = v.My;
+      bz[r] = v.Mz;
+    }
+    cur ^= 1;
+  }
+  for (std::size_t r = 0; r < nf; ++r) {
+    Mx[fluid[r]] = m[cur][0][r];
+    My[fluid[r]] = m[cur][1][r];
+    Mz[fluid[r]] = m[cur][2][r];
+  }
+}
+
+}  // namespace
+
+void run_fluid_stencil_cpu(const CellPhantom& ph, std::span<const std::uint32_t> fluid, const FluidStencil& stencil,
+                           std::span<const FluidStep> table, std::span<const std::complex<float>> coil_sens,
+                           int ncoils, std::size_t per_coil, std::span<float> Mx, std::span<float> My,
+                           std::span<float> Mz, std::span<std::complex<double>> samples,
+                           std::span<std::complex<float>> cell_truth) {
+  if (stencil.nf != fluid.size()) throw std::invalid_argument("run_fluid_stencil_cpu: stencil of another fluid list");
+  run_stencil(ph, fluid, stencil, table, coil_sens, ncoils, per_coil, Mx, My, Mz, samples, cell_truth);
+}
+
+}  // namespace mrwb

@@ -1,0 +1,84 @@
+// The simulator on a non-Cartesian spoiled GE (sequence_noncart_gre.hpp); simulate() hands non-Cartesian
+// scenarios here. Coils and truth as simulate() makes them; a 3-D trajectory (stack of spirals) also gets
+// its truth as a volume.
+#include <chrono>
+#include <cmath>
+
+#include "mrwb/base/image_volume.hpp"
+#include "mrwb/phantom/coil_sensitivity.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/simulation/noncart_simulation.hpp"
+
+namespace mrwb {
+namespace {
+
+// Mxy at TE averaged over each cubic voxel of the matrix^3 grid (voxel iv centred at (iv - n/2) fov/n on
+// every axis, as the reconstruction's x = (i - n/2)/n), times sqrt(sum |s_c|^2) with coil arrays.
+noncart::Volume voxel_truth_volume(const CellPhantom& ph, const CoilMaps& coils, const std::vector<std::complex<float>>& cell_truth,
+                                   const SequenceSpec& seq) {
+  const int n = seq.matrix, cpv = ph.cells_per_voxel;
+  const double voxel_m = seq.fov_m / n;
+  noncart::Volume v;
+  v.n = n;
+  v.fov_m = seq.fov_m;
+  v.data.assign(static_cast<std::size_t>(n) * n * n, {});
+  const float scale = 1.0f / static_cast<float>(cpv * cpv * cpv);  // cell volume / voxel volume
+  for (int iz = 0; iz < ph.nz; ++iz) {
+    const int vz = static_cast<int>(std::floor(ph.z_m(iz) / voxel_m + n / 2 + 0.5));
+    if (vz < 0 || vz >= n) continue;
+    for (int iy = 0; iy < ph.ny; ++iy)
+      for (int ix = 0; ix < ph.nx; ++ix) {
+        const std::size_t i = (static_cast<std::size_t>(iz) * ph.ny + iy) * ph.nx + ix;
+        const float w = coil_sos_weight(coils, ph.size(), i);
+        v.data[(static_cast<std::size_t>(vz) * n + iy / cpv) * n + ix / cpv] += cell_truth[i] * (scale * w);
+      }
+  }
+  return v;
+}
+
+SimulationResult run_noncart(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
+                             const CancelToken& cancel, noncart::Volume* volume_truth) {
+  validate_scenario(scenario, "scenario");
+  const auto t0 = std::chrono::steady_clock::now();
+  const SequenceSpec& seq = scenario.sequence;
+  const CellPhantom ph = build_phantom(scenario);
+  const SequenceProgram prog = build_noncart_gre(seq);
+  const CoilMaps coils = scenario_coil_maps(scenario, ph);
+  const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
+  std::vector<std::complex<float>> samples(coils.ncoils * per_coil), cell_truth(ph.size());
+  engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
+
+  SimulationResult r;
+  r.backend = engine.name();
+  RawData& raw = r.raw;
+  raw = simulated_raw_header(scenario, prog, coils.ncoils);  // line r is readout event r (build_noncart_gre order)
+  const int cpv = ph.cells_per_voxel;
+  // Voxel units, as simulate(): cell area / voxel area, or cell volume / voxel volume for a 3-D trajectory.
+  const bool three_d = seq.trajectory == "stack_of_spirals";
+  const float cell_scale = 1.0f / static_cast<float>(three_d ? cpv * cpv * cpv : cpv * cpv);
+  raw.kspace.resize(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) raw.kspace[i] = samples[i] * cell_scale;
+  finish_noncart_raw(seq, raw);
+
+  r.truth = sos_weighted_truth(ph, coils, cell_truth, seq);
+  if (volume_truth) *volume_truth = voxel_truth_volume(ph, coils, cell_truth, seq);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+SimulationResult simulate_noncart(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
+                                  const CancelToken& cancel) {
+  return run_noncart(scenario, engine, progress, cancel, nullptr);
+}
+
+NoncartVolumeSimulation simulate_noncart_volume(const Scenario& scenario, SimulationEngine& engine,
+                                                const ProgressFn& progress, const CancelToken& cancel) {
+  NoncartVolumeSimulation v;
+  v.result = run_noncart(scenario, engine, progress, cancel, &v.truth);
+  return v;
+}
+
+}  // namespace mrwb

@@ -1,0 +1,114 @@
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/phantom/coil_sensitivity.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/simulation/noncart_simulation.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/volume_simulation.hpp"
+
+namespace mrwb {
+
+RawData simulated_raw_header(const Scenario& scenario, const SequenceProgram& prog, int ncoils) {
+  const auto& seq = scenario.sequence;
+  RawData raw;
+  raw.nx = prog.nx;
+  raw.ny = prog.ny;
+  raw.ncoils = ncoils;
+  raw.fov_x_m = raw.fov_y_m = seq.fov_m;
+  raw.TR_s = seq.TR_s;
+  raw.TE_s = seq.TE_s;
+  raw.flip_angle_deg = seq.flip_angle_deg;
+  raw.scenario_name = scenario.name;
+  return raw;
+}
+
+SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
+                          const CancelToken& cancel) {
+  validate_scenario(scenario, "scenario");
+  if (is_volume_scenario(scenario))
+    throw InputError("scenario: sequence.slices / sequence.partitions above 1 give a volume (simulate_volume, volume_simulation.hpp)");
+  if (scenario.sequence.trajectory != "cartesian") return simulate_noncart(scenario, engine, progress, cancel);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& seq = scenario.sequence;
+  const CellPhantom ph = build_phantom(scenario);  // with its flow field when the scenario has one
+  const SequenceProgram prog = build_sequence_program(seq);
+
+  const CoilMaps coils = scenario_coil_maps(scenario, ph);
+  std::vector<std::complex<float>> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
+  std::vector<std::complex<float>> cell_truth(ph.size());
+  engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
+
+  SimulationResult r;
+  r.backend = engine.name();
+  RawData& raw = r.raw;
+  raw = simulated_raw_header(scenario, prog, coils.ncoils);
+  raw.dwell_s = prog.dwell_s;
+  raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
+  // Signal in voxel units: each cell carries (cell area / voxel area) of a voxel's magnetization.
+  const int cpv = ph.cells_per_voxel;
+  const float scale = 1.0f / static_cast<float>(cpv * cpv);
+  // Readout r fills its line; unacquired lines stay zero and are flagged so.
+  std::vector<int> line_of;
+  for (const auto& e : prog.events)
+    if (e.kind == EventKind::Readout) line_of.push_back(e.line);
+  for (int c = 0; c < raw.ncoils; ++c)
+    for (int r = 0; r < prog.readouts; ++r)
+      for (int s = 0; s < raw.nx; ++s)
+        raw.at(c, line_of[r], s) = samples[(static_cast<std::size_t>(c) * prog.readouts + r) * raw.nx + s] * scale;
+  raw.accel_R = prog.accel_R;
+  if (prog.accel_R > 1 || seq.acs_lines > 0) raw.line_flags = prog.line_flags;
+  // Receiver noise on the acquired samples, and a noise scan of the same statistics for prewhitening.
+  add_receiver_noise(raw, scenario.coils.noise_std, scenario.coils.noise_correlation);
+
+  r.truth = sos_weighted_truth(ph, coils, cell_truth, seq);
+
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph) {
+  // Sensitivities are smooth: evaluating them at cell centres rather than on the image grid's points
+  // shifts them by less than a voxel.
+  CoilMaps coils;
+  if (scenario.coils.count > 1) {
+    coils.ncoils = scenario.coils.count;
+    coils.sens = scenario.coils.arrangement == "uniform"
+                     ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
+                     : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, scenario.sequence.fov_m);
+    if (ph.nz > 1) {  // a slab: the in-plane maps repeated along z (coils far from a thin slab)
+      std::vector<std::complex<float>> slab(static_cast<std::size_t>(coils.ncoils) * ph.size());
+      const std::size_t plane = ph.slice_size();
+      for (int c = 0; c < coils.ncoils; ++c)
+        for (int iz = 0; iz < ph.nz; ++iz)
+          std::copy_n(coils.sens.begin() + c * plane, plane, slab.begin() + (c * ph.nz + iz) * plane);
+      coils.sens = std::move(slab);
+    }
+  }
+  return coils;
+}
+
+Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,
+                           const std::vector<std::complex<float>>& cell_truth, const SequenceSpec& seq) {
+  const int cpv = ph.cells_per_voxel;
+  const float scale = 1.0f / static_cast<float>(cpv * cpv);  // cell area / voxel area
+  Image2D truth;
+  truth.nx = truth.ny = seq.matrix;
+  truth.fov_x_m = truth.fov_y_m = seq.fov_m;
+  truth.data.assign(truth.size(), {});
+  // A slab: Mxy summed over z per in-plane voxel, in the same units as the signal (which sums every cell
+  // with the same cell area / voxel area): a z-uniform slab of nz cells reads nz times its slice.
+  for (int iz = 0; iz < ph.nz; ++iz)
+    for (int iy = 0; iy < ph.ny; ++iy)
+      for (int ix = 0; ix < ph.nx; ++ix) {
+        const std::size_t i = (static_cast<std::size_t>(iz) * ph.ny + iy) * ph.nx + ix;
+        truth.data[static_cast<std::size_t>(iy / cpv) * truth.nx + ix / cpv] +=
+            cell_truth[i] * (scale * coil_sos_weight(coils, ph.size(), i));
+      }
+  return truth;
+}
+
+}  // namespace mrwb

@@ -1,0 +1,126 @@
+// Unit tests: Bloch operators, phantom discretisation, sequence program, FFT, metrics, registry.
+#include <QtTest>
+
+#include <cmath>
+
+#include "mrwb/metrics/metrics.hpp"
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/bloch_cell_ops.hpp"
+
+using namespace mrwb;
+
+class TestUnit : public QObject {
+  Q_OBJECT
+ private slots:
+  void rfTipsZToPlusY() {
+    bloch::Mag m{0, 0, 1};
+    const float a = 30 * M_PI / 180;
+    bloch::rf_rotate(m, std::cos(a), std::sin(a), 1, 0);
+    QCOMPARE_LE(std::abs(m.Mx), 1e-7f);
+    QCOMPARE_LE(std::abs(m.My - std::sin(a)), 1e-6f);
+    QCOMPARE_LE(std::abs(m.Mz - std::cos(a)), 1e-6f);
+  }
+  void rfPreservesLengthForAnyPhase() {
+    bloch::Mag m{0.3f, -0.4f, 0.5f};
+    const float len0 = std::sqrt(m.Mx * m.Mx + m.My * m.My + m.Mz * m.Mz);
+    for (int k = 0; k < 16; ++k) bloch::rf_rotate(m, std::cos(0.7f), std::sin(0.7f), std::cos(0.3f * k), std::sin(0.3f * k));
+    QCOMPARE_LE(std::abs(std::sqrt(m.Mx * m.Mx + m.My * m.My + m.Mz * m.Mz) - len0), 1e-5f);
+  }
+  void precessionIsClockwiseAndRelaxes() {
+    // Rz(theta) of Eq. 7: Mxy' = Mxy·exp(−i·theta); Mz' = E1·Mz + PD·(1 − E1) (corrected Eq. 6).
+    bloch::Mag m{1, 0, 0.2f};
+    const float th = 0.5f, E1 = 0.9f, E2 = 0.8f;
+    bloch::precess_relax(m, 1.0f, 1.0f - E1, E2, std::cos(th), std::sin(th));
+    QCOMPARE_LE(std::abs(m.Mx - E2 * std::cos(th)), 1e-6f);
+    QCOMPARE_LE(std::abs(m.My + E2 * std::sin(th)), 1e-6f);
+    QCOMPARE_LE(std::abs(m.Mz - (E1 * 0.2f + 0.1f)), 1e-6f);
+  }
+  void phantomPartialVolumeAndTissues() {
+    PhantomSpec p;
+    p.preset = "straight_vessel";
+    p.cells_per_voxel = 2;
+    p.disc_radius_m = 0.05;
+    p.vessel_radius_m = 0.01;
+    const CellPhantom ph = build_phantom(p, 0.128, 32);
+    QCOMPARE(ph.nx, 64);
+    QCOMPARE(ph.cell_size_m, 0.002);
+    int fluid = 0, partial = 0;
+    for (std::size_t i = 0; i < ph.size(); ++i) {
+      fluid += ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
+      partial += ph.PD[i] > 0 && ph.PD[i] < 0.78f;
+    }
+    // A 20 mm wide band across the 128 mm grid: about 10 of 64 rows are fluid.
+    QVERIFY(fluid >= 9 * 64 && fluid <= 11 * 64);
+    QVERIFY(partial > 0);  // the disc edge has partial-volume cells
+  }
+  void greProgramTiming() {
+    SequenceSpec s;
+    s.matrix = 32;
+    s.dummy_scans = 3;
+    const SequenceProgram p = build_spoiled_gre(s);
+    QCOMPARE(p.readouts, 32);
+    // Per TR: RF + prephase + readout + rest adds up to TR exactly.
+    double t = 0;
+    int readouts = 0;
+    for (const auto& e : p.events) {
+      if (e.kind == EventKind::Free) t += e.dt_s;
+      if (e.kind == EventKind::Readout) {
+        t += e.n_samples * e.dt_s;
+        ++readouts;
+      }
+    }
+    QVERIFY(std::abs(t - (3 + 32) * s.TR_s) < 1e-9);
+    QCOMPARE(readouts, 32);
+  }
+  void fftOfCentredDeltaIsConstant() {
+    RawData raw;
+    raw.nx = 16;
+    raw.ny = 8;
+    raw.kspace.assign(16 * 8, {});
+    raw.at(0, 4, 8) = {128.f, 0.f};  // k = 0 only
+    const Image2D img = reconstruct_fft(raw);
+    for (const auto& v : img.data) QCOMPARE_LE(std::abs(v - std::complex<float>(1.f, 0.f)), 1e-6f);
+  }
+  void fftPlacesAnOffsetPointAtItsVoxel() {
+    // S(k) = exp(−i 2π k·r) for a point at voxel (3, −2) from the centre.
+    RawData raw;
+    raw.nx = raw.ny = 16;
+    raw.kspace.resize(256);
+    for (int l = 0; l < 16; ++l)
+      for (int s = 0; s < 16; ++s)
+        raw.at(0, l, s) = std::polar(1.f, static_cast<float>(-2 * M_PI * ((s - 8) * 3 + (l - 8) * -2) / 16.0));
+    const auto mag = reconstruct_fft(raw).magnitude();
+    const auto peak = std::max_element(mag.begin(), mag.end()) - mag.begin();
+    QCOMPARE(static_cast<int>(peak % 16), 8 + 3);
+    QCOMPARE(static_cast<int>(peak / 16), 8 - 2);
+  }
+  void metricsOfKnownError() {
+    std::vector<float> ref(64 * 64, 1.f), img(64 * 64, 1.1f);
+    const Metrics m = compare_images(img, ref, 64, 64);
+    QVERIFY(std::abs(m.psnr_db - 20.0) < 1e-4);  // max 1 over RMSE 0.1
+    QVERIFY(std::abs(m.percent_error - 10.0) < 1e-3);
+    const Metrics same = compare_images(ref, ref, 64, 64);
+    QVERIFY(std::isinf(same.psnr_db));
+    QCOMPARE(same.percent_error, 0.0);
+    std::vector<float> ramp(64 * 64);
+    for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i % 64);
+    QVERIFY(std::abs(compare_images(ramp, ramp, 64, 64).ssim - 1.0) < 1e-9);
+    std::vector<float> noisy = ramp;
+    for (std::size_t i = 0; i < noisy.size(); i += 2) noisy[i] += 8;
+    QVERIFY(compare_images(noisy, ramp, 64, 64).ssim < 0.9);
+  }
+  void registryHasCpuAndAutoFallsBack() {
+    bool has_cpu = false;
+    for (const auto& b : list_backends()) has_cpu |= (b.name == "cpu" && b.available);
+    QVERIFY(has_cpu);
+    QVERIFY(make_simulation_engine("auto") != nullptr);
+    QVERIFY_THROWS_EXCEPTION(InputError, make_simulation_engine("opencl"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestUnit)
+#include "test_unit.moc"

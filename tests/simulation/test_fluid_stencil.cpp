@@ -1,0 +1,196 @@
+// Per-cell transport stencils of the fluid cells (mrwb/fluid_stencil.hpp), host side: the
+// stencil step equals transport_cell_ops.hpp's donor-cell gather cell by cell (2-D with open grid edges
+// and vessel ends, 3-D with through-plane flow, a converging 3-D flow with six inflow faces),
+// conserves total magnetization in a closed vessel, and its CPU twin (the CUDA kernel's twin) reproduces
+// the plain time-stepped CPU engine; a planted error fails.
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "fluid_test_support.hpp"
+#include "mrwb/simulation/fluid_stencil.hpp"
+
+using namespace mrwb;
+using namespace mrwb::fluid_test;
+
+namespace {
+
+// Random magnetization of every cell (the gather reads only fluid neighbours, but any cell may hold it).
+void random_state(const CellPhantom& ph, std::vector<float>& mx, std::vector<float>& my, std::vector<float>& mz,
+                  unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  mx.resize(ph.size());
+  my.resize(ph.size());
+  mz.resize(ph.size());
+  for (std::size_t i = 0; i < ph.size(); ++i) {
+    mx[i] = u(rng);
+    my[i] = u(rng);
+    mz[i] = u(rng);
+  }
+}
+
+// The fluid cells' entries of a grid array, in rank order (the stencil's compact layout).
+std::vector<float> compact(const std::vector<std::uint32_t>& fluid, const std::vector<float>& grid) {
+  std::vector<float> c(fluid.size());
+  for (std::size_t r = 0; r < fluid.size(); ++r) c[r] = grid[fluid[r]];
+  return c;
+}
+
+// Largest difference between the stencil step and donor_cell_gather over every fluid cell, relative to
+// the largest |M| change of a step (what a wrong coefficient would show up in).
+double worst_cell_difference(const CellPhantom& ph, float scale) {
+  const auto fluid = fluid_cells(ph);
+  const FluidStencil s = build_fluid_stencil(ph, fluid);
+  std::vector<float> mx, my, mz;
+  random_state(ph, mx, my, mz, 7);
+  const std::vector<float> cx = compact(fluid, mx), cy = compact(fluid, my), cz = compact(fluid, mz);
+  const float* uz = ph.uz.size() == ph.size() ? ph.uz.data() : nullptr;
+  const std::uint8_t* ends = ph.open_end.size() == ph.size() ? ph.open_end.data() : nullptr;
+  double worst = 0, largest_change = 0;
+  for (std::size_t r = 0; r < fluid.size(); ++r) {
+    const std::size_t i = fluid[r];
+    const int ix = static_cast<int>(i % ph.nx), iy = static_cast<int>(i / ph.nx % ph.ny),
+              iz = static_cast<int>(i / ph.slice_size());
+    float fresh_ref = 0.f, fresh = 0.f;
+    const auto ref = transport::donor_cell_gather<float>(ix, iy, iz, ph.nx, ph.ny, ph.nz, mx.data(), my.data(),
+                                                         mz.data(), ph.ux.data(), ph.uy.data(), uz, ph.type.data(),
+                                                         ph.PD.data(), scale, true, ends, &fresh_ref);
+    const auto got = fluid::stencil_transport(s, r, cx.data(), cy.data(), cz.data(), scale, &fresh);
+    worst = std::max({worst, std::abs(static_cast<double>(got.x) - ref.x), std::abs(static_cast<double>(got.y) - ref.y),
+                      std::abs(static_cast<double>(got.z) - ref.z), std::abs(static_cast<double>(fresh) - fresh_ref)});
+    largest_change = std::max({largest_change, std::abs(static_cast<double>(ref.x) - cx[r]),
+                               std::abs(static_cast<double>(ref.z) - cz[r])});
+  }
+  qInfo("%dx%dx%d, %zu fluid cells, %d slots, scale %.2f: worst |stencil - gather| %.3g (largest change %.3g)", ph.nx,
+        ph.ny, ph.nz, fluid.size(), s.in_slots, scale, worst, largest_change);
+  return largest_change > 0 ? worst / largest_change : HUGE_VAL;
+}
+
+Run run_twin(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+             const std::vector<FluidStep>& table) {
+  const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
+  const auto fluid = fluid_cells(ph);
+  const FluidStencil st = build_fluid_stencil(ph, fluid);
+  std::vector<float> mx(ph.size(), 0.f), my(ph.size(), 0.f), mz(ph.PD);
+  std::vector<cd> s(per_coil * coils.ncoils);
+  std::vector<cf> t(ph.size());
+  run_fluid_stencil_cpu(ph, fluid, st, table, coils.sens, coils.ncoils, per_coil, mx, my, mz, s, t);
+  mx.insert(mx.end(), my.begin(), my.end());
+  mx.insert(mx.end(), mz.begin(), mz.end());
+  return {s, to_cd(t), mx};
+}
+
+// A 3-D block of blood whose velocities all point at its centre cell: that cell has six inflow faces.
+CellPhantom converging_3d() {
+  CellPhantom ph = uniform_phantom(7, 7, 1e-4, 1.f, 1.2f, 0.2f, CellType::Fluid, 7);
+  ph.flow_dt_s = 1e-4;
+  for (int iz = 0; iz < 7; ++iz)
+    for (int iy = 0; iy < 7; ++iy)
+      for (int ix = 0; ix < 7; ++ix) {
+        const std::size_t i = (static_cast<std::size_t>(iz) * 7 + iy) * 7 + ix;
+        ph.ux[i] = 0.1f * static_cast<float>(3 - ix);
+        ph.uy[i] = 0.08f * static_cast<float>(3 - iy);
+        ph.uz[i] = 0.05f * static_cast<float>(3 - iz);
+      }
+  return ph;
+}
+
+}  // namespace
+
+class TestFluidStencil : public QObject {
+  Q_OBJECT
+ private slots:
+  // Cell by cell the stencil step is the donor-cell gather, regrouped: rounding only.
+  void stencilEqualsGather() {
+    for (bool inside : {false, true})
+      for (float scale : {1.f, 0.156f}) QVERIFY(worst_cell_difference(tube_2d(94, 19, inside), scale) < 1e-5);
+    CellPhantom slab = vessel_slab(60, 60, 14, 1e-3);
+    QVERIFY(slab.uz.size() == slab.size());
+    QVERIFY(worst_cell_difference(slab, 1.f) < 1e-5);
+    const CellPhantom conv = converging_3d();
+    QCOMPARE(build_fluid_stencil(conv, fluid_cells(conv)).in_slots, 6);  // beyond the preloaded slots
+    QVERIFY(worst_cell_difference(conv, 1.f) < 1e-5);
+  }
+
+  // Transport alone in a closed vessel (walls all round, no open face) conserves Σ M.
+  void closedVesselConserves() {
+    CellPhantom ph = tube_2d(40, 19);
+    for (std::size_t i = 0; i < ph.size(); ++i)  // cut the tube off from the grid edges: walls at both ends
+      if (i % ph.nx == 0 || i % ph.nx == static_cast<std::size_t>(ph.nx) - 1) ph.type[i] = 1;
+    const auto fluid = fluid_cells(ph);
+    const FluidStencil s = build_fluid_stencil(ph, fluid);
+    for (float f : s.fresh) QCOMPARE(f, 0.f);
+    std::vector<float> mx, my, mz;
+    random_state(ph, mx, my, mz, 3);
+    for (float& v : mz) v += 1.f;  // positive, so Σ Mz is not near zero
+    std::vector<float> cx = compact(fluid, mx), cy = compact(fluid, my), cz = compact(fluid, mz);
+    for (int step = 0; step < 1000; ++step) {
+      std::vector<float> nx(cx.size()), ny(cy.size()), nz(cz.size());
+      for (std::size_t r = 0; r < fluid.size(); ++r) {
+        float fresh = 0.f;
+        const auto m = fluid::stencil_transport(s, r, cx.data(), cy.data(), cz.data(), 1.f, &fresh);
+        nx[r] = m.x;
+        ny[r] = m.y;
+        nz[r] = m.z;
+      }
+      cx.swap(nx);
+      cy.swap(ny);
+      cz.swap(nz);
+    }
+    double sz = 0, sz0 = 0;
+    for (std::size_t r = 0; r < fluid.size(); ++r) {
+      sz += cz[r];
+      sz0 += mz[fluid[r]];
+    }
+    qInfo("closed vessel, 1000 stencil steps (float): Sum Mz drift %.3g relative", std::abs(sz - sz0) / sz0);
+    QVERIFY(std::abs(sz - sz0) / sz0 < 1e-4);
+  }
+
+  // The CUDA kernel's CPU twin reproduces the plain time-stepped engine (2-D with and without vessel
+  // ends, 2 coils, 3-D slab with a z moment).
+  void twinMatchesEngine() {
+    struct Case {
+      const char* name;
+      CellPhantom ph;
+      SequenceProgram prog;
+      CoilMaps coils;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"2-D tube", tube_2d(94, 19), short_ge(8, 94e-4), {}});
+    cases.push_back({"2-D tube with vessel ends", tube_2d(94, 19, true), short_ge(8, 94e-4), {}});
+    {
+      CellPhantom ph = tube_2d(94, 19);
+      CoilMaps c = two_coils(ph);
+      cases.push_back({"2-D tube, 2 coils", std::move(ph), short_ge(8, 94e-4), std::move(c)});
+    }
+    cases.push_back({"3-D slab", vessel_slab(60, 60, 14, 1e-3), short_ge(8, 60e-3, true), {}});
+    for (const Case& c : cases) {
+      const Run ref = run_engine(c.ph, c.prog, c.coils);
+      std::vector<std::pair<long, int>> trs_at;
+      const auto table = fluid_step_table(c.ph, c.prog, trs_at);
+      const Run twin = run_twin(c.ph, c.prog, c.coils, table);
+      const double dk = rel_l2(twin.samples, ref.samples), dt = rel_l2(twin.truth, ref.truth);
+      qInfo("%s, %zu steps: k-space rel L2 %.3g, truth rel L2 %.3g", c.name, table.size(), dk, dt);
+      QVERIFY(dk < 1e-5);
+      QVERIFY(dt < 1e-5);
+    }
+  }
+
+  // A planted error must show: the transport played at 1.15 times its Courant scale.
+  void plantedErrorFails() {
+    const CellPhantom ph = tube_2d(94, 19);
+    const SequenceProgram prog = short_ge(8, 94e-4);
+    const Run ref = run_engine(ph, prog, {});
+    std::vector<std::pair<long, int>> trs_at;
+    auto table = fluid_step_table(ph, prog, trs_at);
+    for (FluidStep& s : table) s.scale *= 1.15f;
+    const double dk = rel_l2(run_twin(ph, prog, {}, table).samples, ref.samples);
+    qInfo("planted error (scale x1.15): k-space rel L2 %.3g", dk);
+    QVERIFY(!(dk <= 1e-3));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFluidStencil)
+#include "test_fluid_stencil.moc"

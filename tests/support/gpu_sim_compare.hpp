@@ -1,0 +1,52 @@
+#pragma once
+// CUDA simulator vs the CPU reference, for the `gpu` tests: relative RMS difference of two complex
+// arrays (k-space or cell truth), sqrt(Σ|a − b|² / Σ|b|²) in double, and one run of both engines.
+#include <QtTest>
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb_gpu/cuda_simulation_engine.hpp"
+
+inline double rel_rms(const std::vector<std::complex<float>>& a, const std::vector<std::complex<float>>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num += std::norm(std::complex<double>(a[i]) - std::complex<double>(b[i]));
+    den += std::norm(std::complex<double>(b[i]));
+  }
+  return std::sqrt(num / den);
+}
+
+struct Runs {
+  double dk, dt;
+};
+// CPU and CUDA on the same phantom and program: k-space and cell truth relative RMS (CUDA vs CPU).
+inline Runs compare_engines(const mrwb::CellPhantom& ph, const mrwb::SequenceProgram& prog, const char* what) {
+  std::vector<std::complex<float>> ka(static_cast<std::size_t>(prog.readouts) * prog.nx), kb(ka.size()), ta(ph.size()),
+      tb(ph.size());
+  mrwb::CpuSimulationEngine cpu;
+  auto cuda = mrwb::gpu::make_cuda_simulation_engine();
+  QElapsedTimer t;
+  t.start();
+  cpu.run(ph, prog, ka, ta, {}, {});
+  const double cpu_s = t.nsecsElapsed() * 1e-9;
+  t.restart();
+  cuda->run(ph, prog, kb, tb, {}, {});
+  const double cuda_s = t.nsecsElapsed() * 1e-9;
+  std::size_t fluid = 0;
+  for (auto ty : ph.type) fluid += ty == static_cast<std::uint8_t>(mrwb::CellType::Fluid);
+  const Runs r{rel_rms(kb, ka), rel_rms(tb, ta)};
+  qInfo("%s: %dx%dx%d cells (%zu fluid), %d readouts: CPU %.3f s, CUDA %.3f s; k-space rel. RMS %.3g, truth %.3g", what,
+        ph.nx, ph.ny, ph.nz, fluid, prog.readouts, cpu_s, cuda_s, r.dk, r.dt);
+  return r;
+}
+
+// The simulator's CUDA-vs-CPU bar: k-space and truth within 1e-4 relative RMS of the CPU reference.
+inline void expect_agreement(const mrwb::CellPhantom& ph, const mrwb::SequenceProgram& prog, const char* what) {
+  const Runs r = compare_engines(ph, prog, what);
+  QVERIFY(r.dk <= 1e-4);
+  QVERIFY(r.dt <= 1e-4);
+}
+

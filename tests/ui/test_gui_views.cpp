@@ -1,0 +1,347 @@
+// GUI tests of the workbench views (label gui, under Xvfb): each view opens on a scenario and draws
+// real content (colour counts of a grab, with a blank control), picking a vessel emits its segment,
+// zoom / window-level propagate across linked comparison panes, and a small comparison run fills the
+// metrics table and exports through core.
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "grappa_test_data.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/recon/recon_fft.hpp"
+#include "mrwb/recon/undersample.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/trajectory.hpp"
+#include "mrwb_ui/coil_map_view.hpp"
+#include "mrwb_ui/comparison_view.hpp"
+#include "mrwb_ui/flow_view.hpp"
+#include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/sequence_diagram_view.hpp"
+#include "mrwb_ui/trajectory_plot_view.hpp"
+#include "mrwb_ui/vessel_tree_view.hpp"
+
+using namespace mrwb::ui;
+
+namespace {
+
+// Distinct colours, and distinct clearly coloured ones (HSV saturation > 80): backgrounds here are
+// grey gradients, so only drawn data (tubes, colormaps, traces) adds saturated colours.
+struct ColourCount {
+  std::size_t distinct = 0, saturated = 0;
+};
+
+ColourCount countColours(const QImage& img) {
+  std::set<QRgb> all, sat;
+  const QImage rgb = img.convertToFormat(QImage::Format_RGB32);
+  for (int y = 0; y < rgb.height(); ++y) {
+    const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+    for (int x = 0; x < rgb.width(); ++x) {
+      all.insert(line[x]);
+      if (QColor(line[x]).hsvSaturation() > 80) sat.insert(line[x]);
+    }
+  }
+  return {all.size(), sat.size()};
+}
+
+// With MRWB_VIEW_SHOTS=DIR the grabs are also saved there (for docs and a look by eye).
+QImage shot(const QImage& img, const char* name) {
+  const QByteArray dir = qgetenv("MRWB_VIEW_SHOTS");
+  if (!dir.isEmpty()) img.save(QDir(QString::fromLocal8Bit(dir)).filePath(QString(name) + ".png"));
+  return img;
+}
+
+template <typename W>
+bool showSized(W& w, int width = 640, int height = 480) {
+  w.resize(width, height);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
+mrwb::Scenario scenario(const char* preset) {
+  mrwb::Scenario s = mrwb::scenario_preset(preset);
+  s.backend = "cpu";
+  return s;
+}
+
+void wheel(QWidget* view, int delta) {
+  const QPointF pos(view->width() / 2.0, view->height() / 2.0);
+  QWheelEvent e(pos, view->mapToGlobal(pos), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                Qt::NoScrollPhase, false);
+  QApplication::sendEvent(view, &e);
+}
+
+}  // namespace
+
+class TestGuiViews : public QObject {
+  Q_OBJECT
+ public:
+  static void initMain() { VtkOpenGLWidget::setDefaultSurfaceFormat(); }
+
+ private slots:
+  void vesselTreeRendersAndPicks();
+  void flowViewComputesField();
+  void sequenceDiagramDraws();
+  void trajectoryPlotMarksLines();
+  void coilMapsShowEveryCoil();
+  void comparisonRunFillsTableAndLinksViews();
+  void comparisonCgRegularizer();
+};
+
+void TestGuiViews::vesselTreeRendersAndPicks() {
+  VesselTreeView view;
+  QVERIFY(showSized(view));
+  const ColourCount empty = countColours(view.grabFramebuffer());
+
+  view.setScenario(scenario("bifurcation"));
+  QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+  QCOMPARE(view.segmentCount(), 3);
+  QCOMPARE(view.segmentVelocity().size(), std::size_t(3));
+  for (double v : view.segmentVelocity()) QVERIFY(v > 0);
+  const ColourCount drawn = countColours(shot(view.grabFramebuffer(), "vessel_tree"));
+  qInfo("vessel tree: %zu colours (%zu saturated); empty view %zu saturated", drawn.distinct, drawn.saturated,
+        empty.saturated);
+  QVERIFY(drawn.saturated > 50);
+  QVERIFY(drawn.saturated > 5 * (empty.saturated + 1));
+
+  view.setColorBy(VesselTreeView::ColorBy::Velocity);
+  QVERIFY(countColours(shot(view.grabFramebuffer(), "vessel_tree_velocity")).saturated > 50);
+
+  // A real click on the middle of segment 2 picks it; a click on empty space picks nothing.
+  QSignalSpy picked(&view, &VesselTreeView::segmentPicked);
+  const QPoint onSegment = view.segmentScreenPosition(2);
+  QVERIFY(view.rect().contains(onSegment));
+  QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, onSegment);
+  QCOMPARE(picked.count(), 1);
+  QCOMPARE(picked.at(0).at(0).toInt(), 2);
+  QCOMPARE(view.selectedSegment(), 2);
+  shot(view.grabFramebuffer(), "vessel_tree_picked");
+  QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, QPoint(3, view.height() - 3));
+  QCOMPARE(picked.count(), 1);
+
+  view.setScenario(scenario("uniform_disc"));
+  QCOMPARE(view.segmentCount(), 0);
+  QVERIFY(!view.message().isEmpty());
+}
+
+void TestGuiViews::flowViewComputesField() {
+  FlowView view;
+  QVERIFY(showSized(view));
+  const ColourCount empty = countColours(view.canvas()->grabFramebuffer());
+  mrwb::Scenario s = scenario("bifurcation");
+  s.sequence.matrix = 64;
+  view.setScenario(s);
+  QSignalSpy done(&view, &FlowView::flowComputed);
+  view.computeFlow();
+  QVERIFY(view.busy());
+  QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 30000);
+  QVERIFY2(done.at(0).at(0).toBool(), qPrintable(view.errorText()));
+  QVERIFY(view.hasField());
+  QVERIFY(view.field()->max_speed_m_per_s() > 0);
+  shot(view.grab().toImage(), "flow_view_widget");
+  const ColourCount drawn = countColours(shot(view.canvas()->grabFramebuffer(), "flow_view"));
+  qInfo("flow view: %zu colours (%zu saturated); before %zu saturated", drawn.distinct, drawn.saturated, empty.saturated);
+  QVERIFY(drawn.saturated > 30);
+  QVERIFY(drawn.saturated > 5 * (empty.saturated + 1));
+}
+
+void TestGuiViews::sequenceDiagramDraws() {
+  SequenceDiagramView view;
+  QVERIFY(showSized(view));
+  view.setScenario(scenario("default"));
+  QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
+  QCOMPARE(view.diagram().traces.size(), std::size_t(5));
+  for (const auto& tr : view.diagram().traces) QVERIFY2(tr.t_s.size() >= 2, tr.name.c_str());
+  QVERIFY(!view.timingText().isEmpty());
+  const ColourCount drawn = countColours(shot(view.grab().toImage(), "sequence_diagram"));
+  qInfo("sequence diagram: %zu colours (%zu saturated), %s", drawn.distinct, drawn.saturated, qPrintable(view.timingText()));
+  QVERIFY(drawn.saturated > 20);
+
+  mrwb::Scenario bad = scenario("default");
+  bad.sequence.TE_s = 1e-5;  // below the minimum TE: core says so, the view shows it
+  view.setScenario(bad);
+  QVERIFY(!view.errorText().isEmpty());
+  QVERIFY(view.diagram().traces.empty());
+  QVERIFY(countColours(view.grab().toImage()).saturated < drawn.saturated / 4);
+}
+
+void TestGuiViews::trajectoryPlotMarksLines() {
+  TrajectoryPlotView view;
+  QVERIFY(showSized(view, 480, 480));
+  mrwb::Scenario s = scenario("default");
+  s.sequence.matrix = 64;
+  s.sequence.acceleration = 4;
+  s.sequence.acs_lines = 12;
+  view.setScenario(s);
+  QVERIFY(view.cartesian());
+  QCOMPARE(view.calibrationLines(), 12);
+  // 16 lattice lines (every 4th) plus the 9 ACS lines off the lattice.
+  QCOMPARE(view.acquiredLines(), 16 + 9);
+  const ColourCount cart = countColours(shot(view.grab().toImage(), "trajectory_cartesian"));
+  QVERIFY(cart.saturated > 10);
+
+  view.setTrajectory(mrwb::noncart::radial_2d(64, 16, 64, false), 0.24, "radial");
+  QVERIFY(!view.cartesian());
+  QCOMPARE(view.sampleCount(), std::size_t(16 * 64));
+  const ColourCount radial = countColours(shot(view.grab().toImage(), "trajectory_radial"));
+  qInfo("trajectory: Cartesian %zu saturated colours, radial %zu", cart.saturated, radial.saturated);
+  QVERIFY(radial.saturated > 10);
+}
+
+void TestGuiViews::coilMapsShowEveryCoil() {
+  CoilMapView view;
+  QVERIFY(showSized(view));
+  mrwb::Scenario s = scenario("default");
+  s.sequence.matrix = 64;
+  s.coils.count = 4;
+  s.coils.arrangement = "loops";
+  QSignalSpy ready(&view, &CoilMapView::mapsReady);
+  view.setScenario(s);
+  QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 20000);
+  QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
+  QCOMPARE(view.coilCount(), 4);
+  QCOMPARE(view.mapSize(), 64);
+  // Loop coils see different regions: their magnitude tiles differ.
+  QVERIFY(view.tile(0) != view.tile(1));
+  const ColourCount mag = countColours(shot(view.grab().toImage(), "coil_maps_magnitude"));
+  QVERIFY(mag.distinct > 100);
+  const QImage magTile = view.tile(0);
+  view.setDisplay(CoilMapView::Display::Phase);
+  QVERIFY(view.tile(0) != magTile);
+  const ColourCount phase = countColours(shot(view.grab().toImage(), "coil_maps_phase"));
+  qInfo("coil maps: magnitude %zu colours, phase %zu colours", mag.distinct, phase.distinct);
+  QVERIFY(phase.saturated > 100);
+}
+
+// The CG's W from the comparison bar: finite differences, and the anatomical W with the truth as its
+// reference (refused without a truth, with a one-line InputError that run() shows in the status line).
+void TestGuiViews::comparisonCgRegularizer() {
+  ComparisonView view;
+  const mrwb::RawData raw = grappa_test::phantom_raw(1, 32, 32);
+  view.setRawData(raw);
+  view.setMethods({"cg"});
+  auto* box = view.findChild<QComboBox*>(QStringLiteral("cgRegularizer"));
+  QVERIFY(box);
+  QCOMPARE(box->count(), 3);
+  QCOMPARE(view.requests().at(0).options.noncart.regularizer, std::string("identity"));
+  view.setCgRegularizer("finite-difference");
+  auto r = view.requests();
+  QCOMPARE(r.size(), std::size_t(1));
+  QCOMPARE(r[0].options.noncart.regularizer, std::string("finite-difference"));
+  QVERIFY(r[0].options.noncart.prior.empty());
+  view.setCgRegularizer("anatomical");
+  QVERIFY_THROWS_EXCEPTION(mrwb::InputError, view.requests());
+  const mrwb::Image2D truth = mrwb::reconstruct_fft(raw);
+  view.setRawData(raw, truth);
+  r = view.requests();
+  QCOMPARE(r[0].options.noncart.regularizer, std::string("anatomical"));
+  QCOMPARE(r[0].options.noncart.prior, truth.magnitude());
+  QVERIFY(r[0].label.find("W anat.") != std::string::npos);
+}
+
+void TestGuiViews::comparisonRunFillsTableAndLinksViews() {
+  ComparisonView view;
+  QVERIFY(showSized(view, 1200, 800));
+  const int n = 64;
+  mrwb::RawData raw = grappa_test::phantom_raw(4, n, n);
+  const mrwb::Image2D truth = mrwb::reconstruct_fft(raw);
+  mrwb::undersample_cartesian(raw, 2, 24);
+  view.setRawData(raw, truth);
+  view.setMethods({"fft", "grappa"});
+  view.setBackend("cpu");
+  QSignalSpy finished(&view, &ComparisonView::comparisonFinished);
+  view.run();
+  QVERIFY(view.busy());
+  QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30000);
+  QVERIFY(finished.at(0).at(0).toBool());
+  QCOMPARE(view.paneCount(), 2);
+
+  // The metrics table: one row per method with PSNR, error, NRMSE, SSIM, time and backend.
+  QTableWidget* t = view.metricsTable();
+  QCOMPARE(t->rowCount(), 2);
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 7; ++c) QVERIFY2(!t->item(r, c)->text().isEmpty(), qPrintable(QString("row %1 col %2").arg(r).arg(c)));
+  }
+  QCOMPARE(t->item(1, 1)->text(), QString("grappa/cpu"));
+  const double psnrFft = t->item(0, 3)->text().toDouble(), psnrGrappa = t->item(1, 3)->text().toDouble();
+  qInfo("comparison table: FFT %.2f dB, GRAPPA %.2f dB", psnrFft, psnrGrappa);
+  QCOMPARE(psnrGrappa, std::round(view.comparison().entries[1].metrics.psnr_db * 100) / 100);
+  QVERIFY(psnrGrappa > psnrFft);
+
+  // Panes show images (grey content in the image, coloured error maps).
+  QTest::qWait(50);
+  shot(view.grab().toImage(), "comparison");
+  QVERIFY(countColours(view.imagePane(1)->grabFramebuffer()).distinct > 50);
+  QVERIFY(countColours(view.errorPane(0)->grabFramebuffer()).saturated > 50);
+
+  // Linked zoom: the wheel on one pane zooms every pane; window/level follows among the magnitudes.
+  ImageView* a = view.imagePane(0);
+  ImageView* b = view.imagePane(1);
+  const double before = b->parallelScale();
+  wheel(a, 120);
+  QVERIFY(a->parallelScale() < before);
+  QCOMPARE(b->parallelScale(), a->parallelScale());
+  QCOMPARE(view.truthPane()->parallelScale(), a->parallelScale());
+  // Error panes leave room for a colorbar: they follow the relative zoom.
+  QVERIFY(std::abs(view.errorPane(1)->viewState().zoom - a->viewState().zoom) < 1e-9);
+  QVERIFY(a->viewState().zoom > 1.05);
+  const double errorWindow = view.errorPane(0)->colorWindow();
+  const double windowBefore = a->colorWindow(), levelBefore = a->colorLevel();
+  const QPoint c(a->width() / 2, a->height() / 2);
+  QTest::mousePress(a, Qt::LeftButton, Qt::NoModifier, c);
+  QTest::mouseMove(a, c + QPoint(40, 25));
+  QTest::mouseRelease(a, Qt::LeftButton, Qt::NoModifier, c + QPoint(40, 25));
+  QVERIFY(a->colorWindow() != windowBefore || a->colorLevel() != levelBefore);
+  QCOMPARE(b->colorWindow(), a->colorWindow());
+  QCOMPARE(b->colorLevel(), a->colorLevel());
+  QCOMPARE(view.truthPane()->colorWindow(), a->colorWindow());
+  QCOMPARE(view.errorPane(0)->colorWindow(), errorWindow);
+
+  // Unlinked: panes keep their own camera.
+  view.setLinked(false);
+  const double bScale = b->parallelScale();
+  wheel(a, 120);
+  QCOMPARE(b->parallelScale(), bScale);
+  QVERIFY(a->parallelScale() < bScale);
+
+  // Absolute error maps are non-negative, drawn with a colormap; switching keeps the zoom (relinked).
+  view.setLinked(true);
+  view.setErrorMode(ComparisonView::ErrorMode::Absolute);
+  QVERIFY(std::abs(view.errorPane(1)->viewState().zoom - a->viewState().zoom) < 1e-9);
+  QVERIFY(a->viewState().zoom > 1.05);
+  const auto absValues = view.errorPane(1)->values();
+  QCOMPARE(absValues.size(), std::size_t(n) * n);
+  QVERIFY(*std::min_element(absValues.begin(), absValues.end()) >= 0);
+  shot(view.grab().toImage(), "comparison_absolute");
+
+  // Exports through core: image (selected pane) to PNG and NIfTI, raw data to ISMRMRD and .cfl.
+  QTemporaryDir dir;
+  view.selectPane(1);
+  QVERIFY2(view.exportImagePng(dir.filePath("grappa.png")), qPrintable(view.lastError()));
+  const mrwb::PngPixels png = mrwb::read_png(dir.filePath("grappa.png").toStdString());
+  QCOMPARE(png.width, n);
+  QVERIFY(view.exportImageNifti(dir.filePath("grappa.nii")));
+  const mrwb::Image2D nii = mrwb::read_nifti(dir.filePath("grappa.nii").toStdString());
+  QCOMPARE(nii.nx, n);
+  QVERIFY(view.exportRawIsmrmrd(dir.filePath("raw.h5")));
+  QCOMPARE(mrwb::read_raw_ismrmrd(dir.filePath("raw.h5").toStdString()).ncoils, 4);
+  QVERIFY(view.exportRawCfl(dir.filePath("raw.cfl")));
+  QCOMPARE(mrwb::read_raw_cfl(dir.filePath("raw").toStdString()).ny, n);
+  // A failing export reports one line and writes nothing.
+  QVERIFY(!view.exportImagePng(dir.filePath("missing/dir/x.png")));
+  QVERIFY(!view.lastError().isEmpty());
+  QVERIFY(!QFileInfo::exists(dir.filePath("missing/dir/x.png")));
+}
+
+QTEST_MAIN(TestGuiViews)
+#include "test_gui_views.moc"
