@@ -17,7 +17,8 @@
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/gridding.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/noncart_cuda.hpp"

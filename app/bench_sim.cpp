@@ -15,7 +15,10 @@
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/cancel_latency.hpp"
+#include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/separable_readout_signal.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::cli {
@@ -79,8 +82,7 @@ long closed_form_passes(const SequenceProgram& prog, bool only_separable = false
 // open_end (1, with vessel ends inside the grid), the list index (4, CUDA, when not every cell is
 // fluid). These are the effective bytes of the per-step update, kept fixed across kernel designs: the
 // CUDA engine's stencil kernel reads about as much (state 24, position and tissue entry 8, stencil 24,
-// grid index 4 with coil maps or truth; docs/benchmarks.md), its optional blocked kernel
-// (fluid_blocks.hpp) touches memory once per K steps.
+// grid index 4 with coil maps or truth; docs/benchmarks.md).
 // Closed-form pass (CUDA): with a cell list (closed-form cells under 3/4 of the grid) M read and written
 // (24), PD T1 T2 dB (16), list index (4) per closed-form cell; over the whole grid (no list) closed-form
 // cells 40 (+ type 1 when moving), the others read PD (4) (+ type 1 for fluid cells, whose PD != 0).

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
 #include "mrwb/io/vti_writer.hpp"
@@ -14,6 +15,28 @@
 #endif
 
 namespace mrwb::cli {
+namespace {
+
+// The LBM of `--backend`: the CPU, or CUDA in a CUDA build (the registries' one auto | cpu | cuda choice).
+LbmRunner choose_lbm_runner(const std::string& backend) {
+  BackendRegistry<LbmRunner> runners({{{"lbm", "cpu"},
+                                       {[] { return true; },
+                                        [](const LbmDomain& d, const LbmParams& p, const ProgressFn& pr,
+                                           const CancelToken& c) { return lbm_run_cpu(d, p, pr, c); }}}});
+#ifdef MRWB_HAVE_CUDA
+  runners.add("lbm", "cuda", {gpu::device_available, gpu::lbm_run_cuda});
+#endif
+  return runners.choose("lbm", backend, [](BackendRefusal why, const std::string& choice, const std::string&) {
+    if (why == BackendRefusal::Unknown) return "--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)";
+#ifdef MRWB_HAVE_CUDA
+    if (why == BackendRefusal::Unavailable)
+      return "--backend cuda: no CUDA device (" + gpu::device_description() + "); use auto or cpu";
+#endif
+    return std::string("--backend cuda: this build has no CUDA backend; use auto or cpu");
+  });
+}
+
+}  // namespace
 
 Action add_flow(CLI::App& app) {
   auto* sub = app.add_subcommand("flow", "Flow field of a scenario (Poiseuille or lattice Boltzmann) as VTK XML .vti");
@@ -30,22 +53,10 @@ Action add_flow(CLI::App& app) {
   return [o] {
     if (o->out.size() < 4 || o->out.substr(o->out.size() - 4) != ".vti")
       throw InputError(o->out + ": --out must be a VTK XML image file (.vti)");
-    if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
-      throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
+    const LbmRunner runner = choose_lbm_runner(o->backend);
     Scenario s = load_scenario(o->scenario);
     if (!s.flow.enabled) s.flow.enabled = true;  // defaults of the "flow" section
     const std::string solver = o->solver.empty() ? s.flow.solver : o->solver;
-    LbmRunner runner = [](const LbmDomain& d, const LbmParams& p, const ProgressFn& pr, const CancelToken& c) {
-      return lbm_run_cpu(d, p, pr, c);
-    };
-#ifdef MRWB_HAVE_CUDA
-    const bool device = gpu::device_available();
-    if (o->backend == "cuda" && !device)
-      throw InputError("--backend cuda: no CUDA device (" + gpu::device_description() + "); use auto or cpu");
-    if (o->backend == "cuda" || (o->backend == "auto" && device)) runner = gpu::lbm_run_cuda;
-#else
-    if (o->backend == "cuda") throw InputError("--backend cuda: this build has no CUDA backend; use auto or cpu");
-#endif
     auto say = [o](const std::string& line) {
       if (!o->quiet) std::cerr << line << "\n";
     };

@@ -9,7 +9,7 @@
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/recon/multislice.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
 
@@ -125,10 +125,10 @@ Action add_recon(CLI::App& app) {
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
     if (!o->quiet) std::cerr << what << "\n";
-    if ((opts.method == "cg" || opts.method == "gridding") && noncart::has_3d_trajectory(raw)) {  // volume (noncart.hpp)
+    if ((opts.method == "cg" || opts.method == "gridding") && noncart::has_3d_trajectory(raw)) {  // volume (noncart_volume.hpp)
       const auto v = noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
                                                           terminal_progress(o->quiet), interrupt_token());
-      if (!o->quiet) std::cerr << "wrote " << v.n << "^3 volume (" << o->method << ")\n";
+      if (!o->quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << o->method << ")\n";
       return 0;
     }
     if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)

@@ -16,6 +16,7 @@
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/volume_simulation.hpp"
 

@@ -15,6 +15,7 @@
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/sequence_diagram_view.hpp"
 

@@ -23,7 +23,7 @@ constexpr int k_max_pass_table_entries = 32;  // tissue entries of the pass tabl
 // float4 per tissue entry of a pass table: 3 per affine map, 2 of readout factors.
 constexpr int pass_table_width(int maps) { return 3 * maps + 2; }
 static_assert(pass_table_width(k_sep_max_gradients + 1) * k_max_pass_table_entries * sizeof(float4) <= k_device_event_factor_bytes,
-              "memory estimate (simulation_memory.cpp) too small");
+              "memory estimate (gpu_memory.cpp) too small");
 static_assert(sizeof(separable::AffineMap) == 3 * sizeof(float4));
 
 void launch_play_events(unsigned blocks, cudaStream_t stream, const CellGrid& g, const DeviceEvent* ev, int e_begin, int e_end,

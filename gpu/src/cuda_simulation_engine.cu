@@ -10,10 +10,10 @@
 //  - fluid cells of a moving phantom are time-stepped from a step table built once on the host
 //    (fluid_step_table: interval, gradient moment, sample index, and the RF or spoiling that precedes
 //    it), one kernel per step (stencil_step) over the fluid cells' state, tissue, positions and
-//    transport stencils (mrwb/fluid_stencil.hpp) in compact arrays, reading buffer A (the signal
+//    transport stencils (mrwb/transport_stencil.hpp) in compact arrays, reading buffer A (the signal
 //    block-reduced for all coils) and writing B, K steps per CUDA graph launch with no host work in
-//    between; or, as an option, K steps per launch by temporal blocking (fluid_block_steps.cu). Either
-//    way no step reads what it writes.
+//    between; no step reads what it writes. (Temporal blocking, K steps per launch out of shared
+//    memory, was measured slower on the H100 for the tube and the slab, docs/benchmarks.md, and removed.)
 //  The closed-form cells' tissue is a table of distinct (PD, T1, T2, ΔB) with a 16-bit entry per cell
 //  (mrwb/tissue_table.hpp; per-cell values beyond 65,536 tissues). Host passes over the grid run in
 //  parallel; the fluid cells' tables are built on a host thread while the device plays the first
@@ -35,16 +35,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <span>
+#include <stdexcept>
+#include <vector>
 
 #include "closed_form_player.cuh"
 #include "cuda_check.hpp"
-#include "fluid_block_steps.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/phantom/tissue_table.hpp"
-#include "mrwb/simulation/fluid_block_ops.hpp"
-#include "mrwb/simulation/fluid_blocks.hpp"
-#include "mrwb/simulation/fluid_stencil.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/gpu_memory.hpp"
+#include "mrwb/simulation/moving_step_ops.hpp"
+#include "mrwb/simulation/moving_step_table.hpp"
+#include "mrwb/simulation/tr_progress.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
+#include "mrwb/simulation/transport_stencil.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 #include "simulation_device.cuh"
 
@@ -53,7 +58,7 @@ namespace {
 
 using namespace sim;
 
-static_assert(sizeof(FluidStep) <= k_device_step_bytes, "memory estimate (simulation_memory.cpp) too small");
+static_assert(sizeof(FluidStep) <= k_device_step_bytes, "memory estimate (gpu_memory.cpp) too small");
 
 // The per-step stencil kernel takes C fluid cells per thread and issues their loads together (a step is
 // latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: 3 blocks of
@@ -103,9 +108,40 @@ __device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __
   }
 }
 
+// What the step kernel reads per fluid cell besides the state, gathered from the phantom: position
+// (ix, iy, iz), tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB) and velocity. Throws std::invalid_argument when a grid
+// side exceeds 65535 cells (positions are uint16).
+struct FluidStatics {
+  std::vector<ushort4> pos;
+  std::vector<float4> tissue;
+  std::vector<float> ux, uy, uz;  // uz zeros when the phantom has none
+};
+FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::uint32_t> cells) {
+  if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
+    throw std::invalid_argument("fluid kernels: a grid side above 65535 cells");
+  const std::size_t m = cells.size(), slice = ph.slice_size();
+  FluidStatics st;
+  st.pos.resize(m);
+  st.tissue.resize(m);
+  st.ux.resize(m);
+  st.uy.resize(m);
+  st.uz.assign(m, 0.f);
+  for (std::size_t k = 0; k < m; ++k) {
+    const std::uint32_t c = cells[k];
+    const std::size_t in_slice = c % slice;
+    st.pos[k] = make_ushort4(static_cast<unsigned short>(in_slice % ph.nx), static_cast<unsigned short>(in_slice / ph.nx),
+                             static_cast<unsigned short>(c / slice), 0);
+    st.tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
+    st.ux[k] = ph.ux[c];
+    st.uy[k] = ph.uy[c];
+    if (!ph.uz.empty()) st.uz[k] = ph.uz[c];
+  }
+  return st;
+}
+
 // Fluid cells of a moving phantom, one kernel per time step (number *counter + offset of the table):
 // their state, tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB), positions and transport stencils
-// (mrwb/fluid_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
+// (mrwb/transport_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
 // so rank order is grid order): no load is scattered over the grid, and a step makes no face-by-face
 // decision — it reads its upwind neighbours' M and nothing else of theirs. C cells per thread (a block
 // takes f.span ≤ k_block·C consecutive ranks (block_span), strided by k_block, their loads issued together). Everything static
@@ -353,7 +389,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils, moving, lists.n_stepped), free_b);
     const auto t_checked = std::chrono::steady_clock::now();
-    const bool stencil_path = moving && lists.n_stepped > 0 && fluid_path() != "blocked";
+    const bool stencil_path = moving && lists.n_stepped > 0;
     std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
     if (stencil_path)
       stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n)]() mutable {
@@ -414,8 +450,6 @@ class CudaSimulationEngine final : public SimulationEngine {
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_wait).count(), h.fluid.size(),
                      h.steps.size());
       run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done);
-    } else if (moving && lists.n_stepped > 0) {
-      run_time_stepped(ph, prog, g, d, fluid_list(lists, n), closed, stream.s, pacer, tr_done);
     }
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
@@ -470,11 +504,6 @@ class CudaSimulationEngine final : public SimulationEngine {
       cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
     }
   };
-  static StepTable step_table(const CellPhantom& ph, const SequenceProgram& prog) {
-    std::vector<std::pair<long, int>> marks;
-    std::vector<FluidStep> table = fluid_step_table(ph, prog, marks);
-    return StepTable(std::move(table), std::move(marks));
-  }
 
   // What the stencil path builds on the host before anything of it reaches the device: the step table,
   // the fluid cells' stencils, positions and tissue, their initial state. A host thread builds it while
@@ -512,12 +541,6 @@ class CudaSimulationEngine final : public SimulationEngine {
     return h;
   }
 
-  // The fluid path: "compact" (one kernel per step over the compact state and stencils) or "blocked" (K
-  // steps per launch, fluid_block_steps.cu); MRWB_FLUID_PATH overrides the default (A/B measurements).
-  static std::string fluid_path() {
-    const char* env = std::getenv("MRWB_FLUID_PATH");
-    return env ? env : "compact";
-  }
   // The fluid cells in ascending order (split_cells leaves the list empty when every cell is fluid).
   static std::vector<std::uint32_t> fluid_list(const CellLists& lists, std::size_t n) {
     if (!lists.stepped.empty()) return lists.stepped;
@@ -652,66 +675,6 @@ class CudaSimulationEngine final : public SimulationEngine {
                      "stencil_step launch");
         },
         closed, stream, pacer, tr_done);
-  }
-
-  // Slabs (nz > 1), blocked path: time-steps the fluid cells K steps per launch with the region tables
-  // of build_fluid_blocks (fluid_block_steps.cu); queues the closed-form part alongside, TR by TR.
-  template <typename TrDone>
-  void run_time_stepped(const CellPhantom& ph, const SequenceProgram& prog, const CellGrid& g, CellData d,
-                        std::span<const std::uint32_t> fluid, ClosedFormPlayer& closed, cudaStream_t stream,
-                        Pacer& pacer, TrDone& tr_done) {
-    const StepTable t = step_table(ph, prog);
-    if (t.n_steps == 0) return;
-    const std::size_t count = fluid.size();
-    const FluidBlocks blocks = choose_fluid_blocks(ph, fluid);
-    FluidBlockTables tables(ph, blocks, fluid);
-    const FluidGrid fg{g.nx, g.ny, g.x0, g.y0, g.z0, g.cell, g.n, g.ncoils, g.per_coil, g.samples, d.sens, d.sums, d.truth};
-    if (std::getenv("MRWB_SIM_TIMING"))
-      std::fprintf(stderr, "cuda engine: %zu fluid cells in %zu parts, K %d, largest region %zu, redundancy %.3f\n", count,
-                   blocks.parts(), blocks.steps, blocks.max_region, blocks.redundancy());
-
-    std::size_t next_mark = 0;
-    int trs = 0;
-    const int K = blocks.steps;
-    for (int k0 = 0; k0 < t.n_steps; k0 += K) {
-      tables.launch(fg, t.steps.get(), k0, t.n_steps, stream);
-      const long end = std::min<long>(t.n_steps, k0 + K);
-      pacer.queued(static_cast<double>(end - k0) * static_cast<double>(count));
-      while (next_mark < t.trs_at.size() && t.trs_at[next_mark].first <= end) trs = t.trs_at[next_mark++].second;
-      tr_done(std::min(trs, closed.play_until(trs)));
-    }
-  }
-
-  // K (steps per launch) and the part sizes: regions that fit the shared memory of two blocks per SM,
-  // and interiors small enough that the parts fill every SM in one wave where the region cap allows
-  // (bisection makes 2^d parts of equal size: d = floor(log2(resident blocks))).
-  // MRWB_FLUID_BLOCKS="K,region" overrides (tuning; K <= 16).
-  static FluidBlocks choose_fluid_blocks(const CellPhantom& ph, std::span<const std::uint32_t> fluid) {
-    int device = 0, sms = 0, smem_sm = 0;
-    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    cuda_check(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
-               "cudaDeviceGetAttribute");
-    const int faces = ph.nz > 1 ? 6 : 4;
-    // Measured on the H100 (docs/benchmarks.md): K 4 for slices; K 2 in 3-D, where the halo of a thin
-    // vessel grows fast with K (redundancy 1.2 at K 2, 1.9 at K 4, 10.9 at K 8 on the liver slab).
-    int K = faces == 6 ? 2 : 4;
-    std::size_t region = 1536;
-    if (const char* env = std::getenv("MRWB_FLUID_BLOCKS")) std::sscanf(env, "%d,%zu", &K, &region);
-    K = std::clamp(K, 1, 16);
-    // Two blocks per SM (1 KiB of driver-reserved and 3 KiB of static shared memory each).
-    while (region > 64 && 2 * (FluidBlockTables::shared_bytes(region, faces) + 4096) > static_cast<std::size_t>(smem_sm))
-      region -= 64;
-    std::size_t parts = 1;
-    while (parts * 2 <= static_cast<std::size_t>(2 * sms)) parts *= 2;
-    const std::size_t interior = std::max<std::size_t>(32, (fluid.size() + parts - 1) / parts + 1);
-    for (;; K = std::max(1, K / 2)) {
-      try {
-        return build_fluid_blocks(ph, fluid, K, interior, region);
-      } catch (const std::invalid_argument&) {
-        if (K == 1) throw;
-      }
-    }
   }
 };
 

@@ -10,7 +10,9 @@
 
 #include "cuda_check.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/recon/noncart_exact.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
+#include "mrwb/recon/noncart_toeplitz.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu {

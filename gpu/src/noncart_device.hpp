@@ -6,7 +6,7 @@
 #include <string>
 
 #include "mrwb/recon/gridding.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 #include "mrwb_gpu/noncart_cuda.hpp"
 
 namespace mrwb::gpu::nc {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/recon/noncart_exact.hpp"
 
 #include "cuda_check.hpp"
 #include "noncart_device.hpp"

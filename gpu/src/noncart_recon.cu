@@ -3,6 +3,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/image_volume.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb_gpu/noncart_cuda.hpp"
 
 namespace mrwb::gpu {
@@ -48,15 +49,10 @@ std::unique_ptr<Reconstructor> make_2d(const std::string& method) {
 
 }  // namespace
 
-noncart::Volume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
-                                        const ProgressFn& progress, const CancelToken& cancel) {
+ImageVolume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
+                                    const ProgressFn& progress, const CancelToken& cancel) {
   const DeviceRecon r = recon_on_device(raw, method, p, 3, progress, cancel);
-  noncart::Volume v;
-  v.n = r.grid.n;
-  v.dims = r.grid.dims;
-  v.data.assign(r.image.begin(), r.image.end());
-  v.fov_m = recon_fov_m(raw);
-  return v;
+  return noncart::to_image_volume(r.grid, r.image, recon_fov_m(raw));
 }
 
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda() { return make_2d("cg"); }

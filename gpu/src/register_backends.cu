@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cuda_check.hpp"
+#include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 #include "mrwb_gpu/grappa_cuda.hpp"

@@ -12,6 +12,7 @@
 #include "mrwb/base/progress.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/gpu_memory.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::gpu::sim {
@@ -33,7 +34,7 @@ struct DeviceEvent {
   int truth_sample;
   int gradient;  // a Free interval with a nonzero gradient moment
 };
-static_assert(sizeof(DeviceEvent) <= k_device_event_bytes, "memory estimate (simulation_memory.cpp) too small");
+static_assert(sizeof(DeviceEvent) <= k_device_event_bytes, "memory estimate (gpu_memory.cpp) too small");
 
 struct CellGrid {
   int nx, ny, nz;

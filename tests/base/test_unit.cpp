@@ -1,8 +1,9 @@
-// Unit tests: Bloch operators, phantom discretisation, sequence program, FFT, metrics, registry.
+// Unit tests: Bloch operators, phantom discretisation, sequence program, FFT, metrics, registries.
 #include <QtTest>
 
 #include <cmath>
 
+#include "mrwb/base/backend_registry.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/recon/recon_fft.hpp"
@@ -119,6 +120,36 @@ class TestUnit : public QObject {
     QVERIFY(has_cpu);
     QVERIFY(make_simulation_engine("auto") != nullptr);
     QVERIFY_THROWS_EXCEPTION(InputError, make_simulation_engine("opencl"));
+  }
+  // The one auto | cpu | cuda rule of every registry (base/backend_registry.hpp): auto takes an available
+  // cuda, else cpu; cpu / cuda take that one; unknown, missing and unavailable choices are refused.
+  void backendChoiceRule() {
+    bool device = false;
+    BackendRegistry<std::string> r({{{"x", "cpu"}, {[] { return true; }, std::string("cpu made")}}});
+    const BackendRefusalText text = [](BackendRefusal why, const std::string& choice, const std::string& backend) {
+      return std::to_string(static_cast<int>(why)) + " " + choice + " " + backend;
+    };
+    auto refusal = [&](const std::string& choice, const std::string& what = "x") {
+      try {
+        r.choose(what, choice, text);
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      return std::string("none");
+    };
+    QCOMPARE(r.choose("x", "auto", text), std::string("cpu made"));
+    QCOMPARE(refusal("cuda"), std::string("1 cuda cuda"));  // missing
+    QCOMPARE(refusal("opencl"), std::string("0 opencl opencl"));
+    r.add("x", "cuda", {[&device] { return device; }, std::string("cuda made")});
+    QCOMPARE(r.choose("x", "auto", text), std::string("cpu made"));  // cuda unavailable
+    QCOMPARE(refusal("cuda"), std::string("2 cuda cuda"));
+    device = true;
+    QCOMPARE(r.choose("x", "auto", text), std::string("cuda made"));
+    QCOMPARE(r.choose("x", "cpu", text), std::string("cpu made"));
+    QCOMPARE(r.entries("x").size(), std::size_t{2});
+    QVERIFY(!r.find("other", "cpu"));
+    r.add("y", "cuda", {[] { return false; }, std::string("cuda only")});
+    QCOMPARE(refusal("auto", "y"), std::string("1 auto cpu"));  // no cpu to fall back on
   }
 };
 

@@ -2,9 +2,9 @@
 // and exit 2 with no .vti written, and the LBM reports its lattice against its physical Reynolds number.
 #include <QtTest>
 
+#include "files.hpp"
 #include "process_runner.hpp"
 
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include "mrwb/scenario/scenario.hpp"
@@ -32,9 +32,7 @@ class TestFlowCli : public QObject {
   QString path(const QString& name) const { return dir_.filePath(name); }
   // Writes `s` as JSON text without validation (bad values must reach the CLI).
   QString write(const QString& name, const std::string& text) const {
-    QFile f(path(name));
-    f.open(QIODevice::WriteOnly);
-    f.write(text.data(), static_cast<qint64>(text.size()));
+    mrwb::test::write_file(path(name), QByteArray::fromStdString(text));
     return path(name);
   }
 

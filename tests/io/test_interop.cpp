@@ -18,6 +18,7 @@
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
+#include "shepp_logan_reference.hpp"
 
 using namespace mrwb;
 
@@ -25,23 +26,9 @@ namespace {
 
 using mrwb_test::Run;
 using mrwb_test::run_program;
+using mrwb::test::reference_sos;
 
 QString tool(const char* name) { return QStandardPaths::findExecutable(name); }
-
-// Root sum of squares of the generator's coil images [coil][y][x_oversampled], cropped to the recon
-// space (the phantom sits in the central columns of the oversampled readout).
-std::vector<float> reference_sos(ISMRMRD::NDArray<std::complex<float>>& coil_images, int recon_nx) {
-  const int nxo = static_cast<int>(coil_images.getDims()[0]), ny = static_cast<int>(coil_images.getDims()[1]);
-  const int nc = static_cast<int>(coil_images.getDims()[2]);
-  const int x0 = (nxo - recon_nx) / 2;
-  std::vector<float> sos(static_cast<std::size_t>(recon_nx) * ny, 0.f);
-  for (int c = 0; c < nc; ++c)
-    for (int y = 0; y < ny; ++y)
-      for (int x = 0; x < recon_nx; ++x)
-        sos[static_cast<std::size_t>(y) * recon_nx + x] += std::norm(coil_images(x + x0, y, c));
-  for (auto& v : sos) v = std::sqrt(v);
-  return sos;
-}
 
 // The PSNR that the noise alone allows: the file's noise-free coil images plus complex Gaussian noise
 // of the power measured in its noise scan (the generator adds that noise to the orthonormal k-space, so

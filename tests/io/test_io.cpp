@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 
+#include "files.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/recon/noise_prewhitening.hpp"
@@ -20,6 +21,8 @@ using namespace mrwb;
 namespace fs = std::filesystem;
 
 namespace {
+
+using mrwb::test::read_file;
 
 RawData sample_raw() {
   RawData r;
@@ -54,11 +57,6 @@ std::pair<int, int> argmax(const Image2D& img) {
   const auto m = img.magnitude();
   const auto i = static_cast<int>(std::max_element(m.begin(), m.end()) - m.begin());
   return {i % img.nx, i / img.nx};
-}
-
-std::string read_all(const std::string& p) {
-  std::ifstream f(p);
-  return {std::istreambuf_iterator<char>(f), {}};
 }
 
 }  // namespace
@@ -394,7 +392,7 @@ class TestIo : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, read_image(path("junk.h5")));
     // Truncated HDF5: the first half of a valid file.
     write_raw_ismrmrd(path("full.h5"), sample_raw());
-    const auto full = read_all(path("full.h5"));
+    const auto full = read_file(path("full.h5"));
     { std::ofstream(path("trunc.h5"), std::ios::binary) << full.substr(0, full.size() / 2); }
     QVERIFY_THROWS_EXCEPTION(InputError, read_raw_ismrmrd(path("trunc.h5")));
     // A raw-data file is not an image file.
@@ -446,7 +444,7 @@ class TestIo : public QObject {
     write_png_error_map(path("err.png"), v, 32, 16);
     write_png_magnitude(path("mag.png"), v, 32, 16);
     for (const char* f : {"err.png", "mag.png"}) {
-      const auto bytes = read_all(path(f));
+      const auto bytes = read_file(path(f));
       QVERIFY(bytes.size() > 60);
       QCOMPARE(bytes.substr(1, 3), std::string("PNG"));
     }

@@ -3,8 +3,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
+#include "files.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 
@@ -12,10 +12,7 @@ using namespace mrwb;
 
 namespace {
 
-std::string read_all(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
+using mrwb::test::read_file;
 
 CflArray ramp(std::vector<long> dims) {
   CflArray a;
@@ -42,8 +39,8 @@ class TestIoCfl : public QObject {
   void cflRoundTripIsExactWithBartHeader() {
     const CflArray a = ramp({5, 3, 1, 2});
     write_cfl(path("a.cfl"), a);
-    QCOMPARE(read_all(path("a.hdr")), std::string("# Dimensions\n5 3 1 2 1 1 1 1 1 1 1 1 1 1 1 1\n"));
-    QCOMPARE(read_all(path("a.cfl")).size(), a.size() * 8);
+    QCOMPARE(read_file(path("a.hdr")), std::string("# Dimensions\n5 3 1 2 1 1 1 1 1 1 1 1 1 1 1 1\n"));
+    QCOMPARE(read_file(path("a.cfl")).size(), a.size() * 8);
     for (const char* name : {"a", "a.cfl", "a.hdr"}) {
       const CflArray b = read_cfl(path(name));
       QCOMPARE(b.size(), a.size());
@@ -122,7 +119,7 @@ class TestIoCfl : public QObject {
     write_image(path("i.cfl"), img);
     QVERIFY(read_image(path("i.cfl")).data == img.data);
     write_image(path("i.nii"), img);
-    const std::string nii = read_all(path("i.nii"));
+    const std::string nii = read_file(path("i.nii"));
     QCOMPARE(nii.size(), std::size_t{352 + 24 * 4});
     QCOMPARE(nii.substr(344, 3), std::string("n+1"));
     float pixdim[3];

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "files.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 
@@ -210,11 +211,7 @@ class TestIoMalformed : public QObject {
     img.ny = 4;
     img.data.assign(16, {2.f, 0.f});
     write_nifti(path("ok.nii"), img);
-    std::string bytes;
-    {
-      std::ifstream f(path("ok.nii"), std::ios::binary);
-      bytes.assign(std::istreambuf_iterator<char>(f), {});
-    }
+    const std::string bytes = mrwb::test::read_file(path("ok.nii"));
     { std::ofstream(path("short.nii"), std::ios::binary) << bytes.substr(0, bytes.size() - 10); }
     expect_input_error([&] { read_nifti(path("short.nii")); }, path("short.nii"), "header needs");
     std::string huge = bytes;

@@ -7,12 +7,15 @@
 
 #include <QTemporaryDir>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/recon/noise_prewhitening.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 using namespace mrwb;
@@ -21,16 +24,11 @@ namespace {
 // A small static scenario seen by 8 loop coils, with receiver noise of standard deviation `sigma` and
 // neighbour correlation `rho` (CPU engine).
 SimulationResult simulate_noisy(double sigma, double rho) {
-  Scenario sc;
-  sc.phantom.preset = "uniform_disc";
-  sc.phantom.cells_per_voxel = 1;
-  sc.phantom.disc_radius_m = 0.05;
-  sc.sequence.matrix = 32;
+  Scenario sc = mrwb::test::uniform_disc_scenario(32);
   sc.sequence.dummy_scans = 50;
   sc.coils.count = 8;
   sc.coils.noise_std = sigma;
   sc.coils.noise_correlation = rho;
-  sc.backend = "cpu";
   CpuSimulationEngine engine(2);
   return simulate(sc, engine, {}, {});
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "files.hpp"
+#include "input_error.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
 #include "mrwb/io/vti_writer.hpp"
@@ -21,6 +23,8 @@
 using namespace mrwb;
 
 namespace {
+using mrwb::test::input_error;
+
 VesselTreeSpec spec_of(const std::string& gen, int dims, std::uint64_t seed = 1) {
   VesselTreeSpec s;
   s.generator = gen;
@@ -29,16 +33,6 @@ VesselTreeSpec spec_of(const std::string& gen, int dims, std::uint64_t seed = 1)
   s.angle_jitter_deg = 8;
   s.terminals = 40;
   return s;
-}
-
-template <typename F>
-QString input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
 }
 }  // namespace
 
@@ -295,10 +289,7 @@ class TestFlowModel : public QObject {
     QTemporaryDir dir;
     const std::string path = (dir.path() + "/f.vti").toStdString();
     write_vti(path, g, {v, t});
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string s = ss.str();
+    const std::string s = mrwb::test::read_file(path);
     QVERIFY(s.find("<VTKFile type=\"ImageData\"") != std::string::npos);
     QVERIFY(s.find("WholeExtent=\"0 4 0 3 0 2\"") != std::string::npos);
     QVERIFY(s.find("Name=\"velocity_m_per_s\" NumberOfComponents=\"3\" format=\"appended\" offset=\"0\"") != std::string::npos);

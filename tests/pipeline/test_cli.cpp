@@ -2,6 +2,7 @@
 // no output file).
 #include <QtTest>
 
+#include "files.hpp"
 #include "process_runner.hpp"
 
 #include <nlohmann/json.hpp>
@@ -17,11 +18,7 @@ class TestCli : public QObject {
   Q_OBJECT
   QTemporaryDir dir_;
   QString path(const char* n) const { return dir_.filePath(n); }
-  void write(const char* name, const QByteArray& text) {
-    QFile f(path(name));
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(text);
-  }
+  void write(const char* name, const QByteArray& text) { QVERIFY(mrwb::test::write_file(path(name), text)); }
 
  private slots:
   void info() {

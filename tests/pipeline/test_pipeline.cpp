@@ -2,6 +2,7 @@
 // skips the lines an acceleration R leaves out (ACS block kept), GRAPPA restores them.
 #include <QtTest>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/pipeline/pipeline.hpp"
@@ -12,11 +13,8 @@ using namespace mrwb;
 class TestPipeline : public QObject {
   Q_OBJECT
   static Scenario base() {
-    Scenario s = scenario_preset("default");
-    s.sequence.matrix = 64;
-    s.sequence.dummy_scans = 100;
+    Scenario s = mrwb::test::cpu_preset("default", 64, 100);
     s.coils.count = 8;  // loop coils
-    s.backend = "cpu";
     return s;
   }
 

@@ -16,6 +16,7 @@
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 #include "noncart_cli_test_support.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using mrwb::noncart::AnalyticPhantom;
@@ -25,7 +26,7 @@ namespace {
 using mrwb_test::Run;
 using mrwb_test::run_mrwb;
 
-using mrwb_test::magnitude;
+using mrwb::test::mag;
 using mrwb_test::write_bart;
 
 }  // namespace
@@ -47,7 +48,7 @@ class TestCliNoncart : public QObject {
       qWarning("%s", qPrintable(r.err));
       return {};
     }
-    return magnitude(read_cfl(path(out)).data);
+    return mag(read_cfl(path(out)).data);
   }
 
  private slots:
@@ -112,7 +113,7 @@ class TestCliNoncart : public QObject {
       const CflArray v = read_cfl(path("vol.cfl"));
       QCOMPARE(v.size(), nv);
       QCOMPARE(v.dims[2], static_cast<long>(n));
-      const std::vector<float> m = magnitude(v.data);
+      const std::vector<float> m = mag(v.data);
       const Metrics mv = compare_images(m, ph.image(n, 2), n, n * n);
       qInfo("3-D %s %d^3: %.2f %% error, PSNR %.2f dB", method, n, mv.percent_error, mv.psnr_db);
       QVERIFY(mv.percent_error < 45.0);  // measured 39 (gridding), 33 (cg)
@@ -139,7 +140,7 @@ class TestCliNoncart : public QObject {
                             "--iterations", "20", "--matrix", QString::number(n), "--out", qpath("vole.cfl"), "--quiet",
                             "--backend", "cpu"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    const Metrics me = compare_images(magnitude(read_cfl(path("vole.cfl")).data), ph.image(n, 2), n, n * n);
+    const Metrics me = compare_images(mag(read_cfl(path("vole.cfl")).data), ph.image(n, 2), n, n * n);
     qInfo("3-D cg exact %d^3: %.2f %% error, PSNR %.2f dB", n, me.percent_error, me.psnr_db);
     QVERIFY(me.percent_error < 45.0);
     for (const char* bad : {"vol.png", "vol.txt"}) {

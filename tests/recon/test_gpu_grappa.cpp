@@ -4,31 +4,24 @@
 
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "grappa_test_data.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/grappa.hpp"
 #include "mrwb/recon/undersample.hpp"
 #include "mrwb_gpu/grappa_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 
 namespace {
 
-template <typename T>
-double rel_rms(const std::vector<std::complex<T>>& a, const std::vector<std::complex<T>>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += std::norm(std::complex<double>(a[i]) - std::complex<double>(b[i]));
-    den += std::norm(std::complex<double>(b[i]));
-  }
-  return std::sqrt(num / den);
-}
+using mrwb::test::rel_rms;
 
+// The shared GRAPPA parameters (4 x 5 kernel, 32-column segments) with this case's clipping and combination.
 GrappaParams params(const QString& approach, double clip = 0.0, const char* combine = "sos") {
-  GrappaParams p;
-  p.approach = approach.toStdString();
-  p.segment_cols = 32;
+  GrappaParams p = mrwb::test::grappa_params(approach.toStdString());
   p.clip = clip;
   p.combine = combine;
   return p;

@@ -5,33 +5,28 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/gridding.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_exact.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
+#include "mrwb/recon/noncart_types.hpp"
+#include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 #include "mrwb_gpu/noncart_cuda.hpp"
 #include "mrwb_gpu/register_backends.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using namespace mrwb::noncart;
 
 namespace {
 
-double rel_l2(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) num += std::norm(a[i] - b[i]), den += std::norm(b[i]);
-  return std::sqrt(num / den);
-}
-
-std::vector<float> random_k(std::size_t M, int dims, double band, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-band, band);
-  std::vector<float> k(M * dims);
-  for (auto& v : k) v = static_cast<float>(u(rng));
-  return k;
-}
+using mrwb::test::mag;
+using mrwb::test::random_k;
+using mrwb::test::rel_l2;
 
 std::vector<cfloat> random_d(std::size_t M, unsigned seed) {
   std::mt19937 rng(seed);
@@ -39,12 +34,6 @@ std::vector<cfloat> random_d(std::size_t M, unsigned seed) {
   std::vector<cfloat> d(M);
   for (auto& v : d) v = {nd(rng), nd(rng)};
   return d;
-}
-
-std::vector<float> mag(const std::vector<cdouble>& v) {
-  std::vector<float> m(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) m[i] = static_cast<float>(std::abs(v[i]));
-  return m;
 }
 
 const gpu::FhdConfig kSfu{"sfu", 128, 2048, 8};
@@ -150,8 +139,8 @@ class TestGpuNoncart : public QObject {
     p.exact = false;
     const std::vector<float> truth = AnalyticPhantom::shepp_logan(3).image(n, 2);
     for (const char* method : {"gridding", "cg"}) {
-      const Volume cpu = reconstruct_volume_cpu(raw, method, p);
-      const Volume cuda = gpu::reconstruct_volume_cuda(raw, method, p, {}, {});
+      const ImageVolume cpu = reconstruct_volume_cpu(raw, method, p);
+      const ImageVolume cuda = gpu::reconstruct_volume_cuda(raw, method, p, {}, {});
       QCOMPARE(cuda.data.size(), cpu.data.size());
       const std::vector<cdouble> a(cuda.data.begin(), cuda.data.end()), b(cpu.data.begin(), cpu.data.end());
       const double e = rel_l2(a, b);

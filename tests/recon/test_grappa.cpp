@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "grappa_test_data.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/metrics/metrics.hpp"
@@ -16,16 +17,9 @@ using namespace mrwb;
 
 namespace {
 
-std::vector<float> mag(const Image2D& img) { return img.magnitude(); }
+using mrwb::test::grappa_params;
 
-GrappaParams params(const char* approach, int k_pe = 4, int k_ro = 5, int seg = 32) {
-  GrappaParams p;
-  p.approach = approach;
-  p.kernel_pe = k_pe;
-  p.kernel_ro = k_ro;
-  p.segment_cols = seg;
-  return p;
-}
+std::vector<float> mag(const Image2D& img) { return img.magnitude(); }
 
 bool throws_input_error(const std::function<void()>& f, const char* must_contain, QString* msg = nullptr) {
   try {
@@ -47,7 +41,7 @@ class TestGrappa : public QObject {
   void geometryFollowsTheThesis() {
     RawData raw = grappa_test::phantom_raw(2, 64, 64);
     undersample_cartesian(raw, 4, 24);
-    const GrappaGeometry g = grappa_geometry(raw, params("improved"));
+    const GrappaGeometry g = grappa_geometry(raw, grappa_params("improved"));
     QCOMPARE(g.delta_pe, 4);
     QCOMPARE(g.delta_ro, 2);
     QCOMPARE(g.acs_lines, 24);
@@ -57,7 +51,7 @@ class TestGrappa : public QObject {
     QCOMPARE(g.lattice_offset, 0);  // k0 = 32 ≡ 0 mod 4
     QCOMPARE(g.rows_a(), 4 * 2 * 5);
     QCOMPARE(g.rows_b(), 3 * 2);
-    const GrappaGeometry b = grappa_geometry(raw, params("basic", 4, 5, 24));
+    const GrappaGeometry b = grappa_geometry(raw, grappa_params("basic", 4, 5, 24));
     QCOMPARE(b.k_ro, 1);
     QCOMPARE(b.nseg, 3);  // 64 columns in segments of 24: 24, 24, 16
     int s0, s1;
@@ -132,7 +126,7 @@ class TestGrappa : public QObject {
     const auto full = mag(reconstruct_fft(raw));
     undersample_cartesian(raw, R, 24);
     const auto zero_filled = mag(reconstruct_fft(raw));
-    const Image2D img = reconstruct_grappa(raw, params(approach.toStdString().c_str()), {}, {});
+    const Image2D img = reconstruct_grappa(raw, grappa_params(approach.toStdString()), {}, {});
     QCOMPARE(img.nx, n);
     const Metrics m = compare_images(mag(img), full, n, n);
     const Metrics z = compare_images(zero_filled, full, n, n);
@@ -146,7 +140,7 @@ class TestGrappa : public QObject {
   void acquiredLinesKept() {
     RawData raw = grappa_test::phantom_raw(4, 64, 64);
     undersample_cartesian(raw, 3, 20);
-    const GrappaWeights w = grappa_calibrate(raw, params("improved"));
+    const GrappaWeights w = grappa_calibrate(raw, grappa_params("improved"));
     const auto k = grappa_synthesize(raw, w);
     int filled = 0;
     for (int c = 0; c < 4; ++c)
@@ -168,7 +162,7 @@ class TestGrappa : public QObject {
     raw.recon_fov_x_m = raw.fov_x_m / 2;
     const auto full = mag(reconstruct_fft(raw));
     undersample_cartesian(raw, 2, 24);
-    const Image2D img = reconstruct_grappa(raw, params("improved"), {}, {});
+    const Image2D img = reconstruct_grappa(raw, grappa_params("improved"), {}, {});
     QCOMPARE(img.nx, 64);
     QCOMPARE(img.ny, ny);
     QCOMPARE(img.fov_x_m, raw.fov_x_m / 2);
@@ -185,7 +179,7 @@ class TestGrappa : public QObject {
     RawData raw = grappa_test::phantom_raw(8, n, n);
     const auto full = mag(reconstruct_fft(raw));
     undersample_cartesian(raw, 2, 24);
-    GrappaParams p = params("improved");
+    GrappaParams p = grappa_params("improved");
     p.combine = "sensitivity";
     const Image2D img = reconstruct_grappa(raw, p, {}, {});
     const Metrics m = compare_images(mag(img), full, n, n);
@@ -198,29 +192,29 @@ class TestGrappa : public QObject {
     RawData no_acs = raw;
     undersample_cartesian(no_acs, 4, 0);
     QString msg;
-    QVERIFY(throws_input_error([&] { grappa_calibrate(no_acs, params("improved")); }, "no calibration lines", &msg));
+    QVERIFY(throws_input_error([&] { grappa_calibrate(no_acs, grappa_params("improved")); }, "no calibration lines", &msg));
     qInfo("%s", qPrintable(msg));
     RawData few = raw;
     undersample_cartesian(few, 4, 10);
-    QVERIFY(throws_input_error([&] { grappa_calibrate(few, params("improved")); }, "needs at least (K_PE-1)*R+1 = 13", &msg));
+    QVERIFY(throws_input_error([&] { grappa_calibrate(few, grappa_params("improved")); }, "needs at least (K_PE-1)*R+1 = 13", &msg));
     qInfo("%s", qPrintable(msg));
     RawData ok = raw;
     undersample_cartesian(ok, 4, 24);
     RawData wrong_coils = ok;
     wrong_coils.ncoils = 5;
-    QVERIFY(throws_input_error([&] { grappa_calibrate(wrong_coils, params("improved")); }, "coil count mismatch", &msg));
+    QVERIFY(throws_input_error([&] { grappa_calibrate(wrong_coils, grappa_params("improved")); }, "coil count mismatch", &msg));
     qInfo("%s", qPrintable(msg));
-    const GrappaWeights w = grappa_calibrate(ok, params("improved"));
+    const GrappaWeights w = grappa_calibrate(ok, grappa_params("improved"));
     RawData eight = grappa_test::phantom_raw(8, 64, 64);
     undersample_cartesian(eight, 4, 24);
     QVERIFY(throws_input_error([&] { grappa_synthesize(eight, w); }, "coil count mismatch", &msg));
     RawData full = raw;
     full.accel_R = 1;
-    QVERIFY(throws_input_error([&] { grappa_calibrate(full, params("improved")); }, "accel_R", &msg));
-    GrappaParams bad = params("improved");
+    QVERIFY(throws_input_error([&] { grappa_calibrate(full, grappa_params("improved")); }, "accel_R", &msg));
+    GrappaParams bad = grappa_params("improved");
     bad.clip = 1.5;
     QVERIFY(throws_input_error([&] { grappa_calibrate(ok, bad); }, "--clip", &msg));
-    bad = params("diagonal");
+    bad = grappa_params("diagonal");
     QVERIFY(throws_input_error([&] { grappa_calibrate(ok, bad); }, "--approach", &msg));
     // Through the registry, as `mrwb recon --method grappa` reaches it.
     ReconOptions opts;
@@ -233,7 +227,7 @@ class TestGrappa : public QObject {
   void powerClippingDropsStrongest() {
     RawData raw = grappa_test::phantom_raw(4, 64, 64);
     undersample_cartesian(raw, 2, 24);
-    const GrappaGeometry g = grappa_geometry(raw, params("improved"));
+    const GrappaGeometry g = grappa_geometry(raw, grappa_params("improved"));
     const auto acs = grappa_acs_block(raw, g);
     std::vector<double> kept, clipped;
     grappa_equation_scales(g, acs.data(), 0, 1.0, 0.0, kept);

@@ -10,6 +10,8 @@
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/recon/grappa.hpp"
+#include "process_runner.hpp"
+#include "shepp_logan_reference.hpp"
 
 using namespace mrwb;
 
@@ -20,9 +22,9 @@ class TestGrappaInterop : public QObject {
   double psnr_for(int R) {
     const QString gen = QStandardPaths::findExecutable("ismrmrd_generate_cartesian_shepp_logan");
     const QString file = dir_.filePath(QString("sl_R%1.h5").arg(R));
-    QProcess p;
-    p.start(gen, {"-m", "128", "-c", "8", "-O", "2", "-a", QString::number(R), "-w", "24", "-n", "0", "-o", file});
-    if (!p.waitForFinished(120000) || p.exitCode() != 0) return -1;
+    const QStringList args = {"-m", "128", "-c", "8", "-O", "2", "-a", QString::number(R),
+                              "-w", "24", "-n", "0", "-o", file};
+    if (mrwb_test::run_program(gen, args, 120000).code != 0) return -1;
     // Repetition 0 holds the first acceleration shift plus the calibration block.
     const RawData raw = read_raw_ismrmrd(file.toStdString(), RawSelection{0, 0, 0});
     if (raw.accel_R != R) return -2;
@@ -32,13 +34,7 @@ class TestGrappaInterop : public QObject {
     ISMRMRD::Dataset d(file.toStdString().c_str(), "dataset", false);
     ISMRMRD::NDArray<std::complex<float>> coil;
     d.readNDArray("coil_images", 0, coil);
-    const int nxo = static_cast<int>(coil.getDims()[0]), ny = static_cast<int>(coil.getDims()[1]);
-    const int nc = static_cast<int>(coil.getDims()[2]), x0 = (nxo - img.nx) / 2;
-    std::vector<float> ref(static_cast<std::size_t>(img.nx) * ny, 0.f);
-    for (int c = 0; c < nc; ++c)
-      for (int y = 0; y < ny; ++y)
-        for (int x = 0; x < img.nx; ++x) ref[static_cast<std::size_t>(y) * img.nx + x] += std::norm(coil(x + x0, y, c));
-    for (auto& v : ref) v = std::sqrt(v);
+    const std::vector<float> ref = mrwb::test::reference_sos(coil, img.nx);
     // The generator's k-space is the orthonormal DFT; our inverse DFT carries 1/N.
     auto mag = img.magnitude();
     const float scale = std::sqrt(static_cast<float>(raw.nx) * raw.ny);

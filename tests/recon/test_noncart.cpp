@@ -6,24 +6,28 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/gridding.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_cg.hpp"
+#include "mrwb/recon/noncart_exact.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
+#include "mrwb/recon/noncart_toeplitz.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 #include "mrwb/recon/reconstructor.hpp"
 #include "mrwb/sequence/trajectory.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using namespace mrwb::noncart;
 
 namespace {
 
-double rel_l2(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) num += std::norm(a[i] - b[i]), den += std::norm(b[i]);
-  return std::sqrt(num / den);
-}
+using mrwb::test::mag;
+using mrwb::test::random_k;
+using mrwb::test::rel_l2;
 
 // Direct forward model d_m = sum_n phi rho_n e^{-i 2 pi k_m.x_n} (test-side, double).
 std::vector<cdouble> forward_direct(const Grid& g, const std::vector<float>& k, const std::vector<cdouble>& rho) {
@@ -39,20 +43,6 @@ std::vector<cdouble> forward_direct(const Grid& g, const std::vector<float>& k, 
     d[m] = acc * g.phi();
   }
   return d;
-}
-
-std::vector<float> random_k(std::size_t M, int dims, double band, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-band, band);
-  std::vector<float> k(M * dims);
-  for (auto& v : k) v = static_cast<float>(u(rng));
-  return k;
-}
-
-std::vector<float> mag(const std::vector<cdouble>& v, double scale = 1.0) {
-  std::vector<float> m(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) m[i] = static_cast<float>(scale * std::abs(v[i]));
-  return m;
 }
 
 struct Quality {

@@ -11,20 +11,19 @@
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/gridding.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_cg.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
+#include "mrwb/recon/noncart_toeplitz.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 #include "mrwb/sequence/trajectory.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using namespace mrwb::noncart;
 
 namespace {
 
-std::vector<float> mag(const std::vector<cdouble>& v, double scale = 1.0) {
-  std::vector<float> m(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) m[i] = static_cast<float>(scale * std::abs(v[i]));
-  return m;
-}
+using mrwb::test::mag;
 
 cdouble dot(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
   cdouble s{};

@@ -3,6 +3,7 @@
 // the field and its allowed range (or the file and line) and leaves no output file.
 #include <QtTest>
 
+#include "files.hpp"
 #include "process_runner.hpp"
 
 namespace {
@@ -24,10 +25,7 @@ class TestCliSequenceErrors : public QObject {
   QTemporaryDir dir_;
   QString path(const QString& n) const { return dir_.filePath(n); }
   QString write(const QString& name, const QByteArray& text) {
-    QFile f(path(name));
-    if (!f.open(QIODevice::WriteOnly)) return {};
-    f.write(text);
-    return path(name);
+    return mrwb::test::write_file(path(name), text) ? path(name) : QString();
   }
   // The contract: exit 2, one line on stderr containing every `expect`, no file at `output`.
   static void expectRefused(const Run& r, const QStringList& expect, const QString& output) {

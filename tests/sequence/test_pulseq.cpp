@@ -6,12 +6,13 @@
 #include <cmath>
 #include <complex>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "files.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 using namespace mrwb;
@@ -22,12 +23,8 @@ std::string testdata_dir() {
   const char* src = std::getenv("MRWB_SOURCE_DIR");
   return src ? std::string(src) + "/../shared/testdata/pulseq" : std::string();
 }
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// A uniform static object of n × n cells over fov (test_physics' uniform_object is alike but places the grid
+// by the FOV and adds zero velocity arrays; sharing one would move these cells).
 CellPhantom uniform_phantom(int n, double fov) {
   CellPhantom ph;
   ph.nx = ph.ny = n;
@@ -220,7 +217,7 @@ class TestPulseq : public QObject {
       if (entry.path().extension() != ".seq") continue;
       ++files;
       const std::string path = entry.path().string();
-      const std::string text = slurp(path);
+      const std::string text = mrwb::test::read_file(path);
       const BlockSequence s = read_pulseq(path);  // verifies the md5 signature
       // Blocks: as many as rows in [BLOCKS]; duration: the file's TotalDuration.
       const auto b0 = text.find("[BLOCKS]"), b1 = text.find("\n[", b0 + 1);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
 #include "mrwb/phantom/tissue.hpp"
@@ -14,7 +15,10 @@
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using namespace mrwb::seq;
@@ -76,18 +80,14 @@ double m1_at_echo(const BlockSequence& s, int axis, const Echo& e) {
 }
 // A small uniform disc of one tissue simulated through the scenario pipeline (CPU).
 SimulationResult simulate_disc(const std::string& type, double TR_s, double TE_s, double flip_deg, int dummies) {
-  Scenario sc;
-  sc.phantom.preset = "uniform_disc";
+  Scenario sc = mrwb::test::uniform_disc_scenario(16, 2);
   sc.phantom.background_tissue = "fat";
-  sc.phantom.disc_radius_m = 0.05;
   sc.sequence.type = type;
-  sc.sequence.matrix = 16;
   sc.sequence.fov_m = 0.128;
   sc.sequence.TR_s = TR_s;
   sc.sequence.TE_s = TE_s;
   sc.sequence.flip_angle_deg = flip_deg;
   sc.sequence.dummy_scans = dummies;
-  sc.backend = "cpu";
   CpuSimulationEngine engine(2);
   return simulate(sc, engine, {}, {});
 }
@@ -366,8 +366,7 @@ class TestSequence : public QObject {
     const double TR = 0.02, TE = 0.006, flip = 30;
     const SimulationResult r = simulate_disc("tof", TR, TE, flip, 300);
     const TissueProperties& t = tissue_1p5T("fat", "test");
-    const double a = flip * M_PI / 180, E1 = std::exp(-TR / t.T1_s);
-    const double ernst = t.PD * std::sin(a) * (1 - E1) / (1 - E1 * std::cos(a)) * std::exp(-TE / t.T2_s);
+    const double ernst = mrwb::test::ernst_signal(t.PD, flip * M_PI / 180, TR, TE, t.T1_s, t.T2_s);
     const auto [truth, image] = centre_signal(r);
     QVERIFY2(std::abs(truth - ernst) < 0.02 * ernst, qPrintable(QString("truth %1, Ernst %2").arg(truth).arg(ernst)));
     QVERIFY2(std::abs(image - truth) < 0.05 * truth, qPrintable(QString("image %1, truth %2").arg(image).arg(truth)));
@@ -464,14 +463,11 @@ class TestSequence : public QObject {
   // 0.5 dB of integrated ACS (in the steady state the pre-scan sees the same magnetization, so the two
   // agree exactly here; they part where the magnetization changes between pre-scan and imaging).
   void grappaFromSeparateAcs() {
-    Scenario s = scenario_preset("default");
-    s.sequence.matrix = 64;
-    s.sequence.dummy_scans = 100;
+    Scenario s = mrwb::test::cpu_preset("default", 64, 100);
     s.sequence.acceleration = 2;
     s.sequence.acs_lines = 24;
     s.coils.count = 8;
     s.recon.method = "grappa";
-    s.backend = "cpu";
     const PipelineResult integrated = run_pipeline(s, {}, {});
     s.sequence.acs_mode = "separate";
     const PipelineResult separate = run_pipeline(s, {}, {});

@@ -10,8 +10,11 @@
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
-#include "mrwb/simulation/fluid_stencil.hpp"
+#include "mrwb/simulation/cancel_latency.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/transport_stencil.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 #include "mrwb_gpu/register_backends.hpp"
 #include "fluid_test_support.hpp"
@@ -143,9 +146,8 @@ class TestGpu : public QObject {
     expect_agreement(ph, prog, "open vessel ends, spoil+RF back to back");
   }
 
-  // A large all-fluid grid (304,000 cells), the blocked kernel's default parts (about two per SM) over
-  // many launches: Jurczuk et al. 2016's Poiseuille tube, 8 TRs. CUDA vs CPU k-space and truth within 1e-4 relative
-  // RMS.
+  // A large all-fluid grid (304,000 cells) over many step-graph launches: Jurczuk et al. 2016's
+  // Poiseuille tube, 8 TRs. CUDA vs CPU k-space and truth within 1e-4 relative RMS.
   void largeFluidGridMatchesCpu() {
     const int nx = 640, ny = 475;
     CellPhantom ph = uniform_phantom(nx, ny, 1e-4, 0.9f, 1.4f, 0.25f, CellType::Fluid);
@@ -189,12 +191,10 @@ class TestGpu : public QObject {
     expect_agreement(ph, ge, "fluid band beside 89,600 distinct closed-form tissues");
   }
 
-  // Every fluid path: the per-step stencil kernel on an open-ended 2-D vessel with oblique flow, on a 3-D
-  // slab vessel with through-plane flow and on a converging 3-D flow whose centre cell has six inflow
-  // faces (slots beyond the preloaded ones); on the slab also the blocked kernel (fluid_blocks.hpp) for
-  // several K (steps per launch = halo depth) and region caps small enough to force many parts, so that
-  // halos cross parts everywhere. CUDA vs CPU within 1e-4 relative RMS each.
-  void blockedStepsMatchCpuForEveryK() {
+  // The per-step stencil kernel on an open-ended 2-D vessel with oblique flow, on a 3-D slab vessel with
+  // through-plane flow and on a converging 3-D flow whose centre cell has six inflow faces (slots beyond
+  // the preloaded ones). CUDA vs CPU within 1e-4 relative RMS each.
+  void stencilStepsMatchCpu() {
     const int nx = 96, ny = 64;
     CellPhantom flat = uniform_phantom(nx, ny, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary);
     flat.open_end.assign(flat.size(), 0);
@@ -240,17 +240,10 @@ class TestGpu : public QObject {
     expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step stencil kernel)");
     expect_agreement(slab, program(slab), "3-D slab vessel (per-step stencil kernel)");
     expect_agreement(sink, program(sink), "3-D converging flow (per-step stencil kernel, 6 inflow slots)");
-    qputenv("MRWB_FLUID_PATH", "blocked");
-    for (const char* setting : {"1,64", "3,128", "8,600", "2,1536", "4,1536"}) {
-      qputenv("MRWB_FLUID_BLOCKS", setting);
-      const QByteArray what = QByteArray("3-D slab vessel, MRWB_FLUID_BLOCKS=") + setting;
-      expect_agreement(slab, program(slab), what.constData());
-    }
-    qunsetenv("MRWB_FLUID_BLOCKS");
-    qunsetenv("MRWB_FLUID_PATH");
   }
 
-  // Progress once per TR and a prompt cancel on both CUDA paths (the 100 ms figure is in the bench).
+  // Progress once per TR and a prompt cancel on the closed-form and the time-stepped CUDA paths (the
+  // 100 ms figure is in the bench).
   void progressAndCancelOnTheGpu() {
     Scenario s = scenario_preset("default");
     s.sequence.matrix = 64;

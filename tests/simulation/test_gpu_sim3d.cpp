@@ -5,9 +5,11 @@
 
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
 #include "mrwb_gpu/register_backends.hpp"
@@ -17,20 +19,12 @@ using namespace mrwb;
 
 namespace {
 
-
+using mrwb::test::spoiled_ge;
 
 // nx × ny × nz cells of 0.5 mm of stationary tissue with a ball of a second tissue and off-resonance,
 // background (PD 0) in the corners of the grid: static cells of every kind.
 CellPhantom tissue_block(int nx, int ny, int nz) {
-  CellPhantom ph = uniform_phantom(nx, ny, 0.5e-3, 0.8f, 0.9f, 0.06f, CellType::Stationary);
-  ph.nz = nz;
-  const std::size_t n = ph.size();
-  ph.z0_m = -0.5 * (nz - 1) * ph.cell_size_m;
-  for (auto* v : {&ph.PD, &ph.T1_s, &ph.T2_s}) v->resize(n, v->front());
-  ph.dB_T.assign(n, 0.f);
-  ph.type.assign(n, static_cast<std::uint8_t>(CellType::Stationary));
-  ph.ux.assign(n, 0.f);
-  ph.uy.assign(n, 0.f);
+  CellPhantom ph = mrwb::test::stationary_volume(nx, ny, nz, 0.5e-3, 0.8f, 0.9f, 0.06f);
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
@@ -106,11 +100,7 @@ class TestGpuSim3d : public QObject {
   void hybridMatchesCpuOnMovingSlice() {
     CellPhantom ph = tissue_block(192, 192, 1);
     add_vessel(ph, 6, false);
-    SequenceSpec seq;
-    seq.matrix = 64;
-    seq.fov_m = ph.nx * ph.cell_size_m;
-    seq.dummy_scans = 16;
-    expect_agreement(ph, build_spoiled_gre(seq), "2-D hybrid");
+    expect_agreement(ph, spoiled_ge(64, ph.nx * ph.cell_size_m, 16), "2-D hybrid");
   }
 
   // 3-D static block with partition encoding (dk_z) and off-resonance: the closed-form path in 3-D.
@@ -134,11 +124,7 @@ class TestGpuSim3d : public QObject {
     add_vessel(a, 4, false);
     CellPhantom b = a;
     b.uz.assign(b.size(), 0.f);
-    SequenceSpec seq;
-    seq.matrix = 32;
-    seq.fov_m = a.nx * a.cell_size_m;
-    seq.dummy_scans = 4;
-    const SequenceProgram prog = build_spoiled_gre(seq);
+    const SequenceProgram prog = spoiled_ge(32, a.nx * a.cell_size_m, 4);
     auto cuda = gpu::make_cuda_simulation_engine();
     std::vector<std::complex<float>> ka(static_cast<std::size_t>(prog.readouts) * prog.nx), kb(ka.size()), t(a.size());
     cuda->run(a, prog, ka, t, {}, {});

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/image_volume.hpp"
 #include "mrwb/metrics/metrics.hpp"
@@ -23,17 +24,12 @@ namespace {
 
 // 32² in-plane, a muscle disc in a slab of 4 mm cells.
 Scenario base_scenario(const std::string& type) {
-  Scenario s;
+  Scenario s = mrwb::test::uniform_disc_scenario(32);
   s.name = "multislice-test";
-  s.phantom.preset = "uniform_disc";
-  s.phantom.disc_radius_m = 0.05;
-  s.phantom.cells_per_voxel = 1;
   s.sequence.type = type;
-  s.sequence.matrix = 32;
   s.sequence.fov_m = 0.128;
   s.sequence.flip_angle_deg = 30;
   s.sequence.dummy_scans = 20;
-  s.backend = "cpu";
   return s;
 }
 

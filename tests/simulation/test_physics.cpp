@@ -10,13 +10,20 @@
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 
 namespace {
 
-// A uniform static object filling the whole grid.
+using mrwb::test::ernst_signal;
+
+// A uniform static object filling the whole grid. Kept here: test_pulseq's uniform_phantom(n, fov) is alike
+// but places the grid by cell index and leaves the velocity arrays empty, and core's uniform_phantom centres
+// the cells, so sharing one would move these cells.
 CellPhantom uniform_object(int n, double fov_m, float PD, float T1, float T2) {
   CellPhantom ph;
   ph.nx = ph.ny = n;
@@ -32,11 +39,6 @@ CellPhantom uniform_object(int n, double fov_m, float PD, float T1, float T2) {
   ph.ux.assign(c, 0.f);
   ph.uy.assign(c, 0.f);
   return ph;
-}
-
-double ernst(double M0, double alpha_rad, double TR, double TE, double T1, double T2) {
-  const double E1 = std::exp(-TR / T1), E2 = std::exp(-TE / T2);
-  return M0 * std::sin(alpha_rad) * (1 - E1) / (1 - std::cos(alpha_rad) * E1) * E2;
 }
 
 }  // namespace
@@ -73,7 +75,7 @@ class TestPhysics : public QObject {
     CpuSimulationEngine engine(2);
     engine.run(ph, prog, samples, truth, {}, {});
 
-    const double expected = ernst(PD, flip_deg * M_PI / 180, TR_s, seq.TE_s, T1, T2);
+    const double expected = ernst_signal(PD, flip_deg * M_PI / 180, TR_s, seq.TE_s, T1, T2);
     const double k0 = std::abs(samples[(prog.ny / 2) * prog.nx + prog.nx / 2]) / ph.size();
     const double cell = std::abs(truth[0]);
     qInfo("flip %.2f deg TR %.0f ms: Ernst %.6f, simulated k=0 %.6f (%.4f %%), cell %.6f", flip_deg, TR_s * 1e3,
@@ -147,7 +149,7 @@ class TestPhysics : public QObject {
     std::vector<std::complex<float>> samples(prog.readouts * prog.nx), truth(ph.size());
     CpuSimulationEngine(1).run(ph, prog, samples, truth, {}, {});
     const double first = std::abs(samples[prog.nx / 2]) / ph.size();
-    const double expected = ernst(0.79, 20 * M_PI / 180, 0.01, 0.004, 1.008, 0.044);
+    const double expected = ernst_signal(0.79, 20 * M_PI / 180, 0.01, 0.004, 1.008, 0.044);
     QVERIFY(first > 1.5 * expected);  // the first excitation sees the full M0
   }
 
@@ -183,7 +185,7 @@ class TestPhysics : public QObject {
     const SimulationResult r = simulate(s, engine, {}, {});
     const Image2D img = reconstruct_fft(r.raw);
     const auto& q = s.sequence;
-    const double expected = ernst(0.79, q.flip_angle_deg * M_PI / 180, q.TR_s, q.TE_s, 1.008, 0.044);
+    const double expected = ernst_signal(0.79, q.flip_angle_deg * M_PI / 180, q.TR_s, q.TE_s, 1.008, 0.044);
     const double voxel = q.fov_m / q.matrix, inner = s.phantom.disc_radius_m - 4 * voxel;
     double sum = 0;
     int count = 0;

@@ -7,31 +7,30 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/pass_operator.hpp"
 #include "mrwb/simulation/separable_readout_signal.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using cd = std::complex<double>;
 
 namespace {
 
+using mrwb::test::free_event;
+using mrwb::test::rel_rms;
+using mrwb::test::rf_event;
+using mrwb::test::spoil_event;
+
 constexpr double k_pi = 3.14159265358979323846;
 
 // nx × ny × nz cells of 0.4 mm: three tissues (one with off-resonance, one with a negative one), a few
 // background cells (PD = 0).
 CellPhantom three_tissues(int nx, int ny, int nz) {
-  CellPhantom ph = uniform_phantom(nx, ny, 0.4e-3, 0.8f, 0.9f, 0.05f, CellType::Stationary);
-  ph.nz = nz;
-  ph.z0_m = -0.5 * (nz - 1) * ph.cell_size_m;
-  const std::size_t n = ph.size();
-  for (auto* v : {&ph.PD, &ph.T1_s, &ph.T2_s}) v->resize(n, v->front());
-  ph.dB_T.assign(n, 0.f);
-  ph.type.assign(n, static_cast<std::uint8_t>(CellType::Stationary));
-  ph.ux.assign(n, 0.f);
-  ph.uy.assign(n, 0.f);
-  for (std::size_t i = 0; i < n; ++i) {
+  CellPhantom ph = mrwb::test::stationary_volume(nx, ny, nz, 0.4e-3, 0.8f, 0.9f, 0.05f);
+  for (std::size_t i = 0; i < ph.size(); ++i) {
     const int x = static_cast<int>(i % nx), y = static_cast<int>(i / nx % ny);
     if ((x + 2 * y) % 3 == 1) {
       ph.PD[i] = 0.6f, ph.T1_s[i] = 0.5f, ph.T2_s[i] = 0.03f, ph.dB_T[i] = 3e-7f;
@@ -98,16 +97,6 @@ void direct_readout(const CellPhantom& ph, const CoilMaps& coils, const SeqEvent
                            static_cast<float>(std::sin(theta)));
     }
   }
-}
-
-template <typename T>
-double rel_rms(const std::vector<T>& a, const std::vector<T>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += std::norm(cd(a[i]) - cd(b[i]));
-    den += std::norm(cd(b[i]));
-  }
-  return std::sqrt(num / den);
 }
 
 double state_rel_rms(const std::vector<bloch::Mag>& a, const std::vector<bloch::Mag>& b) {
@@ -181,16 +170,11 @@ class TestSeparableReadout : public QObject {
   // events played one by one on each cell as the CPU engine does (one turn of gradient plus off-resonance
   // per Free interval); and z^n as the product of its column part and its tissue part.
   void composedPassMatchesEventByEvent() {
-    auto rf = [](double flip_deg, double phase_rad) {
-      return SeqEvent{.kind = EventKind::Rf, .flip_rad = flip_deg * k_pi / 180, .phase_rad = phase_rad};
-    };
-    auto free = [](double dt, double dkx, double dky, double dkz) {
-      return SeqEvent{.kind = EventKind::Free, .dt_s = dt, .dk_x = dkx, .dk_y = dky, .dk_z = dkz};
-    };
-    const SeqEvent spoil{.kind = EventKind::Spoil};
+    auto rf = [](double flip_deg, double phase_rad) { return rf_event(flip_deg * k_pi / 180, phase_rad); };
     // A spin-echo-like pass: spoil, recovery, excitation, prephaser, refocusing, crusher, wait.
-    const std::vector<SeqEvent> events = {spoil, free(5e-3, 0, 0, 0), rf(30, 0.3), free(3e-3, -640, -320, 50),
-                                          rf(180, k_pi / 2), free(1e-3, 0, 0, 200), free(5e-4, 0, 0, 0)};
+    const std::vector<SeqEvent> events = {spoil_event(), free_event(5e-3, 0, 0, 0), rf(30, 0.3),
+                                          free_event(3e-3, -640, -320, 50), rf(180, k_pi / 2),
+                                          free_event(1e-3, 0, 0, 200), free_event(5e-4, 0, 0, 0)};
     const TissueValue t = {0.8f, 0.9f, 0.05f, 2e-7f};
     const std::vector<separable::AffineMap> maps = separable::compose_pass(events, t);
     QCOMPARE(maps.size(), std::size_t{3});

@@ -6,48 +6,34 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using cf = std::complex<float>;
 
 namespace {
 
+using mrwb::test::free_event;
+using mrwb::test::probe_readout;
+using mrwb::test::rf_event;
+using mrwb::test::spoil_event;
+
 constexpr double k_gamma_bar_Hz_per_T = 42.577478518e6;
-
-SeqEvent free_event(double dt_s, double dk_x = 0, double dk_y = 0, double dk_z = 0) {
-  SeqEvent e;
-  e.kind = EventKind::Free;
-  e.dt_s = dt_s;
-  e.dk_x = dk_x;
-  e.dk_y = dk_y;
-  e.dk_z = dk_z;
-  return e;
-}
-
-SeqEvent rf_event(double flip_rad, double phase_rad = 0) {
-  SeqEvent e;
-  e.kind = EventKind::Rf;
-  e.flip_rad = flip_rad;
-  e.phase_rad = phase_rad;
-  return e;
-}
 
 // A one-sample readout that records the cell truth (Mxy) and adds readout number prog.readouts.
 void append_probe(SequenceProgram& prog) {
-  SeqEvent ro;
-  ro.kind = EventKind::Readout;
-  ro.dt_s = 1e-9;
-  ro.n_samples = 1;
-  ro.line = prog.readouts;
-  ro.truth_sample = 0;
-  prog.events.push_back(ro);
+  prog.events.push_back(probe_readout(prog.readouts));
   ++prog.readouts;
   prog.nx = 1;
   prog.ny = prog.readouts;
@@ -94,9 +80,7 @@ SequenceProgram selective_spoiled_ge(const SelectivePulse& p, double TR_s, int n
       break;
     }
     prog.events.push_back(free_event(TR_s - p.duration_s()));
-    SeqEvent sp;
-    sp.kind = EventKind::Spoil;
-    prog.events.push_back(sp);
+    prog.events.push_back(spoil_event());
   }
   prog.TR_s = TR_s;
   return prog;
@@ -120,9 +104,7 @@ SequenceProgram small_encoded_ge(int nx, int lines, double fov_m, double dk_z_pe
     ro.truth_sample = l == lines / 2 ? nx / 2 : -1;
     prog.events.push_back(ro);
     prog.events.push_back(free_event(4e-3));
-    SeqEvent sp;
-    sp.kind = EventKind::Spoil;
-    prog.events.push_back(sp);
+    prog.events.push_back(spoil_event());
   }
   prog.nx = nx;
   prog.ny = lines;
@@ -339,8 +321,7 @@ class TestSim3d : public QObject {
     const auto prog = selective_spoiled_ge(p, TR, 120);
     std::vector<cf> truth;
     run_engine(ph, prog, 2, &truth);
-    const double E1 = std::exp(-TR / T1), a = p.flip_rad;
-    const double ernst = 0.8 * std::sin(a) * (1 - E1) / (1 - E1 * std::cos(a)) * std::exp(-p.centre_to_end_s() / T2);
+    const double ernst = mrwb::test::ernst_signal(0.8, p.flip_rad, TR, p.centre_to_end_s(), T1, T2);
     const double got = std::abs(truth[ph.nz / 2]);
     qInfo("slab spoiled GE, central slice: |Mxy| %.6f, Ernst %.6f (%.3f %%)", got, ernst, 100 * (got / ernst - 1));
     QVERIFY(std::abs(got / ernst - 1) < 0.01);
@@ -530,12 +511,9 @@ class TestSim3d : public QObject {
   // A scenario slab of a z-uniform object through simulate(): the same raw-data layout, k-space and the
   // z-summed truth nz times the 2-D ones (several loop coils, replicated along z).
   void scenarioSlabIsNzSlices() {
-    Scenario s;
-    s.phantom.preset = "uniform_disc";
-    s.phantom.cells_per_voxel = 1;
+    Scenario s = mrwb::test::uniform_disc_scenario(32);
     s.phantom.disc_radius_m = 0.02;
     s.sequence.fov_m = 0.064;
-    s.sequence.matrix = 32;
     s.sequence.dummy_scans = 10;
     s.coils.count = 4;
     CpuSimulationEngine engine(2);

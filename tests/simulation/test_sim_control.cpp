@@ -6,16 +6,22 @@
 #include <chrono>
 #include <csignal>
 
+#include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/cancel_latency.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/gpu_memory.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 using namespace mrwb;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
+
+using mrwb::test::spoiled_ge;
 
 // A square of fluid cells in a stationary frame; `u` > 0 gives it a plug flow along x.
 CellPhantom square(int n, float u) {
@@ -27,14 +33,6 @@ CellPhantom square(int n, float u) {
     }
   ph.flow_dt_s = u > 0 ? 1e-3 : 0.0;
   return ph;
-}
-
-SequenceProgram ge(int matrix, int dummies) {
-  SequenceSpec seq;
-  seq.matrix = matrix;
-  seq.fov_m = 0.064;
-  seq.dummy_scans = dummies;
-  return build_spoiled_gre(seq);
 }
 
 struct ProgressLog {
@@ -56,7 +54,7 @@ class TestSimControl : public QObject {
   // One report per TR (dummy TRs included), increasing, ending at 1: static (exact) path and
   // time-stepped path.
   void progressOncePerTr() {
-    const SequenceProgram prog = ge(32, 4);
+    const SequenceProgram prog = spoiled_ge(32, 0.064, 4);
     for (float u : {0.f, 0.5f}) {
       const CellPhantom ph = square(128, u);  // several cell chunks on the static path
       std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(ph.size());
@@ -75,7 +73,7 @@ class TestSimControl : public QObject {
   // Cancel mid-run: the engine throws Cancelled and returns promptly (the 100 ms figure is measured by
   // `mrwb bench`; here a generous bar so a loaded CI machine does not fail it).
   void cancelReturnsPromptly() {
-    const SequenceProgram prog = ge(128, 2000);  // long enough that it is still running when cancelled
+    const SequenceProgram prog = spoiled_ge(128, 0.064, 2000);  // long enough that it is still running when cancelled
     for (float u : {0.f, 0.5f}) {
       const CellPhantom ph = square(256, u);
       CpuSimulationEngine engine(2);
@@ -116,7 +114,7 @@ class TestSimControl : public QObject {
 
   // The GPU-memory estimate and the refusal: one line with the bytes asked and free and the way out.
   void gpuMemoryRefusalNamesBytesAndRemedy() {
-    const SequenceProgram prog = ge(64, 10);
+    const SequenceProgram prog = spoiled_ge(64, 0.064, 10);
     const CellPhantom still = square(128, 0.f), moving = square(128, 0.5f);
     const std::size_t a = cuda_simulation_bytes(still, prog, 1), b = cuda_simulation_bytes(moving, prog, 1),
                       c = cuda_simulation_bytes(still, prog, 8);

@@ -1,8 +1,9 @@
 // Flow physics of the Bloch-flow simulator: phase-contrast velocity on Poiseuille flow
 // and the displacement artifact of oblique in-plane flow; plus the shipped teaching scenarios.
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "process_runner.hpp"
 
 #include <cmath>
 #include <complex>
@@ -22,11 +23,15 @@
 #include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 using namespace mrwb;
 
 namespace {
+
+using mrwb_test::Run;
+using mrwb_test::run_mrwb;
 
 // A straight tube of blood along `angle_deg` through the centre, Poiseuille flow of peak `v_peak`.
 Scenario tube_scenario(double angle_deg, double radius_m, double v_peak_m_per_s) {
@@ -104,17 +109,6 @@ std::vector<double> column_centroids(const Image2D& img, int x0, int x1, double 
     c.push_back(w > 0 ? wy / w : NAN);
   }
   return c;
-}
-
-struct CliRun {
-  int code;
-  QString err;
-};
-CliRun run_cli(const QStringList& args) {
-  QProcess p;
-  p.start(MRWB_CLI_PATH, args);
-  if (!p.waitForFinished(600000)) return {-1, "timeout"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
 }
 
 }  // namespace
@@ -410,8 +404,8 @@ class TestSimFlowPhysics : public QObject {
     QTemporaryDir dir;
     const QString d = dir.path() + "/";
     save_scenario(s, (d + "pc.json").toStdString());
-    const CliRun ok = run_cli({"simulate", "--scenario", d + "pc.json", "--out", d + "k.h5", "--velocity-out", d + "v.h5",
-                               "--truth", d + "t.nii", "--quiet"});
+    const Run ok = run_mrwb({"simulate", "--scenario", d + "pc.json", "--out", d + "k.h5", "--velocity-out", d + "v.h5",
+                             "--truth", d + "t.nii", "--quiet"});
     QVERIFY2(ok.code == 0, qPrintable(ok.err));
     for (const char* f : {"k.h5", "k_venc_x.h5", "k_venc_y.h5", "v_x.h5", "v_x_truth.h5", "v_y.h5", "v_y_truth.h5", "t.nii"})
       QVERIFY2(QFile::exists(d + f), f);
@@ -448,7 +442,7 @@ class TestSimFlowPhysics : public QObject {
     // Bad requests: one line, exit 2, nothing written.
     QTemporaryDir bad;
     const QString b = bad.path() + "/";
-    const CliRun nii = run_cli({"simulate", "--scenario", d + "pc.json", "--out", b + "k.h5", "--velocity-out", b + "v.nii", "--quiet"});
+    const Run nii = run_mrwb({"simulate", "--scenario", d + "pc.json", "--out", b + "k.h5", "--velocity-out", b + "v.nii", "--quiet"});
     QCOMPARE(nii.code, 2);
     QCOMPARE(nii.err.trimmed().count('\n'), 0);
     QVERIFY(nii.err.contains("--velocity-out"));
@@ -456,7 +450,7 @@ class TestSimFlowPhysics : public QObject {
     gre.sequence.type = "spoiled_gre";
     gre.sequence.venc_directions = {"x"};
     save_scenario(gre, (b + "gre.json").toStdString());
-    const CliRun not_pc = run_cli({"simulate", "--scenario", b + "gre.json", "--out", b + "k.h5", "--velocity-out", b + "v.h5", "--quiet"});
+    const Run not_pc = run_mrwb({"simulate", "--scenario", b + "gre.json", "--out", b + "k.h5", "--velocity-out", b + "v.h5", "--quiet"});
     QCOMPARE(not_pc.code, 2);
     QVERIFY(not_pc.err.contains("phase_contrast"));
     QCOMPARE(QDir(b).entryList(QDir::Files).size(), 1);  // gre.json alone

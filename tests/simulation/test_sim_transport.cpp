@@ -5,17 +5,25 @@
 #include <cmath>
 #include <random>
 
+#include "fixtures.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/phantom/vessel_generators.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 
 namespace {
+
+using mrwb::test::free_event;
+using mrwb::test::probe_readout;
+using mrwb::test::rf_event;
+using mrwb::test::spoil_event;
 
 // Relative drift of Σ M over `steps` transport steps of a rotating flow in a closed box.
 template <typename T>
@@ -71,26 +79,12 @@ double closed_box_drift(int steps) {
 SequenceProgram rf_train(int n_tr, double TR, double alpha) {
   SequenceProgram prog;
   for (int k = 0; k <= n_tr; ++k) {
-    SeqEvent rf;
-    rf.kind = EventKind::Rf;
-    rf.flip_rad = alpha;
-    prog.events.push_back(rf);
+    prog.events.push_back(rf_event(alpha));
     if (k == n_tr) break;
-    SeqEvent fr;
-    fr.kind = EventKind::Free;
-    fr.dt_s = TR;
-    prog.events.push_back(fr);
-    SeqEvent sp;
-    sp.kind = EventKind::Spoil;
-    prog.events.push_back(sp);
+    prog.events.push_back(free_event(TR));
+    prog.events.push_back(spoil_event());
   }
-  SeqEvent ro;
-  ro.kind = EventKind::Readout;
-  ro.dt_s = 1e-9;
-  ro.n_samples = 1;
-  ro.line = 0;
-  ro.truth_sample = 0;
-  prog.events.push_back(ro);
+  prog.events.push_back(probe_readout(0));
   prog.readouts = 1;
   prog.nx = 1;
   return prog;
@@ -153,25 +147,17 @@ class TestSimTransport : public QObject {
 
   // With zero velocity the time-stepped engine must reproduce the exact static path.
   void timeSteppedMatchesStaticWhenNothingMoves() {
-    SequenceSpec seq;
-    seq.matrix = 32;
-    seq.fov_m = 0.064;
-    seq.dummy_scans = 20;
     auto ph = uniform_phantom(64, 64, 0.001, 0.8f, 1.0f, 0.05f, CellType::Stationary);
     for (std::size_t i = 0; i < ph.size(); ++i) ph.dB_T[i] = static_cast<float>(1e-7 * ((i * 7) % 13));  // some off-resonance
-    const auto prog = build_spoiled_gre(seq);
+    const auto prog = mrwb::test::spoiled_ge(32, 0.064, 20);
     std::vector<std::complex<float>> a(prog.readouts * prog.nx), b(a.size()), ta(ph.size()), tb(ph.size());
     CpuSimulationEngine fast, stepped;
     stepped.set_force_time_stepping(true);
     fast.run(ph, prog, a, ta, {}, {});
     stepped.run(ph, prog, b, tb, {}, {});
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      num += std::norm(a[i] - b[i]);
-      den += std::norm(a[i]);
-    }
-    qInfo("time-stepped vs static k-space: relative RMS difference %.3g", std::sqrt(num / den));
-    QVERIFY(std::sqrt(num / den) < 1e-5);
+    const double d = mrwb::test::rel_l2<float>(b, a);  // terms in float, as complex<float> arithmetic gives them
+    qInfo("time-stepped vs static k-space: relative RMS difference %.3g", d);
+    QVERIFY(d < 1e-5);
   }
 
   // Plug flow along x through a non-selectively excited FOV, spoiled GE: just before each RF, a cell at

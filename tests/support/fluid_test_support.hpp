@@ -1,5 +1,5 @@
 #pragma once
-// Shared set-ups of the fluid time-stepping tests (test_fluid_blocks, test_fluid_stencil): small 2-D
+// Shared set-ups of the fluid time-stepping tests (test_moving_steps, test_transport_stencil): small 2-D
 // tubes and 3-D vessel slabs whose signal is the fluid cells' alone, a short spoiled GE, the plain CPU
 // engine's run and relative L2 differences.
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "mrwb/phantom/tissue.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::fluid_test {

@@ -1,23 +1,18 @@
 #pragma once
-// CUDA simulator vs the CPU reference, for the `gpu` tests: relative RMS difference of two complex
-// arrays (k-space or cell truth), sqrt(Σ|a − b|² / Σ|b|²) in double, and one run of both engines.
+// CUDA simulator vs the CPU reference, for the `gpu` tests: one run of both engines compared by the relative
+// RMS difference (numeric.hpp's rel_rms, sqrt(Σ|a − b|² / Σ|b|²) in double) of k-space and cell truth.
 #include <QtTest>
 
 #include <cmath>
 #include <complex>
 #include <vector>
 
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb_gpu/cuda_simulation_engine.hpp"
+#include "numeric.hpp"
 
-inline double rel_rms(const std::vector<std::complex<float>>& a, const std::vector<std::complex<float>>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += std::norm(std::complex<double>(a[i]) - std::complex<double>(b[i]));
-    den += std::norm(std::complex<double>(b[i]));
-  }
-  return std::sqrt(num / den);
-}
+using mrwb::test::rel_rms;  // the suites including this header call it unqualified
 
 struct Runs {
   double dk, dt;

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the CLI tests of non-Cartesian recon: BART .cfl inputs — a trajectory [3, samples, readouts]
-// (cycles per FOV; kz 0 for a 2-D trajectory) and its k-space [1, samples, readouts, 1] — and magnitudes.
+// (cycles per FOV; kz 0 for a 2-D trajectory) and its k-space [1, samples, readouts, 1]. Magnitudes of what
+// the CLI writes: numeric.hpp's mag.
 #include <cmath>
 #include <complex>
 #include <string>
@@ -18,12 +19,6 @@ inline void write_bart(const std::string& k_path, const std::string& t_path, con
     traj.data.insert(traj.data.end(), {t.k[m * t.dims], t.k[m * t.dims + 1], t.dims == 3 ? t.k[m * 3 + 2] : 0.0f});
   mrwb::write_cfl(t_path, traj);
   mrwb::write_cfl(k_path, k);
-}
-
-inline std::vector<float> magnitude(const std::vector<std::complex<float>>& v) {
-  std::vector<float> m(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) m[i] = std::abs(v[i]);
-  return m;
 }
 
 }  // namespace mrwb_test

@@ -32,6 +32,8 @@
 #include <cmath>
 #include <set>
 
+#include "fixtures.hpp"
+#include "gui.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/autosave.hpp"
 #include "mrwb_ui/comparison_view.hpp"
@@ -48,6 +50,9 @@ using mrwb::ui::MainWindow;
 using mrwb::ui::ScenarioDocument;
 
 namespace {
+
+using mrwb::test::cpu_preset;
+using mrwb::test::showQuietly;
 
 struct GreyStats {
   std::size_t distinct = 0;
@@ -74,22 +79,6 @@ GreyStats greyStats(const QImage& img) {
   st.distinct = values.size();
   st.stddev = std::sqrt(std::max(0.0, sum2 / n - mean * mean));
   return st;
-}
-
-// Shows a non-interactive window (no dialogs) and waits until it is on screen.
-bool showQuietly(mrwb::ui::MainWindow& w) {
-  w.setInteractive(false);
-  w.show();
-  return QTest::qWaitForWindowExposed(&w);
-}
-
-// The default scenario on the CPU at a given matrix and number of dummy TRs.
-mrwb::Scenario cpuScenario(int matrix, int dummy_scans) {
-  mrwb::Scenario s = mrwb::scenario_preset("default");
-  s.sequence.matrix = matrix;
-  s.sequence.dummy_scans = dummy_scans;
-  s.backend = "cpu";
-  return s;
 }
 
 QString json(const mrwb::Scenario& s) { return ScenarioDocument::jsonText(s); }
@@ -167,7 +156,7 @@ void TestGui::smallRunShowsImage() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  const mrwb::Scenario s = cpuScenario(32, 50);
+  const mrwb::Scenario s = cpu_preset("default", 32, 50);
   w.setScenario(s);
 
   QSignalSpy finished(&w, &MainWindow::runFinished);
@@ -242,7 +231,7 @@ void TestGui::cancelStopsQuickly() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  const mrwb::Scenario s = cpuScenario(128, 2000);
+  const mrwb::Scenario s = cpu_preset("default", 128, 2000);
   w.setScenario(s);
 
   const quint64 reconBefore = w.reconView()->updateCount();
@@ -280,7 +269,7 @@ void TestGui::cancelMidRun() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  const mrwb::Scenario s = cpuScenario(128, 2000);
+  const mrwb::Scenario s = cpu_preset("default", 128, 2000);
   w.setScenario(s);
 
   QSignalSpy progress(w.worker(), &mrwb::ui::SimulationWorker::progress);
@@ -358,7 +347,7 @@ void TestGui::everyPanelOpens() {
 void TestGui::editUndoRedo() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  const mrwb::Scenario original = cpuScenario(32, 50);
+  const mrwb::Scenario original = cpu_preset("default", 32, 50);
   w.setScenario(original);
   QVERIFY(!w.document()->isDirty());
   QSignalSpy changed(&w, &MainWindow::scenarioChanged);
@@ -414,7 +403,7 @@ void TestGui::saveThenOpenRestoresScenario() {
   {
     MainWindow w;
     QVERIFY(showQuietly(w));
-    w.setScenario(cpuScenario(32, 50));
+    w.setScenario(cpu_preset("default", 32, 50));
     setSpin(w, QStringLiteral("phantom.vessel_angle_deg"), 42.0);
     setSpin(w, QStringLiteral("sequence.bandwidth_Hz_per_pixel"), 650.0);
     QVERIFY(w.document()->isDirty());
@@ -452,7 +441,7 @@ void TestGui::unsavedChangesAnswer() {
   QTemporaryDir dir;
   MainWindow w;
   QVERIFY(showQuietly(w));
-  w.setScenario(cpuScenario(32, 50));
+  w.setScenario(cpu_preset("default", 32, 50));
   setSpin(w, QStringLiteral("sequence.flip_angle_deg"), 33.0);
   QVERIFY(w.document()->isDirty());
 
@@ -475,7 +464,7 @@ void TestGui::unsavedChangesAnswer() {
   QCOMPARE(json(w.scenario()), json(mrwb::scenario_preset("default")));
   QVERIFY(w.document()->path().isEmpty());
 
-  w.setScenario(cpuScenario(32, 50));
+  w.setScenario(cpu_preset("default", 32, 50));
   setSpin(w, QStringLiteral("sequence.flip_angle_deg"), 55.0);
   w.setUnsavedChangesAnswer(QMessageBox::Discard);
   QVERIFY(w.newScenario());
@@ -486,7 +475,7 @@ void TestGui::unsavedChangesAnswer() {
 void TestGui::autosaveAndRecovery() {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("work.json"));
-  mrwb::save_scenario(cpuScenario(32, 50), path.toStdString());
+  mrwb::save_scenario(cpu_preset("default", 32, 50), path.toStdString());
   const QString autosavePath = mrwb::ui::Autosave::autosavePathFor(path);
   QVERIFY2(autosavePath.startsWith(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)),
            qPrintable(autosavePath));
@@ -531,7 +520,7 @@ void TestGui::autosaveAndRecovery() {
 void TestGui::badFieldDisablesRun() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  w.setScenario(cpuScenario(32, 50));
+  w.setScenario(cpu_preset("default", 32, 50));
   QVERIFY(w.runAction()->isEnabled());
   QVERIFY(w.scenarioPanel()->fieldMessage(QStringLiteral("sequence.TE_s")).isEmpty());
 
@@ -565,18 +554,18 @@ void TestGui::badFieldDisablesRun() {
 
 void TestGui::teachingMenuLoadsScenario() {
   QTemporaryDir dir;
-  mrwb::Scenario teaching = cpuScenario(32, 50);
+  mrwb::Scenario teaching = cpu_preset("default", 32, 50);
   teaching.name = "flow void";
   teaching.description = "Spin echo: blood that leaves the slice between 90 and 180 degrees gives no echo.";
   teaching.sequence.type = "spin_echo";
   teaching.sequence.TE_s = 0.02;
   teaching.sequence.TR_s = 0.05;
   mrwb::save_scenario(teaching, dir.filePath(QStringLiteral("teaching_flow_void.json")).toStdString());
-  mrwb::Scenario described = cpuScenario(32, 50);
+  mrwb::Scenario described = cpu_preset("default", 32, 50);
   described.name = "described";
   described.description = "A scenario with a description.";
   mrwb::save_scenario(described, dir.filePath(QStringLiteral("a_described.json")).toStdString());
-  mrwb::Scenario plain = cpuScenario(32, 50);
+  mrwb::Scenario plain = cpu_preset("default", 32, 50);
   plain.description.clear();
   mrwb::save_scenario(plain, dir.filePath(QStringLiteral("b_plain.json")).toStdString());
 

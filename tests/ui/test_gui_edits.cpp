@@ -18,6 +18,9 @@
 #include <atomic>
 #include <cmath>
 
+#include "fixtures.hpp"
+#include "gui.hpp"
+#include "input_error.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
 #include "mrwb/phantom/vessel_generators.hpp"
@@ -40,26 +43,9 @@ using namespace mrwb::ui;
 
 namespace {
 
-bool showQuietly(MainWindow& w) {
-  w.setInteractive(false);
-  w.show();
-  return QTest::qWaitForWindowExposed(&w);
-}
-
-mrwb::Scenario cpu(const char* preset) {
-  mrwb::Scenario s = mrwb::scenario_preset(preset);
-  s.backend = "cpu";
-  return s;
-}
-
-QString inputError(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const mrwb::InputError& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
+using mrwb::test::cpu_preset;
+using mrwb::test::input_error;
+using mrwb::test::showQuietly;
 
 double minOf(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
@@ -86,7 +72,7 @@ class TestGuiEdits : public QObject {
 // Core: the edits survive the JSON round trip exactly, change the generated tree as documented, and
 // bad ones are one-line errors naming the field.
 void TestGuiEdits::segmentEditsRoundTripAndErrors() {
-  mrwb::Scenario s = cpu("bifurcation");
+  mrwb::Scenario s = cpu_preset("bifurcation");
   const mrwb::VesselTree plain = mrwb::generate_vessel_tree(s.phantom.tree);
   QCOMPARE(plain.segments.size(), std::size_t(3));
   s.phantom.tree.segment_edits = {{1, 0.5, 0, false}, {2, 1, 60, false}};
@@ -122,7 +108,7 @@ void TestGuiEdits::segmentEditsRoundTripAndErrors() {
   auto bad = [&](std::vector<mrwb::VesselSegmentEdit> e) {
     mrwb::Scenario x = s;
     x.phantom.tree.segment_edits = std::move(e);
-    return inputError([&] {
+    return input_error([&] {
       mrwb::validate_scenario(x, "s.json");
       mrwb::generate_vessel_tree(x.phantom.tree);
     });
@@ -143,7 +129,7 @@ void TestGuiEdits::segmentEditsRoundTripAndErrors() {
   text.replace("\"remove\"", "\"delete\"");
   f.write(text.toUtf8());
   f.close();
-  const QString e = inputError([&] { mrwb::load_scenario(f.fileName().toStdString()); });
+  const QString e = input_error([&] { mrwb::load_scenario(f.fileName().toStdString()); });
   QVERIFY2(e.contains("phantom.tree.segment_edits[0].delete is not a known field"), qPrintable(e));
 }
 
@@ -151,7 +137,7 @@ void TestGuiEdits::segmentEditsRoundTripAndErrors() {
 void TestGuiEdits::pickedSegmentEditedThroughUndo() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  w.setScenario(cpu("bifurcation"));
+  w.setScenario(cpu_preset("bifurcation"));
   QVERIFY(w.showPanel(QStringLiteral("phantomDock")));
   VesselTreeView* view = w.vesselTreeView();
   SegmentEditor* editor = w.segmentEditor();
@@ -210,9 +196,7 @@ void TestGuiEdits::pickedSegmentEditedThroughUndo() {
 void TestGuiEdits::pulseqExportImportSimulate() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  mrwb::Scenario s = cpu("default");
-  s.sequence.matrix = 32;
-  s.sequence.dummy_scans = 0;
+  mrwb::Scenario s = cpu_preset("default", 32, 0);
   w.setScenario(s);
   QTemporaryDir dir;
   const QString path = dir.filePath("scenario.seq");
@@ -274,9 +258,7 @@ void TestGuiEdits::pulseqBadFileShowsError() {
 void TestGuiEdits::runComparesChosenMethods() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  mrwb::Scenario s = cpu("default");
-  s.sequence.matrix = 48;
-  s.sequence.dummy_scans = 20;
+  mrwb::Scenario s = cpu_preset("default", 48, 20);
   s.coils.count = 8;
   s.sequence.acceleration = 2;
   s.sequence.acs_lines = 16;
@@ -329,7 +311,7 @@ void TestGuiEdits::flowBackendChoice() {
                                    });
   QCOMPARE(i, 1);
   QCOMPARE(view.backendBox()->currentIndex(), 1);
-  mrwb::Scenario s = cpu("straight_tube");
+  mrwb::Scenario s = cpu_preset("straight_tube");
   s.sequence.matrix = 32;
   s.flow.solver = "lbm";
   s.flow.lbm_max_steps = 2000;
@@ -351,7 +333,7 @@ void TestGuiEdits::flowBackendChoice() {
 // A spiral scenario shows its spiral samples (core's scenario_trajectory) before any run, not a grid.
 void TestGuiEdits::trajectoryOfNonCartesianScenario() {
   TrajectoryPlotView view;
-  mrwb::Scenario s = cpu("default");
+  mrwb::Scenario s = cpu_preset("default");
   s.sequence.trajectory = "spiral";
   s.sequence.interleaves = 16;
   s.sequence.matrix = 64;
@@ -370,7 +352,7 @@ void TestGuiEdits::trajectoryOfNonCartesianScenario() {
   view.setScenario(s);
   QCOMPARE(view.sampleCount(), std::size_t(0));
   QVERIFY2(view.kindText().contains("TR_s"), qPrintable(view.kindText()));
-  view.setScenario(cpu("default"));
+  view.setScenario(cpu_preset("default"));
   QVERIFY(view.cartesian());
 }
 

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <set>
 
+#include "fixtures.hpp"
 #include "grappa_test_data.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
@@ -34,6 +35,8 @@
 using namespace mrwb::ui;
 
 namespace {
+
+using mrwb::test::cpu_preset;
 
 // Distinct colours, and distinct clearly coloured ones (HSV saturation > 80): backgrounds here are
 // grey gradients, so only drawn data (tubes, colormaps, traces) adds saturated colours.
@@ -68,12 +71,6 @@ bool showSized(W& w, int width = 640, int height = 480) {
   return QTest::qWaitForWindowExposed(&w);
 }
 
-mrwb::Scenario scenario(const char* preset) {
-  mrwb::Scenario s = mrwb::scenario_preset(preset);
-  s.backend = "cpu";
-  return s;
-}
-
 void wheel(QWidget* view, int delta) {
   const QPointF pos(view->width() / 2.0, view->height() / 2.0);
   QWheelEvent e(pos, view->mapToGlobal(pos), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
@@ -103,7 +100,7 @@ void TestGuiViews::vesselTreeRendersAndPicks() {
   QVERIFY(showSized(view));
   const ColourCount empty = countColours(view.grabFramebuffer());
 
-  view.setScenario(scenario("bifurcation"));
+  view.setScenario(cpu_preset("bifurcation"));
   QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
   QCOMPARE(view.segmentCount(), 3);
   QCOMPARE(view.segmentVelocity().size(), std::size_t(3));
@@ -129,7 +126,7 @@ void TestGuiViews::vesselTreeRendersAndPicks() {
   QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, QPoint(3, view.height() - 3));
   QCOMPARE(picked.count(), 1);
 
-  view.setScenario(scenario("uniform_disc"));
+  view.setScenario(cpu_preset("uniform_disc"));
   QCOMPARE(view.segmentCount(), 0);
   QVERIFY(!view.message().isEmpty());
 }
@@ -138,7 +135,7 @@ void TestGuiViews::flowViewComputesField() {
   FlowView view;
   QVERIFY(showSized(view));
   const ColourCount empty = countColours(view.canvas()->grabFramebuffer());
-  mrwb::Scenario s = scenario("bifurcation");
+  mrwb::Scenario s = cpu_preset("bifurcation");
   s.sequence.matrix = 64;
   view.setScenario(s);
   QSignalSpy done(&view, &FlowView::flowComputed);
@@ -158,7 +155,7 @@ void TestGuiViews::flowViewComputesField() {
 void TestGuiViews::sequenceDiagramDraws() {
   SequenceDiagramView view;
   QVERIFY(showSized(view));
-  view.setScenario(scenario("default"));
+  view.setScenario(cpu_preset("default"));
   QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
   QCOMPARE(view.diagram().traces.size(), std::size_t(5));
   for (const auto& tr : view.diagram().traces) QVERIFY2(tr.t_s.size() >= 2, tr.name.c_str());
@@ -167,7 +164,7 @@ void TestGuiViews::sequenceDiagramDraws() {
   qInfo("sequence diagram: %zu colours (%zu saturated), %s", drawn.distinct, drawn.saturated, qPrintable(view.timingText()));
   QVERIFY(drawn.saturated > 20);
 
-  mrwb::Scenario bad = scenario("default");
+  mrwb::Scenario bad = cpu_preset("default");
   bad.sequence.TE_s = 1e-5;  // below the minimum TE: core says so, the view shows it
   view.setScenario(bad);
   QVERIFY(!view.errorText().isEmpty());
@@ -178,7 +175,7 @@ void TestGuiViews::sequenceDiagramDraws() {
 void TestGuiViews::trajectoryPlotMarksLines() {
   TrajectoryPlotView view;
   QVERIFY(showSized(view, 480, 480));
-  mrwb::Scenario s = scenario("default");
+  mrwb::Scenario s = cpu_preset("default");
   s.sequence.matrix = 64;
   s.sequence.acceleration = 4;
   s.sequence.acs_lines = 12;
@@ -201,7 +198,7 @@ void TestGuiViews::trajectoryPlotMarksLines() {
 void TestGuiViews::coilMapsShowEveryCoil() {
   CoilMapView view;
   QVERIFY(showSized(view));
-  mrwb::Scenario s = scenario("default");
+  mrwb::Scenario s = cpu_preset("default");
   s.sequence.matrix = 64;
   s.coils.count = 4;
   s.coils.arrangement = "loops";

@@ -10,6 +10,7 @@
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/volume_simulation.hpp"
 

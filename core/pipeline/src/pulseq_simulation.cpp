@@ -6,11 +6,12 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/pipeline/phase_contrast.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
+#include "mrwb/simulation/simulate.hpp"
 
 namespace mrwb {
 

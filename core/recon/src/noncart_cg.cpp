@@ -7,7 +7,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_cg.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
@@ -51,15 +51,6 @@ struct CirculantInverse {
 };
 
 }  // namespace
-
-std::vector<double> coil_power(const Grid& g, const std::vector<cfloat>& sens, int coils) {
-  const std::size_t nv = g.voxels();
-  if (sens.empty()) return std::vector<double>(nv, 1.0);
-  std::vector<double> power(nv, 0.0);
-  for (int c = 0; c < coils; ++c)
-    for (std::size_t i = 0; i < nv; ++i) power[i] += std::norm(sens[static_cast<std::size_t>(c) * nv + i]);
-  return power;
-}
 
 std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
                               const std::vector<cfloat>& sens, int coils, CgReport* report,

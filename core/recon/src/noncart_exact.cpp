@@ -6,7 +6,7 @@
 #include <cmath>
 #include <thread>
 
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_exact.hpp"
 
 namespace mrwb::noncart {
 namespace {
@@ -72,14 +72,6 @@ std::vector<cdouble> direct_sum(int dims, int n_out, double spacing, int origin,
 }
 
 }  // namespace
-
-std::size_t Grid::voxels() const {
-  std::size_t v = 1;
-  for (int d = 0; d < dims; ++d) v *= static_cast<std::size_t>(n);
-  return v;
-}
-
-double Grid::phi() const { return 1.0 / static_cast<double>(voxels()); }
 
 std::vector<cdouble> exact_fhd(const Grid& g, const float* k, const cfloat* d, std::size_t M, Precision p,
                                int threads, const CancelToken& cancel) {

@@ -1,5 +1,6 @@
 // F^H F by Toeplitz embedding (Stone et al. 2008): (F^H F rho)_p = sum_p' Q(x_p - x_p') rho_p', a linear
 // convolution that the 2n grid holds without wrap-around, so it is a circular one there: FFTW, double.
+// Also what the preconditioners build on Q: its circulant eigenvalues and the coil power that scales it.
 #include <fftw3.h>
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 #include <stdexcept>
 
 #include "mrwb/base/fft.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_toeplitz.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
@@ -137,6 +138,15 @@ std::vector<double> circulant_preconditioner_inverse(const Grid& g, const std::v
   const double scale = 1.0 / static_cast<double>(g.voxels());
   for (auto& v : inv) v = scale / std::max(v, 1e-6 * emax);
   return inv;
+}
+
+std::vector<double> coil_power(const Grid& g, const std::vector<cfloat>& sens, int coils) {
+  const std::size_t nv = g.voxels();
+  if (sens.empty()) return std::vector<double>(nv, 1.0);
+  std::vector<double> power(nv, 0.0);
+  for (int c = 0; c < coils; ++c)
+    for (std::size_t i = 0; i < nv; ++i) power[i] += std::norm(sens[static_cast<std::size_t>(c) * nv + i]);
+  return power;
 }
 
 }  // namespace mrwb::noncart

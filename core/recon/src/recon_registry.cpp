@@ -1,9 +1,8 @@
-#include <map>
-#include <mutex>
+#include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/grappa.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
 
@@ -34,20 +33,16 @@ Image2D fft_recon(const RawData& raw, const ReconOptions&, const ProgressFn& pro
 // Methods of the CLI contract; those with no registered implementation answer "not yet available".
 const std::vector<std::string> k_methods = {"fft", "grappa", "gridding", "cg"};
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::pair<std::string, std::string>, ReconBackend> backends;
-  Registry() {
-    // CPU references of core. One line per method.
-    backends[{"fft", "cpu"}] = {[] { return true; }, [] { return make_function_reconstructor("fft/cpu", fft_recon); }};
-    backends[{"grappa", "cpu"}] = {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }};
-    backends[{"gridding", "cpu"}] = {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }};
-    backends[{"cg", "cpu"}] = {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }};
-  }
-};
+using ReconRegistry = BackendRegistry<std::function<std::unique_ptr<Reconstructor>()>>;
 
-Registry& registry() {
-  static Registry r;
+ReconRegistry& registry() {
+  // CPU references of core. One line per method.
+  static ReconRegistry r({
+      {{"fft", "cpu"}, {[] { return true; }, [] { return make_function_reconstructor("fft/cpu", fft_recon); }}},
+      {{"grappa", "cpu"}, {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }}},
+      {{"gridding", "cpu"}, {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }}},
+      {{"cg", "cpu"}, {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }}},
+  });
   return r;
 }
 
@@ -58,9 +53,7 @@ std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, Rec
 }
 
 void register_reconstructor(const std::string& method, const std::string& backend, ReconBackend b) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  r.backends[{method, backend}] = std::move(b);
+  registry().add(method, backend, std::move(b));
 }
 
 std::vector<std::string> reconstructor_methods() { return k_methods; }
@@ -69,25 +62,15 @@ std::unique_ptr<Reconstructor> make_reconstructor(const std::string& method, con
   bool known = false;
   for (const auto& m : k_methods) known |= (m == method);
   if (!known) throw InputError("--method " + method + ": unknown method (allowed: fft, grappa, gridding, cg)");
-  if (backend != "auto" && backend != "cpu" && backend != "cuda")
-    throw InputError("--backend " + backend + ": unknown backend (allowed: auto, cpu, cuda)");
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  auto find = [&](const std::string& b) -> ReconBackend* {
-    auto it = r.backends.find({method, b});
-    return it == r.backends.end() ? nullptr : &it->second;
+  const auto refusal = [&method](BackendRefusal why, const std::string& choice, const std::string& b) -> std::string {
+    if (why == BackendRefusal::Unknown) return "--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)";
+    if (why == BackendRefusal::Unavailable) return "--backend cuda: no CUDA device available here";
+    if (!registry().find(method, "cpu") && !registry().find(method, "cuda"))
+      throw std::runtime_error("recon --method " + method + ": not yet available in this version");
+    if (b == "cuda") return "--backend cuda: method " + method + " has no CUDA implementation (allowed: cpu)";
+    return "--backend " + choice + ": method " + method + " has no CPU implementation (use cuda)";
   };
-  ReconBackend* cpu = find("cpu");
-  ReconBackend* cuda = find("cuda");
-  if (!cpu && !cuda) throw std::runtime_error("recon --method " + method + ": not yet available in this version");
-  if (backend == "cuda") {
-    if (!cuda) throw InputError("--backend cuda: method " + method + " has no CUDA implementation (allowed: cpu)");
-    if (!cuda->available()) throw InputError("--backend cuda: no CUDA device available here");
-    return cuda->make();
-  }
-  if (backend == "auto" && cuda && cuda->available()) return cuda->make();
-  if (!cpu) throw InputError("--backend " + backend + ": method " + method + " has no CPU implementation (use cuda)");
-  return cpu->make();
+  return registry().choose(method, backend, refusal)();
 }
 
 }  // namespace mrwb

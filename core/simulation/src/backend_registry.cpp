@@ -1,64 +1,56 @@
 #include "mrwb/simulation/backend_registry.hpp"
 
-#include <map>
-#include <mutex>
+#include <algorithm>
 #include <thread>
 
-#include "mrwb/base/errors.hpp"
+#include "mrwb/base/backend_registry.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 
 namespace mrwb {
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, SimulationBackend> sim;
-  Registry() {
-    sim["cpu"] = SimulationBackend{
-        [] {
-          return BackendInfo{"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " CPU threads",
-                             true};
-        },
-        [] { return std::make_unique<CpuSimulationEngine>(); }};
-  }
-};
+// Every simulation backend makes one product: an engine.
+constexpr const char* k_engine = "engine";
 
-Registry& registry() {
-  static Registry r;
+using EngineRegistry = BackendRegistry<SimulationBackend>;
+
+BackendEntry<SimulationBackend> engine_entry(SimulationBackend b) {
+  auto info = b.info;
+  return {[info] { return info().available; }, std::move(b)};
+}
+
+BackendInfo cpu_info() {
+  return BackendInfo{"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " CPU threads", true};
+}
+
+EngineRegistry& registry() {
+  static EngineRegistry r(
+      {{{k_engine, "cpu"}, engine_entry({cpu_info, [] { return std::make_unique<CpuSimulationEngine>(); }})}});
   return r;
+}
+
+std::string refusal(BackendRefusal why, const std::string& choice, const std::string& backend) {
+  if (why == BackendRefusal::Unavailable)
+    return "--backend " + choice + ": not available here (" + registry().find(k_engine, backend)->make.info().device + ")";
+  if (why == BackendRefusal::Missing && backend == "cuda")
+    return "--backend cuda: this build has no CUDA backend (allowed: auto, cpu)";
+  return "--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)";
 }
 
 }  // namespace
 
 void register_simulation_backend(const std::string& name, SimulationBackend backend) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  r.sim[name] = std::move(backend);
+  registry().add(k_engine, name, engine_entry(std::move(backend)));
 }
 
 std::vector<BackendInfo> list_backends() {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
   std::vector<BackendInfo> out;
-  for (const auto& [name, b] : r.sim) out.push_back(b.info());
+  for (const auto& [name, e] : registry().entries(k_engine)) out.push_back(e.make.info());
   return out;
 }
 
 std::unique_ptr<SimulationEngine> make_simulation_engine(const std::string& choice) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  if (choice == "auto") {
-    auto it = r.sim.find("cuda");
-    if (it != r.sim.end() && it->second.info().available) return it->second.make();
-    return r.sim.at("cpu").make();
-  }
-  auto it = r.sim.find(choice);
-  if (it == r.sim.end()) {
-    if (choice == "cuda") throw InputError("--backend cuda: this build has no CUDA backend (allowed: auto, cpu)");
-    throw InputError("--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)");
-  }
-  const BackendInfo info = it->second.info();
-  if (!info.available) throw InputError("--backend " + choice + ": not available here (" + info.device + ")");
-  return it->second.make();
+  return registry().choose(k_engine, choice, refusal).make();
 }
 
 }  // namespace mrwb

@@ -3,6 +3,7 @@
 #include <exception>
 #include <thread>
 
+#include "mrwb/simulation/cancel_latency.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {

@@ -7,6 +7,7 @@
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/volume_simulation.hpp"
 

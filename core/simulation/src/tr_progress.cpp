@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/tr_progress.hpp"
 
 namespace mrwb {
 

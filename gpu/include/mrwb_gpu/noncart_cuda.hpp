@@ -1,5 +1,5 @@
 #pragma once
-// CUDA twins of core's non-Cartesian reconstruction (noncart.hpp, gridding.hpp): exact F^H d and Q
+// CUDA twins of core's non-Cartesian reconstruction (noncart_*.hpp, gridding.hpp): exact F^H d and Q
 // (Stone et al. 2008), Kaiser-Bessel gridding, and CG with cuFFT / cuBLAS entirely on the device.
 #include <complex>
 #include <memory>
@@ -8,7 +8,7 @@
 
 #include "mrwb/base/image_volume.hpp"
 #include "mrwb/recon/gridding.hpp"
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 #include "mrwb/recon/reconstructor.hpp"
 
 namespace mrwb::gpu {
@@ -86,8 +86,8 @@ DeviceFacts device_facts();
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda();
 // 3-D volume of `mrwb recon` on the device (core's reconstruct_volume_cpu twin): cg_on_device, or gridding
 // with Pipe-Menon weights and root-sum-of-squares over coils. Registered as the "cuda" volume backend.
-noncart::Volume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
-                                        const ProgressFn& progress, const CancelToken& cancel);
+ImageVolume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
+                                    const ProgressFn& progress, const CancelToken& cancel);
 std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda();
 
 }  // namespace mrwb::gpu

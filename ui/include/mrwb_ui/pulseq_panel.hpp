@@ -12,6 +12,7 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb_ui/background_job.hpp"
 
 class QLabel;

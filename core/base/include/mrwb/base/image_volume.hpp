@@ -1,7 +1,6 @@
 #pragma once
-// Complex image volumes. Two layouts exist today and both live here: ImageVolume (nx × ny × nz planes, a
-// FOV per axis: multi-slice and kz-partition data) and noncart::Volume (a cube of n voxels per axis: the
-// 3-D non-Cartesian reconstruction). Both are x fastest.
+// Complex image volumes: every volume is an ImageVolume (nx × ny × nz planes, a FOV per axis, x fastest):
+// multi-slice and kz-partition data, and the 3-D non-Cartesian reconstruction (a cube of n voxels per axis).
 #include <complex>
 #include <vector>
 
@@ -23,14 +22,3 @@ struct ImageVolume {
 ImageVolume stack_images(const std::vector<Image2D>& planes, double fov_z_m);
 
 }  // namespace mrwb
-
-namespace mrwb::noncart {
-
-// A 3-D (or 2-D, nz = 1) complex volume, x fastest.
-struct Volume {
-  int n = 0, dims = 3;
-  std::vector<std::complex<float>> data;
-  double fov_m = 0;  // field of view per axis (0: unknown; NIfTI then writes 1 mm voxels)
-};
-
-}  // namespace mrwb::noncart

@@ -1,11 +1,12 @@
 #pragma once
 // Kaiser-Bessel gridding (Jackson 1991, Beatty 2005): convolution onto an oversampled grid, centred FFT,
 // crop and deapodisation; the forward (image -> samples) twin; density compensation (analytic radial |k|,
-// Pipe-Menon iterative). Conventions as in noncart.hpp (cycles/FOV, x = (i - n/2)/n).
+// Pipe-Menon iterative). Conventions as in noncart_types.hpp (cycles/FOV, x = (i - n/2)/n).
 #include <complex>
+#include <string>
 #include <vector>
 
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 
 namespace mrwb::noncart {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "mrwb/recon/noncart.hpp"
+#include "mrwb/recon/noncart_types.hpp"
 
 namespace mrwb::noncart {
 

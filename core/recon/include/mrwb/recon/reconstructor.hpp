@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/image.hpp"
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
@@ -61,10 +62,8 @@ class Reconstructor {
 using ReconFn = std::function<Image2D(const RawData&, const ReconOptions&, const ProgressFn&, const CancelToken&)>;
 std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, ReconFn fn);
 
-struct ReconBackend {
-  std::function<bool()> available;
-  std::function<std::unique_ptr<Reconstructor>()> make;
-};
+// (method, backend) in core's one registry (base/backend_registry.hpp): available(), make().
+using ReconBackend = BackendEntry<std::function<std::unique_ptr<Reconstructor>()>>;
 
 void register_reconstructor(const std::string& method, const std::string& backend, ReconBackend b);
 // backend: auto | cpu | cuda. Throws InputError for an unknown method or unavailable backend,

@@ -42,7 +42,7 @@ void validate_noncart_sequence(const SequenceSpec& seq, const std::string& sourc
 // Raw data the simulator produced from build_noncart_gre's program -> readouts x samples with the
 // trajectory (traj_dims 2, or 3 for stack_of_spirals; ISMRMRD type radial / goldenangle / spiral) and the
 // samples scaled by the voxel area 1/matrix^2 (volume 1/matrix^3 in 3-D), so that they are the object's
-// Fourier transform in FOV units (noncart.hpp convention).
+// Fourier transform in FOV units (recon/noncart_types.hpp convention).
 void finish_noncart_raw(const SequenceSpec& seq, RawData& raw);
 
 }  // namespace mrwb

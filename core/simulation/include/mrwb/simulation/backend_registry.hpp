@@ -1,6 +1,7 @@
 #pragma once
-// Backends by name. core registers "cpu"; gpu/ registers "cuda" through mrwb::gpu::register_backends()
-// (called by the executables, never by ui/). `auto` picks CUDA when a device is present, else CPU.
+// Simulation engines by backend name, in core's one registry (base/backend_registry.hpp). core registers
+// "cpu"; gpu/ registers "cuda" through mrwb::gpu::register_backends() (called by the executables, never by
+// ui/). `auto` picks CUDA when a device is present, else CPU.
 #include <functional>
 #include <memory>
 #include <string>

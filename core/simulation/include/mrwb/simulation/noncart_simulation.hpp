@@ -4,6 +4,7 @@
 #include "mrwb/base/image_volume.hpp"
 #include "mrwb/base/progress.hpp"
 #include "mrwb/scenario/scenario.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {
@@ -19,7 +20,7 @@ SimulationResult simulate_noncart(const Scenario& scenario, SimulationEngine& en
 // fov_m on every axis (voxel i centred at (i - matrix/2) fov_m / matrix, as the reconstruction's grid).
 struct NoncartVolumeSimulation {
   SimulationResult result;  // raw data with traj_dims 3; truth: the slab summed over z (as simulate())
-  noncart::Volume truth;
+  ImageVolume truth;        // matrix^3 voxels, fov_m on every axis
 };
 NoncartVolumeSimulation simulate_noncart_volume(const Scenario& scenario, SimulationEngine& engine,
                                                 const ProgressFn& progress, const CancelToken& cancel);

@@ -15,10 +15,20 @@
 #include <vector>
 
 #include "mrwb/simulation/bloch_cell_ops.hpp"
-#include "mrwb/simulation/fluid_blocks.hpp"
+#include "mrwb/simulation/moving_step_table.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
 
 namespace mrwb {
+
+// Face codes of every fluid cell against the whole list `fluid` (ascending global indices, all of type
+// Fluid), [rank][faces] in the gather's face order +x, −x, +y, −y (+z, −z when nz > 1): ≥ 0 the rank
+// (position in `fluid`) of the fluid neighbour; k_face_open a face that exchanges with the outside (grid
+// edge, or a vessel end's face to a non-fluid cell: outflow leaves, fresh M = (0, 0, PD) enters);
+// k_face_wall no flux. Faces follow transport_cell_ops.hpp exactly (open grid boundary; open_end).
+// std::invalid_argument when `fluid` is not ascending, holds a non-fluid cell or misses a fluid one.
+constexpr std::int32_t k_face_open = -1;
+constexpr std::int32_t k_face_wall = -2;
+std::vector<std::int32_t> fluid_face_ranks(const CellPhantom& ph, std::span<const std::uint32_t> fluid);
 
 // One upwind fluid neighbour of a cell: its rank and its face's c_f (8 bytes: one load on the device).
 struct alignas(8) FluidInflow {

@@ -12,6 +12,7 @@
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/volume_simulation.hpp"
 

@@ -12,7 +12,10 @@
 
 #include "event_factors.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/tr_progress.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
 
 namespace mrwb {

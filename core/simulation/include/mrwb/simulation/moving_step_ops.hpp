@@ -1,8 +1,7 @@
 #pragma once
-// Per-entry operators of the blocked time stepping (fluid_blocks.hpp), shared verbatim by the CUDA
-// kernel and the CPU twin, like bloch_cell_ops.hpp:
-//  - region_gather: transport_cell_ops.hpp's donor-cell gather with the neighbour lookups replaced by
-//    the region's face codes (same faces, same order, same float expressions);
+// Per-cell operators of one time step of a moving cell (moving_step_table.hpp), shared verbatim by the
+// CUDA engine's step kernel and its CPU twin, like bloch_cell_ops.hpp:
+//  - apply_op: the step's RF or spoiling;
 //  - fluid_bloch: E_relax · Rz(θ_G + θ_IH) of one step, the angle reduced to a fraction of a turn in
 //    double, its sine and cosine and the relaxation factors in float, from the relaxation rates
 //    R1 = 1/T1, R2 = 1/T2 (0 where T = 0: no relaxation), so a step multiplies instead of dividing.
@@ -10,7 +9,7 @@
 #include <cstdint>
 
 #include "mrwb/simulation/bloch_cell_ops.hpp"
-#include "mrwb/simulation/fluid_blocks.hpp"
+#include "mrwb/simulation/moving_step_table.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
 
 namespace mrwb::fluid {
@@ -19,53 +18,6 @@ namespace mrwb::fluid {
 MRWB_HD void apply_op(const FluidStep& S, bloch::Mag& m) {
   if (S.op == 1) bloch::rf_rotate(m, S.ca, S.sa, S.cp, S.sp);
   if (S.op == 2) bloch::spoil(m);
-}
-
-// New magnetization of region entry i after one transport step. face: the entry's Faces codes (int16
-// region-local, or int32 ranks over the whole fluid list); the arrays are indexed like the codes (u of
-// the entry and of its fluid neighbours; uz may be null). pd: the entry's PD (fresh inflow); fresh_z,
-// when given (initialised by the caller), accumulates the fresh inflow's Mz, as donor_cell_gather's.
-template <int Faces, typename Code = std::int16_t>
-MRWB_HD transport::Mag3<float> region_gather(int i, const Code* face, const float* Mx, const float* My, const float* Mz,
-                                             const float* ux, const float* uy, const float* uz, float pd, float scale,
-                                             float* fresh_z = nullptr) {
-  transport::Mag3<float> m{Mx[i], My[i], Mz[i]};
-  transport::Mag3<float> d{0.f, 0.f, 0.f};
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int f = 0; f < Faces; ++f) {
-    const float* u = f < 2 ? ux : (f < 4 ? uy : uz);
-    const float dir = (f & 1) ? -1.f : 1.f;
-    const int code = face[f];
-    if (code == k_face_wall) continue;
-    const float ui = u ? u[i] : 0.f;
-    float c;
-    if (code >= 0) {
-      const float uj = u ? u[code] : 0.f;
-      // Same expression from both sides of the face, as in donor_cell_gather (fluxes cancel exactly).
-      c = (0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui))) * scale;
-    } else {
-      c = ui * scale;  // open face
-    }
-    const float out = c * dir;  // > 0: leaves entry i through this face; < 0: enters it
-    if (out > 0.f) {
-      d.x -= out * m.x;
-      d.y -= out * m.y;
-      d.z -= out * m.z;
-    } else if (out < 0.f) {
-      const float in = -out;
-      if (code >= 0) {
-        d.x += in * Mx[code];
-        d.y += in * My[code];
-        d.z += in * Mz[code];
-      } else {
-        d.z += in * pd;  // fresh, fully relaxed inflow
-        if (fresh_z) *fresh_z += in * pd;
-      }
-    }
-  }
-  return {m.x + d.x, m.y + d.y, m.z + d.z};
 }
 
 // e^x − 1 for the relaxation of one step (x = −dt/T1, tiny): four Taylor terms where |x| < 2^−7 (relative

@@ -6,6 +6,8 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/gpu_memory.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {
@@ -43,16 +45,11 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   const std::size_t events = prog.events.size() * (k_device_event_bytes + k_device_event_factor_bytes);
   const std::size_t table = events + (moving ? (static_cast<std::size_t>(time_step_count(ph, prog)) + prog.events.size()) * k_device_step_bytes : 0);
   // Fluid cells (either dimension): the per-step kernel's state twice in compact arrays (24 B), grid
-  // index, position, tissue, stencil (out and fresh, up to 6 inflow slots of rank and coefficient). The
-  // blocked option's region tables (fluid_block_steps.hpp) instead: per entry cell and compact index,
-  // position, six face codes, tissue, three velocities; regions hold each fluid cell about 1.2–2 times,
-  // 3 is the bound assumed. The larger of the two is reserved.
+  // index, position, tissue, stencil (out and fresh, up to 6 inflow slots of rank and coefficient).
   if (!moving) fluid = 0;
   const std::size_t stencil = 6 * sizeof(float) + sizeof(std::uint32_t) + 8 + 4 * sizeof(float) + 2 * sizeof(float) +
                               6 * (sizeof(std::int32_t) + sizeof(float));
-  const std::size_t blocked =
-      6 * sizeof(float) + 3 * (2 * sizeof(std::uint32_t) + 8 + 6 * sizeof(std::int16_t) + 7 * sizeof(float));
-  const std::size_t flow = fluid * std::max(stencil, blocked);
+  const std::size_t flow = fluid * stencil;
   return n * (state + tissue + lists + truth + coils) + sums + table + flow;
 }
 

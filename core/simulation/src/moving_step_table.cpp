@@ -1,10 +1,13 @@
-// The step table of the time-stepped fluid path (fluid_blocks.hpp), moved here from the CUDA engine so
+// The step table of the time-stepped fluid path (moving_step_table.hpp), moved here from the CUDA engine so
 // the CPU twin and the device read the same records. Same sub-stepping as the CPU engine
 // (courant_substeps under courant_dt_s) and the same Courant scale (dt / flow_dt, in double, then float).
 #include <cmath>
 
-#include "mrwb/simulation/fluid_blocks.hpp"
+#include "mrwb/simulation/moving_step_table.hpp"
+
+#include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/tr_progress.hpp"
 
 namespace mrwb {
 

@@ -1,11 +1,11 @@
 #pragma once
-// Pieces shared by the CPU twins of the CUDA fluid kernels (fluid_blocks_cpu.cpp, fluid_stencil.cpp):
+// Pieces of the CPU twin of the CUDA engine's step kernel (transport_stencil.cpp):
 // a step's instantaneous operator over a range of compact entries, and the signal of their state.
 #include <complex>
 #include <cstdint>
 #include <span>
 
-#include "mrwb/simulation/fluid_block_ops.hpp"
+#include "mrwb/simulation/moving_step_ops.hpp"
 
 namespace mrwb::fluid {
 

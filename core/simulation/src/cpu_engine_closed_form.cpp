@@ -2,7 +2,7 @@
 // cells are split into fixed chunks, each chunk plays the whole program, and the per-chunk signal sums
 // (double) are added in chunk order: the result does not depend on the thread count. The per-cell
 // operators are the ones the CUDA kernels use (mrwb/bloch_cell_ops.hpp). Moving phantoms go to the
-// time-stepped path (cpu_time_stepper.cpp).
+// time-stepped path (cpu_engine_moving.cpp).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -14,7 +14,10 @@
 #include "event_factors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#include "mrwb/simulation/tr_progress.hpp"
 
 namespace mrwb {
 namespace {
@@ -148,6 +151,10 @@ void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog
     throw std::invalid_argument("coil maps do not match the phantom");
   if (!ph.uz.empty() && ph.uz.size() != ph.size()) throw std::invalid_argument("uz does not match the phantom");
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
+  // A static phantom's cells never exchange magnetization, so each plays every event in closed form
+  // (exact: no sub-steps, a Free interval is one rotation and one relaxation). A moving phantom's
+  // transport couples neighbours, so the whole grid is advanced in Courant sub-steps together
+  // (Jurczuk et al. 2016 Eq. 1). The CUDA engine splits the two by cell instead (cuda_simulation_engine.cu).
   if (force_time_stepping_ || phantom_moves(ph))
     run_time_stepped(ph, prog, coils, samples, cell_truth, progress, cancel);
   else

@@ -1,12 +1,12 @@
-// Per-cell transport stencils of the fluid cells (fluid_stencil.hpp) and the CPU twin of the CUDA
+// Per-cell transport stencils of the fluid cells (transport_stencil.hpp) and the CPU twin of the CUDA
 // engine's per-step stencil kernel.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "mrwb/simulation/fluid_block_ops.hpp"
-#include "mrwb/simulation/fluid_stencil.hpp"
-#include "fluid_twin_steps.hpp"
+#include "mrwb/simulation/moving_step_ops.hpp"
+#include "mrwb/simulation/transport_stencil.hpp"
+#include "moving_twin_steps.hpp"
 
 namespace mrwb {
 

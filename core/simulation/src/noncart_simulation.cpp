@@ -10,18 +10,20 @@
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 
+#include "mrwb/simulation/simulate.hpp"
+
 namespace mrwb {
 namespace {
 
 // Mxy at TE averaged over each cubic voxel of the matrix^3 grid (voxel iv centred at (iv - n/2) fov/n on
 // every axis, as the reconstruction's x = (i - n/2)/n), times sqrt(sum |s_c|^2) with coil arrays.
-noncart::Volume voxel_truth_volume(const CellPhantom& ph, const CoilMaps& coils, const std::vector<std::complex<float>>& cell_truth,
-                                   const SequenceSpec& seq) {
+ImageVolume voxel_truth_volume(const CellPhantom& ph, const CoilMaps& coils, const std::vector<std::complex<float>>& cell_truth,
+                               const SequenceSpec& seq) {
   const int n = seq.matrix, cpv = ph.cells_per_voxel;
   const double voxel_m = seq.fov_m / n;
-  noncart::Volume v;
-  v.n = n;
-  v.fov_m = seq.fov_m;
+  ImageVolume v;
+  v.nx = v.ny = v.nz = n;
+  v.fov_x_m = v.fov_y_m = v.fov_z_m = seq.fov_m;
   v.data.assign(static_cast<std::size_t>(n) * n * n, {});
   const float scale = 1.0f / static_cast<float>(cpv * cpv * cpv);  // cell volume / voxel volume
   for (int iz = 0; iz < ph.nz; ++iz) {
@@ -38,7 +40,7 @@ noncart::Volume voxel_truth_volume(const CellPhantom& ph, const CoilMaps& coils,
 }
 
 SimulationResult run_noncart(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
-                             const CancelToken& cancel, noncart::Volume* volume_truth) {
+                             const CancelToken& cancel, ImageVolume* volume_truth) {
   validate_scenario(scenario, "scenario");
   const auto t0 = std::chrono::steady_clock::now();
   const SequenceSpec& seq = scenario.sequence;

@@ -1,0 +1,43 @@
+#pragma once
+// simulate(): a Cartesian 2-D scenario through an engine — phantom, program, coils, the run, the raw
+// data with its header and the ground truth. (Multi-slice and 3-D: volume_simulation.hpp; non-Cartesian:
+// noncart_simulation.hpp; block sequences: block_simulation.hpp.)
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "mrwb/base/image.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/simulation_engine.hpp"
+
+namespace mrwb {
+
+struct SimulationResult {
+  RawData raw;
+  Image2D truth;        // transverse magnetization at TE averaged over each image voxel (a slab: summed over z)
+  std::string backend;  // engine actually used
+  double seconds = 0;
+};
+
+// The raw-data header every simulation path fills the same way: matrix (nx, ny from the program),
+// coils, in-plane FOV, TR, TE, flip angle and the scenario's name; k-space left empty.
+RawData simulated_raw_header(const Scenario& scenario, const SequenceProgram& prog, int ncoils);
+
+// Builds phantom and program from the scenario, runs `engine`, scales the signal to voxel units
+// (cell area / voxel area) so the FFT image and the truth share one scale. Non-Cartesian scenarios
+// (sequence.trajectory) go to simulate_noncart (noncart_simulation.hpp).
+SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
+                          const CancelToken& cancel);
+
+// The scenario's receive coils on the phantom's cell grid (none: one uniform coil).
+CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph);
+// Ground truth on the image grid: Mxy at TE averaged over the cells of each voxel (in voxel units) and,
+// with several coils, weighted by sqrt(Σ_c |s_c|²) as an ideal root-sum-of-squares image shows it.
+Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,
+                           const std::vector<std::complex<float>>& cell_truth, const SequenceSpec& seq);
+
+}  // namespace mrwb
