@@ -3,12 +3,12 @@
 #include <chrono>
 
 #include "mrwb/base/errors.hpp"
-#include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
+#include "mrwb/simulation/simulate.hpp"
 
 namespace mrwb {
 
@@ -21,12 +21,7 @@ PhaseContrastResult simulate_phase_contrast(const Scenario& sc, SimulationEngine
   const seq::CartesianParams params = seq::cartesian_params(sc.sequence);
   const seq::BuiltSequence built = seq::build_phase_contrast_blocks(params, "scenario: sequence");
   const CellPhantom ph = build_phantom(sc);
-  CoilMaps coils;
-  if (sc.coils.count > 1) {
-    coils.ncoils = sc.coils.count;
-    coils.sens = sc.coils.arrangement == "uniform" ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
-                                                   : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, sc.sequence.fov_m);
-  }
+  const CoilMaps coils = scenario_coil_maps(sc, ph);
   PhaseContrastResult r;
   r.segments = simulate_block_sequence(ph, built.seq, engine, coils, &r.truth, progress, cancel);
   for (RawData& raw : r.segments) raw.scenario_name = sc.name;
