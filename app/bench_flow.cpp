@@ -7,8 +7,8 @@
 #include "bench_suites.hpp"
 #include "mrwb/flow/lbm.hpp"
 #ifdef MRWB_HAVE_CUDA
-#include "mrwb_gpu/lbm_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/flow/lbm_cuda.hpp"
 #endif
 
 namespace mrwb::cli {

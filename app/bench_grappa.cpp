@@ -14,8 +14,8 @@
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/undersample.hpp"
 #ifdef MRWB_HAVE_CUDA
-#include "mrwb_gpu/grappa_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/recon/grappa_cuda.hpp"
 #endif
 
 namespace mrwb::cli {

@@ -21,8 +21,8 @@
 #include "mrwb/recon/noncart_types.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 #ifdef MRWB_HAVE_CUDA
-#include "mrwb_gpu/noncart_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/recon/noncart_cuda.hpp"
 #endif
 
 namespace mrwb::cli {

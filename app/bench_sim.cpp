@@ -17,7 +17,7 @@
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/cancel_latency.hpp"
 #include "mrwb/simulation/courant.hpp"
-#include "mrwb/simulation/separable_readout_signal.hpp"
+#include "mrwb/simulation/internal/separable_readout_signal.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
@@ -88,7 +88,7 @@ long closed_form_passes(const SequenceProgram& prog, bool only_separable = false
 // cells 40 (+ type 1 when moving), the others read PD (4) (+ type 1 for fluid cells, whose PD != 0).
 // Separable passes run over the whole grid the same way. Reads of neighbours are not counted. The
 // closed-form kernels now read a 2-byte tissue entry instead of PD T1 T2 dB and type where the phantom
-// holds at most 65,536 tissues (mrwb/tissue_table.hpp): about 26 of the 41 B counted per cell and pass
+// holds at most 65,536 tissues (mrwb/phantom/tissue_table.hpp): about 26 of the 41 B counted per cell and pass
 // (docs/benchmarks.md gives the slab's fraction at those bytes too).
 struct Traffic {
   double bytes = 0, stepped_cells = 0, closed_form_cells = 0;
@@ -122,7 +122,7 @@ Traffic run_traffic(const CellPhantom& ph, const SequenceProgram& prog, bool hyb
 }
 
 // What the CUDA kernels move where that differs from the fixed model above: a separable pass reads a
-// cell's 2-byte tissue entry (16 B of tissue per cell beyond 65,536 tissues, mrwb/tissue_table.hpp) and
+// cell's 2-byte tissue entry (16 B of tissue per cell beyond 65,536 tissues, mrwb/phantom/tissue_table.hpp) and
 // the state of every cell (it loads rows ahead; M of PD = 0 cells is read, never written) and writes the
 // state of the cells it plays: 26 B per played cell, 14 B per other cell. Everything else as the model
 // (the fluid part's 58 B per cell-step are close to what the stencil kernel reads, ≈ 56 B).

@@ -9,7 +9,7 @@
 
 #include "mrwb/flow/organ_slab.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
-#include "mrwb/simulation/separable_readout_signal.hpp"
+#include "mrwb/simulation/internal/separable_readout_signal.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb::cli {

@@ -10,8 +10,8 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #ifdef MRWB_HAVE_CUDA
-#include "mrwb_gpu/lbm_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/flow/lbm_cuda.hpp"
 #endif
 
 namespace mrwb::cli {

@@ -29,8 +29,8 @@
 #include "mrwb_ui/workbench_style.hpp"
 
 #if defined(MRWB_HAVE_CUDA)
-#include "mrwb_gpu/lbm_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/flow/lbm_cuda.hpp"
+#include "mrwb_gpu/pipeline/register_backends.hpp"
 #endif
 
 namespace {

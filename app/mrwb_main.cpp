@@ -6,7 +6,7 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
 #ifdef MRWB_HAVE_CUDA
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/pipeline/register_backends.hpp"
 #endif
 
 namespace {

@@ -5,8 +5,8 @@
 
 #include "flow_test_cases.hpp"
 #include "mrwb/flow/lbm.hpp"
-#include "mrwb_gpu/lbm_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/flow/lbm_cuda.hpp"
 
 using namespace mrwb;
 

@@ -1,5 +1,5 @@
 // The closed-form cells' tissue as a table of distinct values with a 16-bit entry per cell
-// (mrwb/tissue_table.hpp), what the CUDA engine uploads and reads: every cell's value is reproduced bit
+// (mrwb/phantom/tissue_table.hpp), what the CUDA engine uploads and reads: every cell's value is reproduced bit
 // for bit (fluid cells of a moving phantom and cells with PD = 0 read PD = 0), a smooth off-resonance
 // map falls back to one value per cell, and the entry limit is exact.
 #include <QtTest>

@@ -9,8 +9,8 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/grappa.hpp"
 #include "mrwb/recon/undersample.hpp"
-#include "mrwb_gpu/grappa_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/recon/grappa_cuda.hpp"
 #include "numeric.hpp"
 
 using namespace mrwb;

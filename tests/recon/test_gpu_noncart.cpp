@@ -15,8 +15,8 @@
 #include "mrwb/recon/noncart_types.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/sequence/trajectory.hpp"
-#include "mrwb_gpu/noncart_cuda.hpp"
-#include "mrwb_gpu/register_backends.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/recon/noncart_cuda.hpp"
 #include "numeric.hpp"
 
 using namespace mrwb;

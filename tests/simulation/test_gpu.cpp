@@ -4,6 +4,8 @@
 #include <cmath>
 #include <random>
 
+#include "fluid_test_support.hpp"
+#include "gpu_sim_compare.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -12,13 +14,11 @@
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/cancel_latency.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/internal/transport_stencil.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
-#include "mrwb/simulation/transport_stencil.hpp"
-#include "mrwb_gpu/cuda_simulation_engine.hpp"
-#include "mrwb_gpu/register_backends.hpp"
-#include "fluid_test_support.hpp"
-#include "gpu_sim_compare.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
 
 using namespace mrwb;
 

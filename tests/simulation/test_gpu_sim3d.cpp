@@ -6,14 +6,14 @@
 #include <cmath>
 
 #include "fixtures.hpp"
+#include "gpu_sim_compare.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
-#include "mrwb_gpu/cuda_simulation_engine.hpp"
-#include "mrwb_gpu/register_backends.hpp"
-#include "gpu_sim_compare.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
 
 using namespace mrwb;
 
@@ -176,7 +176,7 @@ class TestGpuSim3d : public QObject {
   // Separable passes of every kind of pre-readout events: a spin echo (refocusing pulse between its
   // gradient intervals), bSSFP and TOF (tens of gradient intervals per pass: tissue factors and turns per
   // cell), and the 3-D GE with its phase-encoding interval cut into 3 (the composed maps with three
-  // shared gradient turns, mrwb/pass_operator.hpp) and into 6 pieces (more than the shared turns).
+  // shared gradient turns, mrwb/simulation/internal/pass_operator.hpp) and into 6 pieces (more than the shared turns).
   void separablePassesOfEverySequenceMatchCpu() {
     const CellPhantom ph = tissue_block(64, 48, 4);
     for (const char* type : {"spin_echo", "bssfp", "tof"}) {

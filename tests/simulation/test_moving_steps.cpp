@@ -8,9 +8,9 @@
 
 #include "fluid_test_support.hpp"
 #include "mrwb/simulation/courant.hpp"
-#include "mrwb/simulation/moving_step_table.hpp"
+#include "mrwb/simulation/internal/moving_step_table.hpp"
+#include "mrwb/simulation/internal/transport_stencil.hpp"
 #include "mrwb/simulation/tr_progress.hpp"
-#include "mrwb/simulation/transport_stencil.hpp"
 
 using namespace mrwb;
 using namespace mrwb::fluid_test;

@@ -1,4 +1,4 @@
-// The separable readout (mrwb/separable_readout.hpp, CPU twin of the CUDA engine's closed-form readout)
+// The separable readout (mrwb/simulation/internal/separable_readout.hpp, CPU twin of the CUDA engine's closed-form readout)
 // against the direct per-cell sum the engines otherwise compute: every cell stepped dwell by dwell with
 // bloch::precess_relax and C_c·Mxy summed over cells at each sample (a direct DFT).
 #include <QtTest>
@@ -10,8 +10,8 @@
 #include "fixtures.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
-#include "mrwb/simulation/pass_operator.hpp"
-#include "mrwb/simulation/separable_readout_signal.hpp"
+#include "mrwb/simulation/internal/pass_operator.hpp"
+#include "mrwb/simulation/internal/separable_readout_signal.hpp"
 #include "numeric.hpp"
 
 using namespace mrwb;
@@ -166,7 +166,7 @@ class TestSeparableReadout : public QObject {
   }
 
   // The CUDA pass's factorisation: the pre-readout events of a tissue composed into affine maps split at
-  // the gradient intervals (mrwb/pass_operator.hpp), each gradient's turn applied per cell, against the
+  // the gradient intervals (mrwb/simulation/internal/pass_operator.hpp), each gradient's turn applied per cell, against the
   // events played one by one on each cell as the CPU engine does (one turn of gradient plus off-resonance
   // per Free interval); and z^n as the product of its column part and its tissue part.
   void composedPassMatchesEventByEvent() {

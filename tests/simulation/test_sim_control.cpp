@@ -13,7 +13,7 @@
 #include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/simulation/cancel_latency.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
-#include "mrwb/simulation/gpu_memory.hpp"
+#include "mrwb/simulation/internal/gpu_memory.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 using namespace mrwb;

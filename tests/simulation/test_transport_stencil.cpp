@@ -1,4 +1,4 @@
-// Per-cell transport stencils of the fluid cells (mrwb/transport_stencil.hpp), host side: the
+// Per-cell transport stencils of the fluid cells (mrwb/simulation/internal/transport_stencil.hpp), host side: the
 // stencil step equals transport_cell_ops.hpp's donor-cell gather cell by cell (2-D with open grid edges
 // and vessel ends, 3-D with through-plane flow, a converging 3-D flow with six inflow faces),
 // conserves total magnetization in a closed vessel, and its CPU twin (the CUDA kernel's twin) reproduces
@@ -9,7 +9,7 @@
 #include <random>
 
 #include "fluid_test_support.hpp"
-#include "mrwb/simulation/transport_stencil.hpp"
+#include "mrwb/simulation/internal/transport_stencil.hpp"
 
 using namespace mrwb;
 using namespace mrwb::fluid_test;

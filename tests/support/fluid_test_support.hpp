@@ -48,7 +48,7 @@ inline CellPhantom tube_2d(int nx, int ny, bool inside = false) {
   return ph;
 }
 
-// A small version of the bench's liver slab (mrwb/organ_slab.hpp): blood on the analytic Poiseuille
+// A small version of the bench's liver slab (mrwb/flow/organ_slab.hpp): blood on the analytic Poiseuille
 // field, every other cell with PD = 0 (so the engine's signal is the fluid cells'), and a small
 // off-resonance pattern on the blood so ΔB takes part.
 inline CellPhantom vessel_slab(int nx, int ny, int nz, double cell_m) {

@@ -9,7 +9,7 @@
 
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
-#include "mrwb_gpu/cuda_simulation_engine.hpp"
+#include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
 #include "numeric.hpp"
 
 using mrwb::test::rel_rms;  // the suites including this header call it unqualified

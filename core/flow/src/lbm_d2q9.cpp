@@ -1,4 +1,4 @@
-// D2Q9 lattice Boltzmann (BGK or MRT), CPU reference (the CUDA twin is gpu/src/lbm_cuda.cu).
+// D2Q9 lattice Boltzmann (BGK or MRT), CPU reference (the CUDA twin is gpu/flow/src/lbm_cuda.cu).
 #include "lbm_loop.hpp"
 
 namespace mrwb {

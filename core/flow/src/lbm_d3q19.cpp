@@ -1,4 +1,4 @@
-// D3Q19 lattice Boltzmann (BGK or MRT), CPU reference (the CUDA twin is gpu/src/lbm_cuda.cu).
+// D3Q19 lattice Boltzmann (BGK or MRT), CPU reference (the CUDA twin is gpu/flow/src/lbm_cuda.cu).
 #include "lbm_loop.hpp"
 
 namespace mrwb {

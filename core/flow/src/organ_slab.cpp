@@ -1,4 +1,4 @@
-// Jurczuk et al. 2016's liver-like slab (mrwb/organ_slab.hpp).
+// Jurczuk et al. 2016's liver-like slab (mrwb/flow/organ_slab.hpp).
 #include "mrwb/flow/organ_slab.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Tissue tables (mrwb/tissue_table.hpp): the bitwise index, the merge of a parallel pass, and the
+// Tissue tables (mrwb/phantom/tissue_table.hpp): the bitwise index, the merge of a parallel pass, and the
 // closed-form cells' table of the CUDA engine.
 #include "mrwb/phantom/tissue_table.hpp"
 

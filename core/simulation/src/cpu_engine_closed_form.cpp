@@ -1,7 +1,7 @@
 // CPU reference of the simulator, static path: with no transport every cell evolves independently, so
 // cells are split into fixed chunks, each chunk plays the whole program, and the per-chunk signal sums
 // (double) are added in chunk order: the result does not depend on the thread count. The per-cell
-// operators are the ones the CUDA kernels use (mrwb/bloch_cell_ops.hpp). Moving phantoms go to the
+// operators are the ones the CUDA kernels use (mrwb/simulation/bloch_cell_ops.hpp). Moving phantoms go to the
 // time-stepped path (cpu_engine_moving.cpp).
 #include <algorithm>
 #include <atomic>

@@ -7,7 +7,7 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/simulation/courant.hpp"
-#include "mrwb/simulation/gpu_memory.hpp"
+#include "mrwb/simulation/internal/gpu_memory.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {

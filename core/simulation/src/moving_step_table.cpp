@@ -3,7 +3,7 @@
 // (courant_substeps under courant_dt_s) and the same Courant scale (dt / flow_dt, in double, then float).
 #include <cmath>
 
-#include "mrwb/simulation/moving_step_table.hpp"
+#include "mrwb/simulation/internal/moving_step_table.hpp"
 
 #include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "mrwb/simulation/moving_step_ops.hpp"
+#include "mrwb/simulation/internal/moving_step_ops.hpp"
 
 namespace mrwb::fluid {
 

@@ -1,11 +1,11 @@
-// Pre-readout events of one tissue composed into affine maps (mrwb/pass_operator.hpp).
-#include "mrwb/simulation/pass_operator.hpp"
+// Pre-readout events of one tissue composed into affine maps (mrwb/simulation/internal/pass_operator.hpp).
+#include "mrwb/simulation/internal/pass_operator.hpp"
 
 #include <array>
 #include <cmath>
 #include <stdexcept>
 
-#include "mrwb/simulation/separable_readout.hpp"
+#include "mrwb/simulation/internal/separable_readout.hpp"
 
 namespace mrwb::separable {
 

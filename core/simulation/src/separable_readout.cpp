@@ -1,6 +1,6 @@
 // CPU twin of the CUDA separable readout: P_{c,g}(x) from the cells' state, each cell advanced over
-// the readout in closed form, then S_c(n) = Σ_g Σ_x P_{c,g}(x)·z_{g,x}^n (mrwb/separable_readout.hpp).
-#include "mrwb/simulation/separable_readout_signal.hpp"
+// the readout in closed form, then S_c(n) = Σ_g Σ_x P_{c,g}(x)·z_{g,x}^n (mrwb/simulation/internal/separable_readout.hpp).
+#include "mrwb/simulation/internal/separable_readout_signal.hpp"
 
 #include <stdexcept>
 #include <vector>

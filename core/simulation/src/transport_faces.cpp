@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "mrwb/simulation/internal/transport_stencil.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
-#include "mrwb/simulation/transport_stencil.hpp"
 
 namespace mrwb {
 namespace {

@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "mrwb/simulation/moving_step_ops.hpp"
-#include "mrwb/simulation/transport_stencil.hpp"
 #include "moving_twin_steps.hpp"
+#include "mrwb/simulation/internal/moving_step_ops.hpp"
+#include "mrwb/simulation/internal/transport_stencil.hpp"
 
 namespace mrwb {
 

@@ -8,7 +8,7 @@
 // Both difference operators are described by links: bit d of links[i] set when the difference between
 // voxel i and its forward neighbour along axis d (x fastest) is in W. W^H W x at voxel i is then
 // sum over linked neighbours j of (x_i - x_j); its diagonal is the number of links of i. CPU and CUDA
-// (gpu/src/noncart_cg.cu) share these links.
+// (gpu/recon/src/noncart_cg.cu) share these links.
 #include <cstdint>
 #include <string>
 #include <vector>

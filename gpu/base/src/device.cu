@@ -1,0 +1,27 @@
+#include <cstdio>
+
+#include "mrwb_gpu/base/cuda_check.hpp"
+#include "mrwb_gpu/base/device.hpp"
+
+namespace mrwb::gpu {
+
+bool device_available() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+std::string device_description() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess || n == 0)
+    return std::string("no CUDA device: ") + (err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "CUDA device 0 (properties unavailable)";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s, %.1f GiB, sm_%d%d, %d SMs", prop.name,
+                static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024 * 1024), prop.major, prop.minor,
+                prop.multiProcessorCount);
+  return buf;
+}
+
+}  // namespace mrwb::gpu

@@ -1,0 +1,20 @@
+#include "mrwb/recon/noncart_volume.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb_gpu/pipeline/register_backends.hpp"
+#include "mrwb_gpu/recon/grappa_cuda.hpp"
+#include "mrwb_gpu/recon/noncart_cuda.hpp"
+#include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
+
+namespace mrwb::gpu {
+
+void register_backends() {
+  register_reconstructor("grappa", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_grappa_cuda_reconstructor(); }});
+  register_reconstructor("gridding", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
+  register_reconstructor("cg", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
+  noncart::register_volume_backend("cuda", noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
+  register_simulation_backend(
+      "cuda", SimulationBackend{[] { return BackendInfo{"cuda", device_description(), device_available()}; },
+                                [] { return make_cuda_simulation_engine(); }});
+}
+
+}  // namespace mrwb::gpu

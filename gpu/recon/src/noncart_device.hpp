@@ -1,0 +1,34 @@
+#pragma once
+// Device-pointer building blocks shared by the non-Cartesian .cu files (internal to gpu/).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "mrwb/recon/gridding.hpp"
+#include "mrwb/recon/noncart_types.hpp"
+#include "mrwb_gpu/recon/noncart_cuda.hpp"
+
+namespace mrwb::gpu::nc {
+
+// out[v - first] += sum_m mu_m e^{i 2 pi k_m . x_v} for the voxels first <= v < first + voxels of an
+// n_out^dims grid (a tile of it, or all with first = 0), x = (i - origin) * spacing. k: [M][dims]
+// cycles/FOV on the device; mu: [M]. The rotate variant needs tiles of whole rows.
+void exact_sum_sfu(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
+                   const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
+void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
+                      const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
+void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
+               const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
+// Q's Hermitian completion on the 2n grid (same rule as core's exact_q).
+void mirror_q(int dims, int n, float2* q, cudaStream_t st);
+// mu_m = scale * d_m (F^H d: scale = phi) or mu_m = (scale, 0) when d is null (Q: scale = phi^2).
+void make_mu(const float2* d, std::size_t M, float scale, float2* mu, cudaStream_t st);
+
+// Kaiser-Bessel adjoint gridding onto the image of an n_img grid: out = out_scale * sum_m w_m d_m
+// e^{i 2 pi (k_mult k_m) . x} (approximately), n_img^dims values. w may be null.
+void gridding_adjoint(int dims, int n_img, float k_mult, const float* k, const float2* d, const float* w,
+                      std::size_t M, const noncart::GriddingParams& p, float out_scale, float2* out, cudaStream_t st);
+std::size_t gridding_bytes(int dims, int n_img, double oversampling);
+
+}  // namespace mrwb::gpu::nc

@@ -1,0 +1,156 @@
+// Host entry points of the exact F^H d and Q on the device (twins of core's exact_fhd / exact_q).
+#include <algorithm>
+#include <stdexcept>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/recon/noncart_exact.hpp"
+
+#include "mrwb_gpu/base/cuda_check.hpp"
+#include "noncart_device.hpp"
+
+namespace mrwb::gpu {
+namespace nc {
+namespace {
+
+__global__ void make_mu_kernel(const float2* d, std::size_t M, float scale, float2* mu) {
+  const std::size_t m = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (m >= M) return;
+  mu[m] = d ? make_float2(scale * d[m].x, scale * d[m].y) : make_float2(scale, 0.f);
+}
+
+__global__ void mirror_q_kernel(int dims, int n, std::size_t half, std::size_t total, float2* q) {
+  const std::size_t v = half + blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (v >= total) return;
+  const int n2 = 2 * n;
+  const int ix = static_cast<int>(v % n2), iy = static_cast<int>((v / n2) % n2);
+  const int iz = dims == 3 ? static_cast<int>(v / (static_cast<std::size_t>(n2) * n2)) : 0;
+  const int mx = (n2 - ix) % n2, my = (n2 - iy) % n2, mz = (n2 - iz) % n2;
+  const std::size_t mv = dims == 3 ? (static_cast<std::size_t>(mz) * n2 + my) * n2 + mx
+                                   : static_cast<std::size_t>(my) * n2 + mx;
+  const float2 s = q[mv];
+  q[v] = make_float2(s.x, -s.y);
+}
+
+}  // namespace
+
+void make_mu(const float2* d, std::size_t M, float scale, float2* mu, cudaStream_t st) {
+  make_mu_kernel<<<static_cast<unsigned>((M + 255) / 256), 256, 0, st>>>(d, M, scale, mu);
+  cuda_check(cudaGetLastError(), "make_mu");
+}
+
+void mirror_q(int dims, int n, float2* q, cudaStream_t st) {
+  const noncart::Grid g2{dims, 2 * n};
+  const std::size_t total = g2.voxels(), half = noncart::q_half_voxels(noncart::Grid{dims, n});
+  mirror_q_kernel<<<static_cast<unsigned>((total - half + 255) / 256), 256, 0, st>>>(dims, n, half, total, q);
+  cuda_check(cudaGetLastError(), "mirror_q");
+}
+
+void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
+               const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st) {
+  if (c.variant == "rotate" && n_out % kRotateRun == 0)
+    exact_sum_rotate(dims, n_out, spacing, origin, first, voxels, k, mu, M, c, out, st);
+  else if (c.variant == "sfu" || c.variant == "rotate")
+    exact_sum_sfu(dims, n_out, spacing, origin, first, voxels, k, mu, M,
+                  c.variant == "sfu" ? c : FhdConfig{"sfu", c.threads_per_block, std::min(c.tile, 3200), c.unroll},
+                  out, st);
+  else
+    throw std::invalid_argument("fhd variant " + c.variant + " (allowed: sfu, rotate)");
+}
+
+}  // namespace nc
+
+DeviceFacts device_facts() {
+  DeviceFacts f;
+  int khz = 0;
+  cuda_check(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  cuda_check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), "clock rate");
+  f.clock_hz = khz * 1e3;
+  return f;
+}
+
+int max_tile(const std::string& variant) { return variant == "rotate" ? 2280 : 3200; }
+
+VoxelTiling plan_voxel_tiles(std::size_t voxels, int row, std::size_t M, int dims, bool with_data, std::size_t free_bytes,
+                             std::size_t requested_tile) {
+  // k, mu, the constant-memory staging (<= 28 B per sample, rotate) and, for F^H d, the data.
+  const std::size_t sample_bytes = M * (dims * sizeof(float) + sizeof(float2) + 28 + (with_data ? sizeof(float2) : 0));
+  const std::size_t row_bytes = static_cast<std::size_t>(row) * sizeof(float2);
+  // Use at most half of the free memory: cuFFT/cuBLAS handles and other work keep the rest.
+  const std::size_t budget = free_bytes / 2 > sample_bytes ? free_bytes / 2 - sample_bytes : 0;
+  if (budget < row_bytes)
+    throw InputError("exact F^H d / Q on the GPU: " + std::to_string(M) + " samples and one row of " + std::to_string(row) +
+                     " voxels need " + std::to_string(2 * (sample_bytes + row_bytes)) + " bytes of GPU memory (half kept free), " +
+                     std::to_string(free_bytes) + " free (allowed: fewer samples, smaller --matrix, or --backend cpu)");
+  std::size_t tile = requested_tile ? requested_tile : std::min(voxels, kAutoTileVoxels);
+  tile = std::min({tile, voxels, budget / sizeof(float2)});
+  tile = std::max<std::size_t>(row, tile / row * row);
+  return {tile, (voxels + tile - 1) / tile, sample_bytes + tile * sizeof(float2)};
+}
+
+namespace {
+
+// Runs exact_sum over `voxels` of an n_out grid tile by tile into host memory (cdouble), summing the
+// kernels' event times into *seconds.
+std::vector<noncart::cdouble> tiled_exact_sum(int dims, int n_out, float spacing, int origin, std::size_t voxels,
+                                              const float* dk, const float2* mu, std::size_t M, const FhdConfig& c,
+                                              const VoxelTiling& plan, double* seconds) {
+  std::vector<noncart::cdouble> result(voxels);
+  DeviceBuffer<float2> out(plan.tile_voxels);
+  std::vector<float2> h(plan.tile_voxels);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  double total_ms = 0;
+  for (std::size_t first = 0; first < voxels; first += plan.tile_voxels) {
+    const std::size_t count = std::min(plan.tile_voxels, voxels - first);
+    cuda_check(cudaMemset(out.get(), 0, count * sizeof(float2)), "memset");
+    cudaEventRecord(e0);
+    nc::exact_sum(dims, n_out, spacing, origin, first, count, dk, mu, M, c, out.get(), nullptr);
+    cudaEventRecord(e1);
+    cuda_check(cudaEventSynchronize(e1), "exact sum tile");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    total_ms += ms;
+    cuda_check(cudaMemcpy(h.data(), out.get(), count * sizeof(float2), cudaMemcpyDeviceToHost), "download tile");
+    for (std::size_t i = 0; i < count; ++i) result[first + i] = {h[i].x, h[i].y};
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  if (seconds) *seconds = total_ms * 1e-3;
+  return result;
+}
+
+std::size_t free_device_bytes() {
+  std::size_t free_b = 0, total_b = 0;
+  cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  return free_b;
+}
+
+}  // namespace
+
+std::vector<noncart::cdouble> fhd_on_device(const noncart::Grid& g, const float* k, const noncart::cfloat* d,
+                                            std::size_t M, const FhdConfig& c, double* seconds) {
+  const VoxelTiling plan = plan_voxel_tiles(g.voxels(), g.n, M, g.dims, true, free_device_bytes(), c.voxel_tile);
+  DeviceBuffer<float> dk(M * g.dims);
+  dk.upload(k);
+  DeviceBuffer<float2> dd(M), mu(M);
+  dd.upload(reinterpret_cast<const float2*>(d));
+  nc::make_mu(dd.get(), M, static_cast<float>(g.phi()), mu.get(), nullptr);
+  return tiled_exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, g.voxels(), dk.get(), mu.get(), M, c, plan, seconds);
+}
+
+std::vector<noncart::cdouble> q_on_device(const noncart::Grid& g, const float* k, std::size_t M, const FhdConfig& c,
+                                          double* seconds) {
+  const noncart::Grid g2 = g.doubled();
+  const std::size_t half = noncart::q_half_voxels(g);
+  const VoxelTiling plan = plan_voxel_tiles(half, g2.n, M, g.dims, false, free_device_bytes(), c.voxel_tile);
+  DeviceBuffer<float> dk(M * g.dims);
+  dk.upload(k);
+  DeviceBuffer<float2> mu(M);
+  nc::make_mu(nullptr, M, static_cast<float>(g.phi() * g.phi()), mu.get(), nullptr);
+  auto q = tiled_exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, half, dk.get(), mu.get(), M, c, plan, seconds);
+  noncart::complete_q_hermitian(g, q);  // on the host: the whole 2n grid need not fit on the device
+  return q;
+}
+
+}  // namespace mrwb::gpu

@@ -1,0 +1,704 @@
+// CUDA twin of mrwb::CpuSimulationEngine. State stays on the device for the whole run (SoA); per-cell
+// operators come from mrwb/simulation/bloch_cell_ops.hpp and mrwb/simulation/transport_cell_ops.hpp, shared with the CPU.
+// This file: the run, the fluid cells' per-step kernel and the truth read-back; the closed-form part is
+// closed_form_player.cu, what both share simulation_device.cuh.
+// Cells are indexed (iz·ny + iy)·nx + ix (2-D: nz = 1); positions x, y, z come from the index.
+//  - cells that are never time-stepped (every cell of a static phantom; the non-fluid cells of a moving
+//    one) are played event by event in closed form: one thread per cell keeps its state in registers
+//    for a group of events (up to one readout), exact with no transport. Cells with PD = 0 stay at
+//    M = 0 and are skipped. Large lists are split into ranges so that no launch outlasts a pacing chunk;
+//  - fluid cells of a moving phantom are time-stepped from a step table built once on the host
+//    (fluid_step_table: interval, gradient moment, sample index, and the RF or spoiling that precedes
+//    it), one kernel per step (stencil_step) over the fluid cells' state, tissue, positions and
+//    transport stencils (mrwb/simulation/internal/transport_stencil.hpp) in compact arrays, reading buffer A (the signal
+//    block-reduced for all coils) and writing B, K steps per CUDA graph launch with no host work in
+//    between; no step reads what it writes. (Temporal blocking, K steps per launch out of shared
+//    memory, was measured slower on the H100 for the tube and the slab, docs/benchmarks.md, and removed.)
+//  The closed-form cells' tissue is a table of distinct (PD, T1, T2, ΔB) with a 16-bit entry per cell
+//  (mrwb/phantom/tissue_table.hpp; per-cell values beyond 65,536 tissues). Host passes over the grid run in
+//  parallel; the fluid cells' tables are built on a host thread while the device plays the first
+//  closed-form passes; the truth image is copied back on its own stream once its last write is queued.
+//  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
+//  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
+//  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
+//  add, relaxation factors multiply) up to float rounding. The two parts add into the same signal sums.
+// Pacing: the host stays at most about one chunk (~2^27 cell-steps, a few ms of GPU work) ahead of the
+// device; at every chunk it polls the cancel token, so cancel is honoured within ~10 ms; progress is
+// reported once per TR, dummy TRs included (tr_progress_marks), when both parts have queued that TR.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "closed_form_player.cuh"
+#include "mrwb/base/parallel_ranges.hpp"
+#include "mrwb/phantom/tissue_table.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/internal/gpu_memory.hpp"
+#include "mrwb/simulation/internal/moving_step_ops.hpp"
+#include "mrwb/simulation/internal/moving_step_table.hpp"
+#include "mrwb/simulation/internal/transport_stencil.hpp"
+#include "mrwb/simulation/tr_progress.hpp"
+#include "mrwb/simulation/transport_cell_ops.hpp"
+#include "mrwb_gpu/base/cuda_check.hpp"
+#include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
+#include "simulation_device.cuh"
+
+namespace mrwb::gpu {
+namespace {
+
+using namespace sim;
+
+static_assert(sizeof(FluidStep) <= k_device_step_bytes, "memory estimate (gpu_memory.cpp) too small");
+
+// The per-step stencil kernel takes C fluid cells per thread and issues their loads together (a step is
+// latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: 3 blocks of
+// C = 2 hold 202,752 cells in one wave on an H100 (the tube: 178,600), of C = 4 405,504 (the liver slab:
+// 349,596); C = 1 keeps the compiler's choice.
+constexpr int k_step_min_blocks(int C) { return C >= 2 ? 3 : 1; }
+constexpr int k_coil_batch = 32;  // coils reduced per block barrier of a sampled step
+
+// Adds Σ_block C_c·(Mx + i·My) of each thread's C cells to the signal of `sample` for every
+// coil: warp sums go to shared memory, one block barrier per batch of k_coil_batch coils, then one
+// thread per coil adds the block's sum to one of k_signal_slots partial sums (summed on the host:
+// same-address atomics from hundreds of blocks would serialise). The shared buffer alternates with
+// every barrier round (`round`): a round writes the half that the round before the previous one read,
+// and every reader of that round has passed the barrier in between, so one barrier per round suffices.
+template <int C>
+__device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __restrict__ sens, const unsigned* i,
+                                             const bool* active, const bloch::Mag* own, double2* sums, int sample,
+                                             float2 (*part)[k_warps * k_coil_batch], int& round) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double2* slot = sums + (blockIdx.x % k_signal_slots) * g.samples;
+  for (int c0 = 0; c0 < g.ncoils; c0 += k_coil_batch) {
+    const int nc = min(k_coil_batch, g.ncoils - c0);
+    float2* p = part[round & 1];
+    for (int c = 0; c < nc; ++c) {
+      float2 v = make_float2(0.f, 0.f);
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (active[q]) {
+          const float2 s = coil_signal(g, sens, c0 + c, i[q], own[q].Mx, own[q].My);
+          v.x += s.x;
+          v.y += s.y;
+        }
+      v = warp_sum(v);
+      if (lane == 0) p[c * k_warps + warp] = v;
+    }
+    __syncthreads();
+    ++round;
+    if (threadIdx.x < nc) {
+      double sx = 0, sy = 0;
+      for (int w = 0; w < k_warps; ++w) {
+        sx += p[threadIdx.x * k_warps + w].x;
+        sy += p[threadIdx.x * k_warps + w].y;
+      }
+      atomicAdd(&slot[(c0 + threadIdx.x) * g.per_coil + sample].x, sx);
+      atomicAdd(&slot[(c0 + threadIdx.x) * g.per_coil + sample].y, sy);
+    }
+  }
+}
+
+// What the step kernel reads per fluid cell besides the state, gathered from the phantom: position
+// (ix, iy, iz), tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB) and velocity. Throws std::invalid_argument when a grid
+// side exceeds 65535 cells (positions are uint16).
+struct FluidStatics {
+  std::vector<ushort4> pos;
+  std::vector<float4> tissue;
+  std::vector<float> ux, uy, uz;  // uz zeros when the phantom has none
+};
+FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::uint32_t> cells) {
+  if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
+    throw std::invalid_argument("fluid kernels: a grid side above 65535 cells");
+  const std::size_t m = cells.size(), slice = ph.slice_size();
+  FluidStatics st;
+  st.pos.resize(m);
+  st.tissue.resize(m);
+  st.ux.resize(m);
+  st.uy.resize(m);
+  st.uz.assign(m, 0.f);
+  for (std::size_t k = 0; k < m; ++k) {
+    const std::uint32_t c = cells[k];
+    const std::size_t in_slice = c % slice;
+    st.pos[k] = make_ushort4(static_cast<unsigned short>(in_slice % ph.nx), static_cast<unsigned short>(in_slice / ph.nx),
+                             static_cast<unsigned short>(c / slice), 0);
+    st.tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
+    st.ux[k] = ph.ux[c];
+    st.uy[k] = ph.uy[c];
+    if (!ph.uz.empty()) st.uz[k] = ph.uz[c];
+  }
+  return st;
+}
+
+// Fluid cells of a moving phantom, one kernel per time step (number *counter + offset of the table):
+// their state, tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB), positions and transport stencils
+// (mrwb/simulation/internal/transport_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
+// so rank order is grid order): no load is scattered over the grid, and a step makes no face-by-face
+// decision — it reads its upwind neighbours' M and nothing else of theirs. C cells per thread (a block
+// takes f.span ≤ k_block·C consecutive ranks (block_span), strided by k_block, their loads issued together). Everything static
+// is loaded before the wait on the previous step (programmatic dependent launch). B = A_MRI · [op(A) +
+// ΔM_F], sampling op(A) first; op is uniform over cells and transport linear, so op(transport(A) −
+// fresh) + fresh = transport(op(A)): the same result as the CPU twin (run_fluid_stencil_cpu), which
+// applies op to the whole state before the step.
+struct StencilFluid {
+  const std::uint32_t* __restrict__ cell;  // rank -> grid index (coil maps, truth)
+  const ushort4* __restrict__ pos;         // ix, iy, iz, and the tissue's entry in `tissue` (table mode)
+  const float4* __restrict__ tissue;       // PD, R1, R2, ΔB: per distinct tissue (table) or per rank
+  bool tissue_table;                       // tissue indexed by pos.w (few distinct tissues), else by rank
+  const float2* __restrict__ out_fresh;    // stencil: Σ outflow c_f, fresh inflow · PD
+  const FluidInflow* __restrict__ inflow;  // [slot][rank]
+  int nf;                                  // < 2^31 (checked on the host): 32-bit index math
+  int slots;                               // inflow slots per cell
+  int span;                                // ranks per block: at most k_block·C, a multiple of 32
+};
+template <int C>
+__global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
+    stencil_step(CellGrid g, CellData d, StencilFluid f, const FluidStep* __restrict__ steps,
+                 const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
+                 float* __restrict__ B) {
+  constexpr int P = fluid::k_preloaded_inflows;
+  __shared__ float2 part[2][k_warps * k_coil_batch];
+  int round = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const int k = *counter + offset;
+  if (k >= n_steps) return;  // uniform over the grid: the last graph launch may run past the end
+  const FluidStep S = steps[k];
+  const bool need_cell = d.sens != nullptr || S.truth;  // the grid index serves coil maps and truth only
+  bool active[C];
+  unsigned i[C];  // grid index (< 2^31, checked on the host)
+  int r[C];
+  ushort4 p[C];
+  float2 of[C];
+  FluidInflow first[C][P];
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    const int local = q * k_block + static_cast<int>(threadIdx.x);
+    const int t = static_cast<int>(blockIdx.x) * f.span + local;
+    active[q] = local < f.span && t < f.nf;
+    r[q] = active[q] ? t : 0;
+    i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
+    p[q] = f.pos[r[q]];
+    of[q] = f.out_fresh[r[q]];
+#pragma unroll
+    for (int s = 0; s < P; ++s) first[q][s] = s < f.slots ? f.inflow[s * f.nf + r[q]] : FluidInflow{};
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  const float *Ax = A, *Ay = A + f.nf, *Az = A + 2 * f.nf;
+  bloch::Mag own[C];
+  transport::Mag3<float> tr[C];
+  float fresh[C];
+  float4 ts[C];  // loaded with the state, not before the wait: registers held across it limit C
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    ts[q] = f.tissue[f.tissue_table ? p[q].w : r[q]];
+    own[q] = {0.f, 0.f, 0.f};
+    fresh[q] = 0.f;
+    if (active[q]) {
+      const transport::Mag3<float> raw{Ax[r[q]], Ay[r[q]], Az[r[q]]};
+      const FluidInflow* more = f.slots > P ? f.inflow + P * f.nf + r[q] : nullptr;  // read only for slots > P
+      tr[q] = fluid::stencil_transport(raw, of[q].x, of[q].y, first[q], more, f.nf, f.slots, Ax, Ay, Az, S.scale,
+                                       &fresh[q]);
+      own[q] = {raw.x, raw.y, raw.z};
+      fluid::apply_op(S, own[q]);
+    }
+  }
+  // After the neighbour loads: they are in flight while the block reduces the signal.
+  if (S.sample >= 0) block_signal<C>(g, d.sens, i, active, own, d.sums, S.sample, part, round);
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    if (!active[q]) continue;
+    if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
+    bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
+    fluid::apply_op(S, m);
+    m.Mz += fresh[q];
+    fluid::fluid_bloch(m, ts[q].x, ts[q].y, ts[q].z, ts[q].w, g.x0 + p[q].x * g.cell, g.y0 + p[q].y * g.cell,
+                       g.z0 + p[q].z * g.cell, S);
+    B[r[q]] = m.Mx;
+    B[f.nf + r[q]] = m.My;
+    B[2 * f.nf + r[q]] = m.Mz;
+  }
+}
+
+__global__ void advance_counter(int* counter, int by) { *counter += by; }
+
+// Thermal equilibrium M = PD·ẑ of the closed-form cells (the fluid cells' state is compact, elsewhere).
+__global__ void equilibrium_state(std::size_t n, CellData d) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  d.Mx[i] = 0.f;
+  d.My[i] = 0.f;
+  d.Mz[i] = closed_form_tissue(d, i).x;
+}
+
+__global__ void precess_relax_kernel(std::size_t n, bloch::Mag* m, const float* PD, const float* omE1, const float* E2,
+                                     const float* c, const float* s) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) bloch::precess_relax(m[i], PD[i], omE1[i], E2[i], c[i], s[i]);
+}
+
+struct Graph {
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ~Graph() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (g) cudaGraphDestroy(g);
+  }
+};
+
+// The cells each path plays: `stepped` the fluid cells of a moving phantom, `closed_form` the others
+// with PD != 0 (a cell with PD = 0 stays at M = 0). The closed-form list is built only when those cells
+// are under 3/4 of the grid: otherwise the kernels run over the whole grid and skip the other cells
+// (cheaper than building and uploading a list of nearly every cell). `stepped` is left empty when
+// every cell is fluid.
+struct CellLists {
+  std::vector<std::uint32_t> stepped, closed_form;
+  std::size_t n_stepped = 0, n_closed_form = 0;
+  bool closed_form_listed = false;
+};
+CellLists split_cells(const CellPhantom& ph, bool moving) {
+  CellLists l;
+  const std::size_t n = ph.size();
+  // Raw pointers and a count per part in a register: through the phantom's vectors the compiler
+  // reloaded them per cell around the push_backs (twice the time of this pass).
+  const std::uint8_t fluid_type = moving ? static_cast<std::uint8_t>(CellType::Fluid) : 0xff;  // 0xff: no cell
+  const std::uint8_t* type = ph.type.data();
+  const float* PD = ph.PD.data();
+  // Parallel passes over the grid (70 M cells in the liver slab), each part's cells in order.
+  const int parts = range_parts(n);
+  std::vector<std::vector<std::uint32_t>> stepped(parts), closed_form(parts);
+  std::vector<std::size_t> counted(parts, 0);
+  for_each_range(n, parts, [&, type, PD, fluid_type](int p, std::size_t begin, std::size_t end) {
+    std::vector<std::uint32_t>& out = stepped[p];
+    std::size_t c = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (type[i] == fluid_type)
+        out.push_back(static_cast<std::uint32_t>(i));
+      else
+        c += PD[i] != 0.f;
+    }
+    counted[p] = c;
+  });
+  for (int p = 0; p < parts; ++p) {
+    l.stepped.insert(l.stepped.end(), stepped[p].begin(), stepped[p].end());
+    l.n_closed_form += counted[p];
+  }
+  l.n_stepped = l.stepped.size();
+  if (l.n_stepped == n) l.stepped.clear();
+  l.closed_form_listed = l.n_closed_form < n / 4 * 3;
+  if (l.closed_form_listed) {
+    for_each_range(n, parts, [&, type, PD, fluid_type](int p, std::size_t begin, std::size_t end) {
+      std::vector<std::uint32_t>& out = closed_form[p];
+      for (std::size_t i = begin; i < end; ++i)
+        if (type[i] != fluid_type && PD[i] != 0.f) out.push_back(static_cast<std::uint32_t>(i));
+    });
+    l.closed_form.reserve(l.n_closed_form);
+    for (int p = 0; p < parts; ++p) l.closed_form.insert(l.closed_form.end(), closed_form[p].begin(), closed_form[p].end());
+  }
+  return l;
+}
+
+// Copies the truth image (8 bytes per cell: 560 MB for the liver slab) to the host on its own stream and
+// host thread as soon as every write to it is queued, while the rest of the run plays: the writes happen
+// at the readouts with a truth sample, so once both parts have queued the TR after the last of them
+// (queued(trs)), the copy waits on an event recorded there. In pieces, stopping early on cancel.
+class TruthReadback {
+ public:
+  TruthReadback(const SequenceProgram& prog, const std::vector<int>& marks, std::span<std::complex<float>> host,
+                const float2* device, const CancelToken& cancel)
+      : host_(host), device_(device), cancel_(cancel) {
+    for (std::size_t e = 0; e < prog.events.size(); ++e)
+      if (prog.events[e].kind == EventKind::Readout && prog.events[e].truth_sample >= 0) needed_trs_ = marks[e] + 1;
+    cuda_check(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  ~TruthReadback() {
+    if (copy_.valid()) copy_.wait();
+    cudaEventDestroy(written_);
+  }
+  // Both parts have queued `trs` TRs on `stream`.
+  void queued(int trs, cudaStream_t stream) {
+    if (copy_.valid() || needed_trs_ < 0 || trs < needed_trs_ || host_.empty()) return;
+    cuda_check(cudaEventRecord(written_, stream), "cudaEventRecord");
+    copy_ = std::async(std::launch::async, [this] { copy_after(written_); });
+  }
+  // After the run: the copy started early, or the whole copy now.
+  void finish(cudaStream_t stream) {
+    if (!copy_.valid()) {
+      cuda_check(cudaEventRecord(written_, stream), "cudaEventRecord");
+      copy_after(written_);
+    } else {
+      copy_.get();
+    }
+  }
+
+ private:
+  void copy_after(cudaEvent_t ready) {
+    Stream s;
+    cuda_check(cudaStreamWaitEvent(s.s, ready, 0), "cudaStreamWaitEvent");
+    constexpr std::size_t k_piece = std::size_t{8} << 20;  // cells per piece (64 MB)
+    // std::complex<float> is two floats (array-compatible by the standard), as float2: copy straight in.
+    for (std::size_t first = 0; first < host_.size() && !cancel_.cancelled(); first += k_piece) {
+      const std::size_t count = std::min(k_piece, host_.size() - first);
+      cuda_check(cudaMemcpyAsync(host_.data() + first, device_ + first, count * sizeof(float2), cudaMemcpyDeviceToHost, s.s),
+                 "truth download");
+      cuda_check(cudaStreamSynchronize(s.s), "truth download");
+    }
+  }
+
+  std::span<std::complex<float>> host_;
+  const float2* device_;
+  const CancelToken& cancel_;
+  int needed_trs_ = -1;  // TRs after which nothing writes the truth (−1: no truth sample)
+  cudaEvent_t written_ = nullptr;
+  std::future<void> copy_;
+};
+
+class CudaSimulationEngine final : public SimulationEngine {
+ public:
+  std::string name() const override { return "cuda"; }
+  using SimulationEngine::run;
+
+  void run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+           std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+           const ProgressFn& progress, const CancelToken& cancel) override {
+    const auto t_start = std::chrono::steady_clock::now();
+    const std::size_t n = ph.size();
+    const bool moving = phantom_moves(ph);
+    const std::size_t ncoils = static_cast<std::size_t>(coils.ncoils);
+    if (n >= (std::size_t{1} << 31)) throw InputError("simulate: more than 2^31 cells; use coarser cells");
+    if (!ph.uz.empty() && ph.uz.size() != n) throw std::invalid_argument("uz does not match the phantom");
+    if (ncoils * k_warps > static_cast<std::size_t>(k_readout_slots))
+      throw InputError("simulate: coils.count " + std::to_string(ncoils) + " exceeds the CUDA engine's " +
+                       std::to_string(k_readout_slots / k_warps) + "; use fewer coils or --backend cpu");
+    const CellLists lists = split_cells(ph, moving);
+    const auto t_lists = std::chrono::steady_clock::now();
+    // Refuse sizes the device cannot hold, with the numbers, before allocating anything.
+    std::size_t free_b = 0, total_b = 0;
+    cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils, moving, lists.n_stepped), free_b);
+    const auto t_checked = std::chrono::steady_clock::now();
+    const bool stencil_path = moving && lists.n_stepped > 0;
+    std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
+    if (stencil_path)
+      stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n)]() mutable {
+        return stencil_host(ph, prog, std::move(fluid), cancel);
+      });
+    const auto t_stencil = std::chrono::steady_clock::now();
+    // The closed-form cells' tissue as a table and a 16-bit entry per cell where it can be (a few
+    // tissues), else per cell. Velocities reach the device only as the fluid cells' stencils.
+    const TissueTable tissue = closed_form_tissue(ph, moving);
+    const auto t_tissue = std::chrono::steady_clock::now();
+    Stream stream;
+    DeviceBuffer<float> Mx(n), My(n), Mz(n);
+    DeviceBuffer<std::uint16_t> entry(tissue.entry.size());
+    DeviceBuffer<float4> tissue_values(tissue.values.size());
+    DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size());
+    static_assert(sizeof(TissueValue) == sizeof(float4));
+    if (entry.size()) entry.upload(tissue.entry.data());
+    if (tissue_values.size()) tissue_values.upload(reinterpret_cast<const float4*>(tissue.values.data()));
+    if (closed_form.size()) closed_form.upload(lists.closed_form.data());
+    DeviceBuffer<float2> sens(coils.uniform() ? 0 : ncoils * n);
+    if (!coils.uniform()) sens.upload(reinterpret_cast<const float2*>(coils.sens.data()));
+    const std::size_t n_samples = std::max<std::size_t>(1, samples.size());
+    DeviceBuffer<double2> sums(n_samples * k_signal_slots);
+    cuda_check(cudaMemset(sums.get(), 0, sums.size() * sizeof(double2)), "memset");
+    DeviceBuffer<float2> truth(n);
+    cuda_check(cudaMemset(truth.get(), 0, n * sizeof(float2)), "memset");
+    const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
+                     static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
+    CellData d{Mx.get(), My.get(), Mz.get(), entry.size() ? entry.get() : nullptr, tissue_values.get(),
+               coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
+    if (n > 0) equilibrium_state<<<static_cast<unsigned>((n + k_block - 1) / k_block), k_block>>>(n, d);
+    cuda_check(cudaGetLastError(), "equilibrium_state launch");
+    cuda_check(cudaDeviceSynchronize(), "setup");
+    const auto t_setup = std::chrono::steady_clock::now();
+    Pacer pacer(stream.s, cancel);
+    const std::vector<int> marks = tr_progress_marks(prog);
+    TruthReadback truth_readback(prog, marks, cell_truth.first(std::min(n, cell_truth.size())), truth.get(), cancel);
+    int reported = 0;
+    auto tr_done = [&](int trs) {  // progress once per TR (trs: TRs queued so far by both parts)
+      truth_readback.queued(trs, stream.s);
+      if (!progress) return;
+      while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
+    };
+
+    ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form,
+                            stream.s, pacer);
+    closed.enable_separable(tissue, prog);
+    const int total = marks.empty() ? 0 : marks.back();
+    if (stencil_path) {
+      // The device plays closed-form passes while the host thread finishes the fluid cells' tables.
+      for (int tr = 1; tr <= total && stencil.wait_for(std::chrono::seconds(0)) != std::future_status::ready; ++tr)
+        closed.play_until(tr);
+      const auto t_wait = std::chrono::steady_clock::now();
+      StencilHost h = stencil.get();
+      if (std::getenv("MRWB_SIM_TIMING"))
+        std::fprintf(stderr, "cuda engine: fluid tables ready %.4f s after set-up (waited %.4f s), %zu cells, %zu steps\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t_wait).count(), h.fluid.size(),
+                     h.steps.size());
+      run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done);
+    }
+    // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
+    for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
+    closed.play_until(INT_MAX);
+    cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
+    cancel.throw_if_cancelled();
+    const auto t_kernels = std::chrono::steady_clock::now();
+
+    std::vector<double2> host_sums(sums.size());
+    sums.download(host_sums.data());
+    for (std::size_t j = 0; j < samples.size(); ++j) {
+      double sx = 0, sy = 0;
+      for (std::size_t k = 0; k < k_signal_slots; ++k) {
+        sx += host_sums[k * n_samples + j].x;
+        sy += host_sums[k * n_samples + j].y;
+      }
+      samples[j] = {static_cast<float>(sx), static_cast<float>(sy)};
+    }
+    truth_readback.finish(stream.s);
+    cancel.throw_if_cancelled();  // a cancel during the copy leaves the truth partial: not a result
+    if (!marks.empty()) tr_done(marks.back());
+    // MRWB_SIM_TIMING=1: where a run's time goes (bench investigations), on stderr.
+    if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1') {
+      using sec = std::chrono::duration<double>;
+      const auto t_end = std::chrono::steady_clock::now();
+      std::fprintf(stderr,
+                   "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (cell lists %.4f, "
+                   "memory check %.4f, tissue %.4f), kernels %.4f s, read-back %.4f s\n",
+                   n, lists.n_stepped, lists.n_closed_form, tissue.values.size(), sec(t_setup - t_start).count(),
+                   sec(t_lists - t_start).count(), sec(t_checked - t_lists).count(), sec(t_tissue - t_stencil).count(),
+                   sec(t_kernels - t_setup).count(),
+                   sec(t_end - t_kernels).count());
+    }
+  }
+
+ private:
+  // The step table of a moving run (fluid_step_table) on the device, with the TR marks and the step
+  // counter the per-step graphs read.
+  struct StepTable {
+    std::vector<std::pair<long, int>> trs_at;
+    std::vector<FluidStep> host;
+    DeviceBuffer<FluidStep> steps;
+    DeviceBuffer<int> counter;
+    int n_steps;
+    StepTable(std::vector<FluidStep> table, std::vector<std::pair<long, int>> marks)
+        : trs_at(std::move(marks)),
+          host(std::move(table)),
+          steps(std::max<std::size_t>(1, host.size())),
+          counter(1),
+          n_steps(static_cast<int>(host.size())) {
+      if (!host.empty()) steps.upload(host.data());
+      cuda_check(cudaMemset(counter.get(), 0, sizeof(int)), "memset");
+    }
+  };
+
+  // What the stencil path builds on the host before anything of it reaches the device: the step table,
+  // the fluid cells' stencils, positions and tissue, their initial state. A host thread builds it while
+  // the rest is set up and the device plays the first closed-form passes (a slab's 350,000 fluid cells
+  // take ~0.15 s of host work). Cancel is polled between the parts.
+  struct StencilHost {
+    std::vector<std::uint32_t> fluid;
+    std::vector<std::pair<long, int>> trs_at;
+    std::vector<FluidStep> steps;
+    FluidStencil sten;
+    FluidStatics st;
+    bool table = false;  // tissue indexed by pos.w
+    std::vector<float> m0;
+    std::vector<float2> out_fresh;
+  };
+  static StencilHost stencil_host(const CellPhantom& ph, const SequenceProgram& prog, std::vector<std::uint32_t> fluid,
+                                  const CancelToken& cancel) {
+    StencilHost h;
+    h.fluid = std::move(fluid);
+    const std::size_t nf = h.fluid.size();
+    h.steps = fluid_step_table(ph, prog, h.trs_at);
+    cancel.throw_if_cancelled();
+    h.sten = build_fluid_stencil(ph, h.fluid);
+    if (h.sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
+      throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
+    cancel.throw_if_cancelled();
+    h.st = gather_fluid_statics(ph, h.fluid);
+    h.table = tissue_table(h.st);
+    h.m0.assign(3 * nf, 0.f);
+    h.out_fresh.resize(nf);
+    for (std::size_t k = 0; k < nf; ++k) {
+      h.m0[2 * nf + k] = ph.PD[h.fluid[k]];  // thermal equilibrium
+      h.out_fresh[k] = make_float2(h.sten.out[k], h.sten.fresh[k]);
+    }
+    return h;
+  }
+
+  // The fluid cells in ascending order (split_cells leaves the list empty when every cell is fluid).
+  static std::vector<std::uint32_t> fluid_list(const CellLists& lists, std::size_t n) {
+    if (!lists.stepped.empty()) return lists.stepped;
+    std::vector<std::uint32_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = static_cast<std::uint32_t>(i);
+    return all;
+  }
+
+  // Plays a table of n_steps one kernel per step: a CUDA graph of K launches (K even, so step j of the
+  // graph reads buffer j % 2; launch(j, cfg) enqueues step j with PDL attributes in cfg) and the counter
+  // update, launched until the table is done, the closed-form part and progress queued between launches.
+  template <typename Launch, typename TrDone>
+  void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
+                       Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
+    Graph graph;
+    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
+    for (int j = 0; j < K; ++j) {
+      // Every step after the first of the graph overlaps its launch with the step before (see stencil_step).
+      cudaLaunchAttribute pdl{};
+      pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      pdl.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.blockDim = dim3(k_block);
+      cfg.stream = stream;
+      cfg.attrs = &pdl;
+      cfg.numAttrs = j > 0 ? 1 : 0;
+      launch(j, cfg);
+    }
+    advance_counter<<<1, 1, 0, stream>>>(counter, K);
+    cuda_check(cudaStreamEndCapture(stream, &graph.g), "graph capture");
+    cuda_check(cudaGetLastError(), "step launch");
+    cuda_check(cudaGraphInstantiate(&graph.exec, graph.g, 0), "graph instantiate");
+    std::size_t next_mark = 0;
+    int trs = 0;
+    for (long first = 0; first < n_steps; first += K) {
+      cuda_check(cudaGraphLaunch(graph.exec, stream), "graph launch");
+      const long end = std::min<long>(n_steps, first + K);
+      pacer.queued(static_cast<double>(end - first) * static_cast<double>(count));
+      while (next_mark < trs_at.size() && trs_at[next_mark].first <= end) trs = trs_at[next_mark++].second;
+      tr_done(std::min(trs, closed.play_until(trs)));
+    }
+  }
+
+  // Cells per thread of stencil_step: the fewest (1, 2, 4) whose resident blocks hold every cell in one
+  // wave (a step is latency-bound: a second wave doubles it), else 4. The tube's 178,600 cells: C = 2;
+  // the liver slab's 349,596: C = 4. MRWB_STEP_CELLS=1|2|4 overrides (A/B measurements).
+  static int cells_per_thread(std::size_t count) {
+    if (const char* env = std::getenv("MRWB_STEP_CELLS")) {
+      const int c = std::atoi(env);
+      return c >= 4 ? 4 : c >= 2 ? 2 : 1;
+    }
+    auto one_wave = [&](auto kernel, int C) { return count <= resident_blocks(kernel) * k_block * C; };
+    if (one_wave(stencil_step<1>, 1)) return 1;
+    return one_wave(stencil_step<2>, 2) ? 2 : 4;
+  }
+
+  // Blocks of k_block threads of `kernel` the device holds at once (blocks per SM × SMs; at least one).
+  template <typename Kernel>
+  static std::size_t resident_blocks(Kernel kernel) {
+    int device = 0, sms = 0, per_sm = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k_block, 0), "occupancy");
+    return static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(std::max(1, sms));
+  }
+
+  // Ranks per block of stencil_step: the cells spread evenly over every resident block slot of the
+  // device (a multiple of 32, at most k_block·C), so each SM holds about the same number of cells: a
+  // step lasts as long as its busiest SM (the slab's 349,596 cells at C = 4: 391 blocks of 896 instead of
+  // 342 of 1024, 2 or 3 per SM). MRWB_STEP_BALANCE=0 keeps full blocks (A/B measurements).
+  template <typename Kernel>
+  static int block_span(std::size_t count, int C, Kernel kernel) {
+    const int full = k_block * C;
+    if (const char* env = std::getenv("MRWB_STEP_BALANCE"); env && std::atoi(env) == 0) return full;
+    const std::size_t slots = resident_blocks(kernel);
+    const std::size_t even = (count + slots - 1) / slots;
+    return static_cast<int>(std::min<std::size_t>(full, (even + 31) / 32 * 32));
+  }
+
+  // Replaces the per-cell tissue (PD, R1, R2, ΔB) of `st` by a table of its distinct values, each cell's
+  // entry in pos.w, when there are at most 65,536 of them (a vessel tree holds a few; a smooth ΔB map
+  // over the vessels may not): 8 bytes per cell and step instead of 24, which keeps the state, stencils
+  // and statics of a slab's fluid cells within the L2 cache. False (st unchanged): per-cell tissue.
+  static bool tissue_table(FluidStatics& st) {
+    TissueTable t;
+    auto value = [&](std::size_t k) { return TissueValue{st.tissue[k].x, st.tissue[k].y, st.tissue[k].z, st.tissue[k].w}; };
+    if (!distinct_values(st.tissue.size(), value, t)) return false;
+    for (std::size_t k = 0; k < t.entry.size(); ++k) st.pos[k].w = t.entry[k];
+    st.tissue.resize(t.values.size());
+    for (std::size_t e = 0; e < t.values.size(); ++e)
+      st.tissue[e] = make_float4(t.values[e][0], t.values[e][1], t.values[e][2], t.values[e][3]);
+    return true;
+  }
+
+  // Time-steps the fluid cells `fluid` (ascending) one kernel per step over their compact state and
+  // transport stencils (stencil_step), the closed-form part queued alongside.
+  template <typename TrDone>
+  void run_time_stepped_stencil(StencilHost h, const CellGrid& g, CellData d, ClosedFormPlayer& closed,
+                                cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+    const std::size_t nf = h.fluid.size();
+    const StepTable t(std::move(h.steps), std::move(h.trs_at));
+    if (t.n_steps == 0 || nf == 0) return;
+    const FluidStencil& sten = h.sten;
+    const FluidStatics& st = h.st;
+    DeviceBuffer<std::uint32_t> d_cell(nf);
+    DeviceBuffer<ushort4> d_pos(nf);
+    DeviceBuffer<float4> d_tissue(st.tissue.size());
+    DeviceBuffer<float2> d_out_fresh(nf);
+    DeviceBuffer<FluidInflow> d_inflow(std::max<std::size_t>(1, sten.inflow.size()));
+    DeviceBuffer<float> state0(3 * nf), state1(3 * nf);
+    d_cell.upload(h.fluid.data());
+    d_pos.upload(st.pos.data());
+    d_tissue.upload(st.tissue.data());
+    d_out_fresh.upload(h.out_fresh.data());
+    if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
+    state0.upload(h.m0.data());
+    const int C = cells_per_thread(nf);
+    auto kernel = C == 4 ? stencil_step<4> : C == 2 ? stencil_step<2> : stencil_step<1>;
+    const int span = block_span(nf, C, kernel);
+    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), h.table, d_out_fresh.get(),
+                         d_inflow.get(), static_cast<int>(nf), sten.in_slots,  span};
+    float* buf[2] = {state0.get(), state1.get()};
+    const unsigned blocks = static_cast<unsigned>((nf + span - 1) / span);
+    const FluidStep* steps = t.steps.get();
+    play_step_graph(
+        t.n_steps, nf, t.trs_at, t.counter.get(),
+        [&](int j, cudaLaunchConfig_t& cfg) {
+          cfg.gridDim = dim3(blocks);
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
+                                        static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
+                     "stencil_step launch");
+        },
+        closed, stream, pacer, tr_done);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SimulationEngine> make_cuda_simulation_engine() { return std::make_unique<CudaSimulationEngine>(); }
+
+void precess_relax_on_device(std::vector<bloch::Mag>& m, const std::vector<float>& PD, const std::vector<float>& one_minus_E1,
+                             const std::vector<float>& E2, const std::vector<float>& cos_theta,
+                             const std::vector<float>& sin_theta) {
+  const std::size_t n = m.size();
+  DeviceBuffer<bloch::Mag> d_m(n);
+  DeviceBuffer<float> d_pd(n), d_e1(n), d_e2(n), d_c(n), d_s(n);
+  d_m.upload(m.data());
+  d_pd.upload(PD.data());
+  d_e1.upload(one_minus_E1.data());
+  d_e2.upload(E2.data());
+  d_c.upload(cos_theta.data());
+  d_s.upload(sin_theta.data());
+  precess_relax_kernel<<<static_cast<unsigned>((n + k_block - 1) / k_block), k_block>>>(
+      n, d_m.get(), d_pd.get(), d_e1.get(), d_e2.get(), d_c.get(), d_s.get());
+  cuda_check(cudaGetLastError(), "precess_relax launch");
+  cuda_check(cudaDeviceSynchronize(), "precess_relax");
+  d_m.download(m.data());
+}
+
+}  // namespace mrwb::gpu
