@@ -38,10 +38,10 @@ int bench_flow(const BenchOptions& options, nlohmann::json& report) {
   report["bytes_per_update"] = bytes_per_update;
   report["cases"] = nlohmann::json::array();
   std::printf("%-28s %-6s %8s %14s %12s %10s\n", "case", "engine", "steps", "MLUPS", "GB/s", "% of peak");
-  const bool want_cpu = options.backend != "cuda";
-  bool want_cuda = options.backend != "cpu";
+  const bool want_cpu = options.backend != Backend::Cuda;
+  bool want_cuda = options.backend != Backend::Cpu;
 #ifdef MRWB_HAVE_CUDA
-  if (options.backend == "auto" && !gpu::device_available()) want_cuda = false;
+  if (options.backend == Backend::Auto && !gpu::device_available()) want_cuda = false;
 #else
   want_cuda = false;
 #endif

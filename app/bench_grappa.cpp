@@ -68,10 +68,10 @@ struct CalibRow {
 }  // namespace
 
 int bench_grappa(const BenchOptions& options, nlohmann::json& report) {
-  bool cpu = options.backend != "cuda", cuda = false;
+  bool cpu = options.backend != Backend::Cuda, cuda = false;
 #ifdef MRWB_HAVE_CUDA
-  cuda = options.backend != "cpu" && gpu::device_available();
-  if (options.backend == "cuda" && !cuda) {
+  cuda = options.backend != Backend::Cpu && gpu::device_available();
+  if (options.backend == Backend::Cuda && !cuda) {
     std::fprintf(stderr, "bench grappa: --backend cuda but no CUDA device\n");
     return 1;
   }

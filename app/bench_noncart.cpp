@@ -352,7 +352,7 @@ int gpu_paper_case(nlohmann::json& report) {
 int bench_noncart(const BenchOptions& options, nlohmann::json& report) {
   bool gpu_run = false;
 #ifdef MRWB_HAVE_CUDA
-  gpu_run = !options.quick && options.backend != "cpu" && gpu::device_available();
+  gpu_run = !options.quick && options.backend != Backend::Cpu && gpu::device_available();
 #endif
   if (options.quick) {
     cpu_radial_case(64, 64, 20, report);
@@ -362,7 +362,7 @@ int bench_noncart(const BenchOptions& options, nlohmann::json& report) {
 #ifdef MRWB_HAVE_CUDA
   if (gpu_run) rc |= gpu_paper_case(report);
 #endif
-  if (!gpu_run && options.backend == "cuda") {
+  if (!gpu_run && options.backend == Backend::Cuda) {
     std::printf("noncart: --backend cuda but no CUDA device here\n");
     return 1;
   }

@@ -57,7 +57,7 @@ struct MovingCase {
   bool with_cpu;  // the CPU reference too (off where it would take minutes)
 };
 
-std::vector<std::string> engines(const BenchOptions& options);
+std::vector<Backend> engines(const BenchOptions& options);
 
 // Passes of the CUDA engine's closed-form path over its cells: one per group of events ending at a
 // readout, at most 64 events a group (cuda_simulation_engine.cu). only_separable: the passes ending at a
@@ -141,8 +141,8 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
                 const MovingCase* cpu_probe = nullptr) {
   const double cell_steps = static_cast<double>(time_step_count(c.ph, c.prog)) * static_cast<double>(c.ph.size());
   for (const auto& b : engines(options)) {
-    if (b == "cpu" && !c.with_cpu && !cpu_probe) continue;
-    const bool estimate = b == "cpu" && !c.with_cpu;
+    if (b == Backend::Cpu && !c.with_cpu && !cpu_probe) continue;
+    const bool estimate = b == Backend::Cpu && !c.with_cpu;
     const MovingCase& run = estimate ? *cpu_probe : c;
     auto engine = make_simulation_engine(b);
     std::vector<std::complex<float>> samples(static_cast<std::size_t>(run.prog.readouts) * run.prog.nx), truth(run.ph.size());
@@ -150,26 +150,26 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
     try {
       engine->run(run.ph, run.prog, samples, truth, {}, {});
     } catch (const std::exception& e) {
-      std::printf("%-44s %-6s not run: %s\n", c.name.c_str(), b.c_str(), e.what());
+      std::printf("%-44s %-6s not run: %s\n", c.name.c_str(), name_of(b).c_str(), e.what());
       continue;
     }
     double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Traffic t = run_traffic(run.ph, run.prog, b == "cuda");
+    const Traffic t = run_traffic(run.ph, run.prog, b == Backend::Cuda);
     const double gbs = t.bytes / sec * 1e-9;
     if (estimate) {  // probe rate applied to the whole case
       const double probe_steps = static_cast<double>(time_step_count(run.ph, run.prog)) * static_cast<double>(run.ph.size());
       sec *= cell_steps / probe_steps;
     }
-    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %6.1f%%%s\n", c.name.c_str(), b.c_str(), sec, cell_steps / sec, gbs,
-                100 * gbs / k_roofline_GB_per_s, estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
-    nlohmann::json row = {{"case", c.name}, {"engine", b}, {"seconds", sec}, {"estimated", estimate},
+    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %6.1f%%%s\n", c.name.c_str(), name_of(b).c_str(), sec, cell_steps / sec,
+                gbs, 100 * gbs / k_roofline_GB_per_s, estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
+    nlohmann::json row = {{"case", c.name}, {"engine", name_of(b)}, {"seconds", sec}, {"estimated", estimate},
                           {"cell_steps", cell_steps}, {"cell_steps_per_s", cell_steps / sec},
                           {"time_stepped_cells", t.stepped_cells}, {"closed_form_cells", t.closed_form_cells},
                           {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", gbs / k_roofline_GB_per_s}};
-    if (b == "cuda" && t.separable_passes > 0) {
+    if (b == Backend::Cuda && t.separable_passes > 0) {
       const double kernel_gbs = cuda_kernel_bytes(run.ph, t) / sec * 1e-9;
-      std::printf("%-44s %-6s %10s %14s %10.1f %6.1f%%\n", "  at the bytes its kernels move", b.c_str(), "-", "-", kernel_gbs,
-                  100 * kernel_gbs / k_roofline_GB_per_s);
+      std::printf("%-44s %-6s %10s %14s %10.1f %6.1f%%\n", "  at the bytes its kernels move", name_of(b).c_str(), "-", "-",
+                  kernel_gbs, 100 * kernel_gbs / k_roofline_GB_per_s);
       row["kernel_GB_per_s"] = kernel_gbs;
       row["kernel_roofline_fraction"] = kernel_gbs / k_roofline_GB_per_s;
     }
@@ -177,9 +177,9 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
   }
 }
 
-std::vector<std::string> engines(const BenchOptions& options) {
-  std::vector<std::string> out;
-  if (options.backend == "auto") {
+std::vector<Backend> engines(const BenchOptions& options) {
+  std::vector<Backend> out;
+  if (options.backend == Backend::Auto) {
     for (const auto& b : list_backends())
       if (b.available) out.push_back(b.name);
   } else {
@@ -196,7 +196,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
 
   // The CUDA context and first allocations, outside every timed case (when --case skips the static one).
   for (const auto& b : engines(options))
-    if (b != "cpu") {
+    if (b != Backend::Cpu) {
       Scenario s = scenario_preset("default");
       s.sequence.matrix = 16;
       auto engine = make_simulation_engine(b);
@@ -221,8 +221,9 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
       auto engine = make_simulation_engine(b);
       simulate(s, *engine, {}, {});  // warm-up (CUDA context, allocations)
       const SimulationResult r = simulate(s, *engine, {}, {});
-      std::printf("%-44s %-6s %10.4f %14.3e %10s\n", c.name, b.c_str(), r.seconds, steps / r.seconds, "-");
-      report["cases"].push_back({{"case", c.name}, {"engine", b}, {"seconds", r.seconds}, {"cell_steps_per_s", steps / r.seconds}});
+      std::printf("%-44s %-6s %10.4f %14.3e %10s\n", c.name, name_of(b).c_str(), r.seconds, steps / r.seconds, "-");
+      report["cases"].push_back(
+          {{"case", c.name}, {"engine", name_of(b)}, {"seconds", r.seconds}, {"cell_steps_per_s", steps / r.seconds}});
     }
   }
 
@@ -274,7 +275,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     probe.name = name;
     run_moving(slab, options, report, &probe);
     std::snprintf(name, sizeof name, "  its closed-form part alone (flow stopped)");
-    if (options.backend != "cpu") bench_closed_form_only(slab.ph, slab.prog, name, k_roofline_GB_per_s, report);
+    if (options.backend != Backend::Cpu) bench_closed_form_only(slab.ph, slab.prog, name, k_roofline_GB_per_s, report);
   }
   // Cancel latency: cancel() 300 ms into a long run of the tube, time until the engine returns.
   if (!options.wants("cancel latency (tube, 300 ms in)")) return 0;
@@ -284,8 +285,8 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   for (const auto& b : engines(options)) {
     auto engine = make_simulation_engine(b);
     const double ms = cancel_latency_s(*engine, tube.ph, long_prog, 0.3) * 1e3;  // < 0: ended first
-    std::printf("%-44s %-6s %10.1f ms\n", "cancel latency (tube, 300 ms in)", b.c_str(), ms);
-    report["cases"].push_back({{"case", "cancel latency"}, {"engine", b}, {"cancel_latency_ms", ms}});
+    std::printf("%-44s %-6s %10.1f ms\n", "cancel latency (tube, 300 ms in)", name_of(b).c_str(), ms);
+    report["cases"].push_back({{"case", "cancel latency"}, {"engine", name_of(b)}, {"cancel_latency_ms", ms}});
   }
   return 0;
 }

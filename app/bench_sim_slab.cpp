@@ -35,11 +35,11 @@ SequenceProgram first_readouts(const SequenceProgram& prog, int count) {
 void bench_closed_form_only(const CellPhantom& slab, const SequenceProgram& prog, const std::string& name,
                             double roofline_GB_per_s, nlohmann::json& report) {
   bool cuda = false;
-  for (const auto& b : list_backends()) cuda = cuda || (b.name == "cuda" && b.available);
+  for (const auto& b : list_backends()) cuda = cuda || (b.name == Backend::Cuda && b.available);
   if (!cuda) return;
   CellPhantom still = slab;
   still.flow_dt_s = 0;
-  auto engine = make_simulation_engine("cuda");
+  auto engine = make_simulation_engine(Backend::Cuda);
   std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(still.size());
   const auto t0 = std::chrono::steady_clock::now();
   engine->run(still, prog, samples, truth, {}, {});

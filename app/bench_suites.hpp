@@ -5,12 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mrwb/base/backend.hpp"
+
 namespace mrwb::cli {
 
 struct BenchOptions {
-  std::string backend = "auto";  // auto | cpu | cuda (suites compare both when "auto" and a GPU exists)
-  bool quick = false;            // smaller sizes, for a smoke run on the CPU machine
-  std::string only;              // non-empty: run only the cases whose name contains it (sim suite)
+  Backend backend = Backend::Auto;  // suites compare cpu and cuda when auto and a GPU exists
+  bool quick = false;               // smaller sizes, for a smoke run on the CPU machine
+  std::string only;                 // non-empty: run only the cases whose name contains it (sim suite)
   bool wants(const std::string& case_name) const { return only.empty() || case_name.find(only) != std::string::npos; }
 };
 

@@ -36,9 +36,7 @@ Action add_bench(CLI::App& app) {
     const std::vector<std::string> contract = {"sim", "grappa", "noncart", "flow", "all"};
     if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
       throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, noncart, flow, all)");
-    if (o->backend != "auto" && o->backend != "cpu" && o->backend != "cuda")
-      throw InputError("--backend " + o->backend + ": unknown backend (allowed: auto, cpu, cuda)");
-    BenchOptions opts{o->backend, o->quick, o->only};
+    BenchOptions opts{parse_flag("--backend", o->backend, k_backend_names, "backend"), o->quick, o->only};
     nlohmann::json report = nlohmann::json::object();
     bool ran = false;
     int rc = 0;

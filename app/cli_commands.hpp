@@ -4,7 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
+#include <string>
 
+#include "mrwb/base/enum_names.hpp"
+#include "mrwb/base/errors.hpp"
 #include "mrwb/base/progress.hpp"
 
 namespace mrwb::cli {
@@ -15,6 +19,14 @@ using Action = std::function<int()>;
 const CancelToken& interrupt_token();
 // Progress on stderr as one updating line ("simulate  42 %"), silent when quiet.
 ProgressFn terminal_progress(bool quiet);
+
+// An option's text as its enum, read once where the option is used; another text is refused as
+// "FLAG TEXT: unknown WHAT (allowed: a, b, c)" (InputError: exit 2, like every bad value).
+template <class E, std::size_t N>
+E parse_flag(const std::string& flag, const std::string& text, const EnumNames<E, N>& names, const std::string& what) {
+  if (const std::optional<E> e = enum_from_name(names, text)) return *e;
+  throw InputError(flag + " " + text + ": unknown " + what + " (allowed: " + enum_name_list(names) + ")");
+}
 
 Action add_info(CLI::App& app);
 Action add_phantom(CLI::App& app);

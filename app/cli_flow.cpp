@@ -18,19 +18,20 @@ namespace mrwb::cli {
 namespace {
 
 // The LBM of `--backend`: the CPU, or CUDA in a CUDA build (the registries' one auto | cpu | cuda choice).
-LbmRunner choose_lbm_runner(const std::string& backend) {
-  BackendRegistry<LbmRunner> runners({{{"lbm", "cpu"},
+LbmRunner choose_lbm_runner(Backend backend) {
+  BackendRegistry<LbmRunner> runners({{{"lbm", Backend::Cpu},
                                        {[] { return true; },
                                         [](const LbmDomain& d, const LbmParams& p, const ProgressFn& pr,
                                            const CancelToken& c) { return lbm_run_cpu(d, p, pr, c); }}}});
 #ifdef MRWB_HAVE_CUDA
-  runners.add("lbm", "cuda", {gpu::device_available, gpu::lbm_run_cuda});
+  runners.add("lbm", Backend::Cuda, {gpu::device_available, gpu::lbm_run_cuda});
 #endif
-  return runners.choose("lbm", backend, [](BackendRefusal why, const std::string& choice, const std::string&) {
-    if (why == BackendRefusal::Unknown) return "--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)";
+  return runners.choose("lbm", backend, [](BackendRefusal why, Backend, Backend) {
 #ifdef MRWB_HAVE_CUDA
     if (why == BackendRefusal::Unavailable)
       return "--backend cuda: no CUDA device (" + gpu::device_description() + "); use auto or cpu";
+#else
+    (void)why;
 #endif
     return std::string("--backend cuda: this build has no CUDA backend; use auto or cpu");
   });
@@ -53,7 +54,7 @@ Action add_flow(CLI::App& app) {
   return [o] {
     if (o->out.size() < 4 || o->out.substr(o->out.size() - 4) != ".vti")
       throw InputError(o->out + ": --out must be a VTK XML image file (.vti)");
-    const LbmRunner runner = choose_lbm_runner(o->backend);
+    const LbmRunner runner = choose_lbm_runner(parse_flag("--backend", o->backend, k_backend_names, "backend"));
     Scenario s = load_scenario(o->scenario);
     if (!s.flow.enabled) s.flow.enabled = true;  // defaults of the "flow" section
     const std::string solver = o->solver.empty() ? s.flow.solver : o->solver;

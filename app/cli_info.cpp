@@ -16,8 +16,8 @@ Action add_info(CLI::App& app) {
     std::cout << "build: CPU only (no CUDA)\n";
 #endif
     for (const auto& b : list_backends())
-      std::cout << "backend " << b.name << ": " << (b.available ? "available" : "unavailable") << " (" << b.device << ")\n";
-    std::cout << "auto picks: " << make_simulation_engine("auto")->name() << "\n";
+      std::cout << "backend " << to_string(b.name) << ": " << (b.available ? "available" : "unavailable") << " (" << b.device << ")\n";
+    std::cout << "auto picks: " << make_simulation_engine(Backend::Auto)->name() << "\n";
     return 0;
   };
 }

@@ -25,20 +25,20 @@ void check_allowed(const std::string& flag, const std::string& value, const std:
 
 // --density / --gridding-kernel: checked before any file is read; they only steer --method gridding (cg's
 // F^H d and Q are unweighted, Kaiser-Bessel), so naming them with another method is an error, not a no-op.
-void check_gridding_options(const CLI::App& sub, const std::string& method, const NoncartParams& p) {
+void check_gridding_options(const CLI::App& sub, ReconMethod method, const NoncartParams& p) {
   check_allowed("--density", p.density, {"pipe-menon", "voronoi", "radial", "none"});
   check_allowed("--gridding-kernel", p.kernel, {"kaiser-bessel", "bilinear"});
   for (const char* flag : {"--density", "--gridding-kernel"})
-    if (sub.get_option(flag)->count() > 0 && method != "gridding")
-      throw InputError(std::string(flag) + ": only with --method gridding (not " + method + ")");
+    if (sub.get_option(flag)->count() > 0 && method != ReconMethod::Gridding)
+      throw InputError(std::string(flag) + ": only with --method gridding (not " + name_of(method) + ")");
 }
 
 // --prior / --edge-threshold belong to cg's anatomical W, and that W needs its reference image.
-void check_prior_options(const CLI::App& sub, const std::string& method, const std::string& regularizer,
+void check_prior_options(const CLI::App& sub, ReconMethod method, const std::string& regularizer,
                          const std::string& prior) {
   const bool anatomical = regularizer == "anatomical";
   for (const char* flag : {"--prior", "--edge-threshold"})
-    if (sub.get_option(flag)->count() > 0 && (!anatomical || method != "cg"))
+    if (sub.get_option(flag)->count() > 0 && (!anatomical || method != ReconMethod::Cg))
       throw InputError(std::string(flag) + ": only with --method cg --regularizer anatomical");
   if (anatomical && prior.empty()) throw InputError("--regularizer anatomical: needs --prior (a reference image)");
 }
@@ -110,38 +110,40 @@ Action add_recon(CLI::App& app) {
     if (sub->get_option("--lambda")->count() > 0) o->noncart.lambda = o->grappa.lambda;
     if (std::sscanf(o->kernel.c_str(), "%dx%d", &o->grappa.kernel_pe, &o->grappa.kernel_ro) != 2)
       throw InputError("--kernel " + o->kernel + ": expected K_PExK_RO, e.g. 4x5");
-    check_gridding_options(*sub, o->method, o->noncart);
-    check_prior_options(*sub, o->method, o->noncart.regularizer, o->prior);
+    ReconOptions opts;
+    opts.method = parse_flag("--method", o->method, k_recon_method_names, "method");
+    opts.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
+    check_gridding_options(*sub, opts.method, o->noncart);
+    check_prior_options(*sub, opts.method, o->noncart.regularizer, o->prior);
     if (!o->prior.empty()) o->noncart.prior = read_prior(o->prior);
     // The bilinear baseline has no CUDA kernel: auto runs it on the CPU rather than fail on a GPU machine.
-    if (o->noncart.kernel == "bilinear" && o->backend == "auto") o->backend = "cpu";
-    if (o->noncart.kernel == "bilinear" && o->backend == "cuda")
+    if (o->noncart.kernel == "bilinear" && opts.backend == Backend::Auto) opts.backend = Backend::Cpu;
+    if (o->noncart.kernel == "bilinear" && opts.backend == Backend::Cuda)
       throw InputError("--gridding-kernel bilinear: CPU only (allowed with --backend cuda: kaiser-bessel)");
-    ReconOptions opts;
-    opts.method = o->method;
-    opts.backend = o->backend;
     opts.grappa = o->grappa;
     opts.noncart = o->noncart;
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
     if (!o->quiet) std::cerr << what << "\n";
-    if ((opts.method == "cg" || opts.method == "gridding") && noncart::has_3d_trajectory(raw)) {  // volume (noncart_volume.hpp)
+    const bool noncart_method = opts.method == ReconMethod::Cg || opts.method == ReconMethod::Gridding;
+    if (noncart_method && noncart::has_3d_trajectory(raw)) {  // volume (noncart_volume.hpp)
       const auto v = noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
                                                           terminal_progress(o->quiet), interrupt_token());
-      if (!o->quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << o->method << ")\n";
+      if (!o->quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
     if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)
       for (const auto& p : o->out) check_image_volume_path(p);
       const ImageVolume v = reconstruct_volume(raw, opts, terminal_progress(o->quiet), interrupt_token());
       for (const auto& p : o->out) write_image_volume(p, v);
-      if (!o->quiet) std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << o->method << ")\n";
+      if (!o->quiet)
+        std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
     auto recon = make_reconstructor(opts.method, opts.backend);
     const Image2D img = recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token());
     for (const auto& p : o->out) write_image(p, img, o->png);
-    if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << o->method << ")\n";
+    if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
     return 0;
   };
 }

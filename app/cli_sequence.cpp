@@ -37,7 +37,7 @@ Action add_sequence(CLI::App& app) {
   sub->add_option("--plot-from", o->plot_from_s, "diagram window start [s]");
   sub->add_option("--plot-to", o->plot_to_s, "diagram window end [s] (default: whole sequence)");
   sub->add_option("--scenario", o->scenario, "scenario JSON whose sequence is exported");
-  sub->add_option("--type", o->type, "override the scenario's sequence type (spoiled_gre, spin_echo, bssfp, phase_contrast, tof)");
+  sub->add_option("--type", o->type, "override the scenario's sequence type (" + enum_name_list(k_sequence_type_names) + ")");
   sub->add_option("--out", o->out, "Pulseq file to write");
   sub->add_option("--max-grad", o->max_grad_mT_per_m,
                   "gradient amplitude limit [mT/m]: --in checks the file against it, --scenario designs within it (default 32)")
@@ -64,8 +64,8 @@ Action add_sequence(CLI::App& app) {
       // R, ACS (labels REF / IMA), VENC, flow compensation, radial / spiral readouts come with the scenario;
       // built by the same function that validates it for mrwb simulate (one minimum TE / TR).
       SequenceSpec q = sc.sequence;
-      if (!o->type.empty()) q.type = o->type;
-      if (q.type == "bssfp" && sc.sequence.type != "bssfp") q.TE_s = 0;  // TE follows TR/2
+      if (!o->type.empty()) q.type = parse_flag("--type", o->type, k_sequence_type_names, "sequence type");
+      if (q.type == SequenceType::Bssfp && sc.sequence.type != SequenceType::Bssfp) q.TE_s = 0;  // TE follows TR/2
       seq::SystemLimits sys = seq::scenario_system_limits(q);
       apply_limits(*o, sys);
       const seq::BuiltSequence b = seq::scenario_blocks(q, o->scenario + ": sequence", sys);

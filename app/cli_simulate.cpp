@@ -145,23 +145,23 @@ Action add_simulate(CLI::App& app) {
   sub->add_flag("--quiet", o->quiet, "No progress output");
   return [o] {
     Scenario s = load_scenario(o->scenario);
-    if (!o->backend.empty()) s.backend = o->backend;
+    if (!o->backend.empty()) s.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
     // Check every output name before the (long) simulation, so bad names fail at once.
     const std::string ext = extension(o->out);
     if (ext != ".h5" && ext != ".cfl")
       throw InputError(o->out + ": --out must be ISMRMRD .h5 or BART .cfl (got '" + ext + "')");
     if (!o->traj_out.empty() && (ext != ".cfl" || extension(o->traj_out) != ".cfl"))
       throw InputError(o->traj_out + ": --traj-out must be a .cfl and goes with a .cfl --out (ISMRMRD keeps its trajectory)");
-    if (!o->traj_out.empty() && s.sequence.trajectory == "cartesian")
+    if (!o->traj_out.empty() && s.sequence.trajectory == Trajectory::Cartesian)
       throw InputError(o->traj_out + ": sequence.trajectory is cartesian, so there is no trajectory to write; drop --traj-out");
     for (const auto& t : o->truth)
       if (const auto te = extension(t); te != ".h5" && te != ".cfl" && te != ".nii" && te != ".png")
         throw InputError(t + ": unknown --truth image format '" + te + "' (allowed: .h5, .cfl, .nii, .png)");
-    const bool pc = s.sequence.type == "phase_contrast";
+    const bool pc = s.sequence.type == SequenceType::PhaseContrast;
     if (!o->velocity_out.empty()) {
       if (!pc)
         throw InputError(o->velocity_out + ": --velocity-out needs sequence.type \"phase_contrast\" (the scenario has \"" +
-                         s.sequence.type + "\")");
+                         name_of(s.sequence.type) + "\")");
       // NIfTI is refused: the NIfTI writer stores magnitude, which would drop the velocity's sign.
       if (const auto ve = extension(o->velocity_out); ve != ".h5" && ve != ".cfl" && ve != ".png")
         throw InputError(o->velocity_out + ": unknown --velocity-out format '" + ve + "' (allowed: .h5, .cfl, .png)");
@@ -180,7 +180,7 @@ Action add_simulate(CLI::App& app) {
     // Radial / spiral scenarios play their own readouts (as the pipeline does); the raw data carries the trajectory.
     SimulationResult r = !o->seq.empty() ? simulate_pulseq_files(s, *engine, o->seq, o->out, o->quiet)
                          : pc ? simulate_phase_contrast_files(s, *engine, o->out, o->velocity_out, o->quiet)
-                         : s.sequence.trajectory == "cartesian"
+                         : s.sequence.trajectory == Trajectory::Cartesian
                              ? simulate(s, *engine, terminal_progress(o->quiet), interrupt_token())
                              : simulate_noncart(s, *engine, terminal_progress(o->quiet), interrupt_token());
     std::string traj_written;

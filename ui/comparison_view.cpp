@@ -26,7 +26,7 @@
 namespace mrwb::ui {
 
 namespace {
-const char* const kMethods[] = {"fft", "grappa", "gridding", "cg"};
+const ReconMethod kMethods[] = {ReconMethod::Fft, ReconMethod::Grappa, ReconMethod::Gridding, ReconMethod::Cg};
 const char* const kMethodLabels[] = {"FFT", "GRAPPA", "Gridding", "CG"};
 enum Column { ColMethod, ColBackend, ColTime, ColPsnr, ColError, ColNrmse, ColSsim, ColNote, ColCount };
 
@@ -80,7 +80,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   runBar->addWidget(cgLambda_);
   runBar->addWidget(cgRegularizer_);
   backendBox_ = new QComboBox(this);
-  backendBox_->addItems({"auto", "cpu", "cuda"});
+  for (const auto& entry : k_backend_names) backendBox_->addItem(QString::fromStdString(name_of(entry.first)));
   runBar->addWidget(new QLabel(tr("Backend:"), this));
   runBar->addWidget(backendBox_);
   runButton_ = new QPushButton(tr("Reconstruct && compare"), this);
@@ -165,8 +165,8 @@ void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
   // Every edit comes here: the user's choice of methods stays until the scenario's method changes.
   if (scenario.recon.method != scenarioMethod_) {
     scenarioMethod_ = scenario.recon.method;
-    setMethods(scenario.recon.method == "fft" ? std::vector<std::string>{"fft"}
-                                              : std::vector<std::string>{"fft", scenario.recon.method});
+    setMethods(scenario.recon.method == ReconMethod::Fft ? std::vector<ReconMethod>{ReconMethod::Fft}
+                                                         : std::vector<ReconMethod>{ReconMethod::Fft, scenario.recon.method});
   }
   reconSpec_ = scenario.recon;
   setBackend(scenario.backend);
@@ -186,7 +186,9 @@ void ComparisonView::setCgParameters(int iterations, double lambda) {
 }
 
 std::vector<ComparisonRequest> ComparisonView::requests() const {
-  std::vector<ComparisonRequest> out = comparison_requests(methods(), backendBox_->currentText().toStdString());
+  // The box lists the backend names, so its text always parses.
+  const Backend backend = parse_backend(backendBox_->currentText().toStdString()).value_or(Backend::Auto);
+  std::vector<ComparisonRequest> out = comparison_requests(methods(), backend);
   for (auto& r : out) {
     GrappaParams& g = r.options.grappa;
     g.kernel_pe = reconSpec_.grappa_kernel_pe;
@@ -198,13 +200,13 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
     r.options.noncart.iterations = cgIterations_->value();
     r.options.noncart.lambda = cgLambda_->value();
     r.options.noncart.regularizer = cgRegularizer_->currentData().toString().toStdString();
-    if (r.options.method == "cg" && r.options.noncart.regularizer == "anatomical") {
+    if (r.options.method == ReconMethod::Cg && r.options.noncart.regularizer == "anatomical") {
       if (!truth_) throw InputError("CG W cut at the truth's edges: no truth image (simulate first, or choose another W)");
       r.options.noncart.prior = truth_->magnitude();
     }
-    if (r.options.method == "fft") r.options.backend = "auto";  // FFT is CPU only (as the pipeline)
-    if (r.options.method == "cg") r.label += " " + std::to_string(cgIterations_->value()) + " it";
-    if (r.options.method == "cg" && r.options.noncart.regularizer != "identity")
+    if (r.options.method == ReconMethod::Fft) r.options.backend = Backend::Auto;  // FFT is CPU only (as the pipeline)
+    if (r.options.method == ReconMethod::Cg) r.label += " " + std::to_string(cgIterations_->value()) + " it";
+    if (r.options.method == ReconMethod::Cg && r.options.noncart.regularizer != "identity")
       r.label += r.options.noncart.regularizer == "anatomical" ? ", W anat." : ", W FD";
   }
   return out;
@@ -221,20 +223,20 @@ void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Im
                        .arg(truth_ ? tr(", with truth") : QString()));
 }
 
-void ComparisonView::setMethods(const std::vector<std::string>& methods) {
+void ComparisonView::setMethods(const std::vector<ReconMethod>& methods) {
   for (int m = 0; m < 4; ++m)
     methodBoxes_[m]->setChecked(std::find(methods.begin(), methods.end(), kMethods[m]) != methods.end());
 }
 
-std::vector<std::string> ComparisonView::methods() const {
-  std::vector<std::string> out;
+std::vector<ReconMethod> ComparisonView::methods() const {
+  std::vector<ReconMethod> out;
   for (int m = 0; m < 4; ++m)
     if (methodBoxes_[m]->isChecked()) out.push_back(kMethods[m]);
   return out;
 }
 
-void ComparisonView::setBackend(const std::string& backend) {
-  const int i = backendBox_->findText(QString::fromStdString(backend));
+void ComparisonView::setBackend(Backend backend) {
+  const int i = backendBox_->findText(QString::fromStdString(name_of(backend)));
   if (i >= 0) backendBox_->setCurrentIndex(i);
 }
 

@@ -215,7 +215,8 @@ QWidget* MainWindow::buildRunPanel() {
   fillBackends();
   connect(backend_, &QComboBox::activated, this, [this](int) {
     mrwb::Scenario s = doc_->scenario();
-    s.backend = backend_->currentData().toString().toStdString();
+    // The items' data are backend names (fillBackends), so they always parse.
+    if (const auto b = mrwb::parse_backend(backend_->currentData().toString().toStdString())) s.backend = *b;
     doc_->edit(s, QStringLiteral("backend"));
   });
   form->addRow(tr("Backend"), backend_);
@@ -253,13 +254,14 @@ QWidget* MainWindow::buildRunPanel() {
 
 void MainWindow::fillBackends() {
   backend_->clear();
-  backend_->addItem(tr("auto (CUDA if present, else CPU)"), QStringLiteral("auto"));
+  backend_->addItem(tr("auto (CUDA if present, else CPU)"), QString::fromStdString(mrwb::name_of(mrwb::Backend::Auto)));
   auto* model = qobject_cast<QStandardItemModel*>(backend_->model());
   for (const auto& b : mrwb::list_backends()) {
-    QString text = QString::fromStdString(b.name);
+    const QString name = QString::fromStdString(mrwb::name_of(b.name));
+    QString text = name;
     if (!b.device.empty()) text += QStringLiteral(" — ") + QString::fromStdString(b.device);
     if (!b.available) text += tr(" (not available)");
-    backend_->addItem(text, QString::fromStdString(b.name));
+    backend_->addItem(text, name);
     backend_->setItemData(backend_->count() - 1, text, Qt::ToolTipRole);
     // Unavailable backends are listed (the user should see CUDA exists) but cannot be chosen.
     if (!b.available && model) model->item(backend_->count() - 1)->setEnabled(false);
@@ -425,7 +427,7 @@ void MainWindow::buildStatusBar() {
   backendLabel_ = new QLabel;
   QStringList parts;
   for (const auto& b : mrwb::list_backends()) {
-    parts << QStringLiteral("%1: %2").arg(QString::fromStdString(b.name),
+    parts << QStringLiteral("%1: %2").arg(QString::fromStdString(mrwb::name_of(b.name)),
                                           b.available ? QString::fromStdString(b.device) : tr("none"));
   }
   backendLabel_->setText(parts.join(QStringLiteral("   ·   ")));
@@ -447,9 +449,10 @@ void MainWindow::setScenario(const mrwb::Scenario& s) { doc_->reset(s); }
 void MainWindow::onScenarioChanged(const mrwb::Scenario& s) {
   // Edits come from the panel (already showing them); undo, redo and loads must be shown.
   if (ScenarioDocument::jsonText(panel_->scenario()) != ScenarioDocument::jsonText(s)) panel_->setScenario(s);
-  int i = backend_->findData(QString::fromStdString(s.backend));
+  const QString backend = QString::fromStdString(mrwb::name_of(s.backend));
+  int i = backend_->findData(backend);
   if (i < 0) {
-    backend_->addItem(QString::fromStdString(s.backend), QString::fromStdString(s.backend));
+    backend_->addItem(backend, backend);
     i = backend_->count() - 1;
   }
   backend_->setCurrentIndex(i);
@@ -673,7 +676,7 @@ void MainWindow::run() {
   setRunMessage(tr("Running “%1” (%2 × %2, backend %3)…")
                     .arg(QString::fromStdString(scenario().name))
                     .arg(scenario().sequence.matrix)
-                    .arg(QString::fromStdString(scenario().backend)),
+                    .arg(QString::fromStdString(mrwb::name_of(scenario().backend))),
                 false);
   statusBar()->showMessage(runMessage());
 }
@@ -717,9 +720,9 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   // One grey scale for both magnitudes, so equal brightness means equal signal.
   const double hi = std::max({maxFinite(recon), maxFinite(truth), 1e-20f});
   const auto& q = scenario().sequence;
-  const QString method = scenario().recon.method == "grappa" ? tr("GRAPPA, R = %1").arg(q.acceleration)
-                         : q.acceleration > 1                ? tr("FFT, zero-filled, R = %1").arg(q.acceleration)
-                                                             : tr("FFT");
+  const QString method = scenario().recon.method == mrwb::ReconMethod::Grappa ? tr("GRAPPA, R = %1").arg(q.acceleration)
+                         : q.acceleration > 1 ? tr("FFT, zero-filled, R = %1").arg(q.acceleration)
+                                              : tr("FFT");
   reconView_->setImage(recon, r.recon.nx, r.recon.ny, false, tr("Reconstruction (%1)").arg(method), std::make_pair(0.0, hi));
   truthView_->setImage(truth, r.truth.nx, r.truth.ny, false, tr("Ground truth (Mxy at TE)"), std::make_pair(0.0, hi));
   errorView_->setImage(r.error_map, r.recon.nx, r.recon.ny, true, QStringLiteral("Error map |recon|−|truth|"));

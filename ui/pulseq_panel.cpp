@@ -125,7 +125,7 @@ bool PulseqPanel::exportScenario(const mrwb::Scenario& scenario, const QString& 
   }
   setError({});
   status_->setText(tr("Exported the scenario's %1 sequence to %2")
-                       .arg(QString::fromStdString(scenario.sequence.type), QFileInfo(path).fileName()));
+                       .arg(QString::fromStdString(name_of(scenario.sequence.type)), QFileInfo(path).fileName()));
   return true;
 }
 
@@ -146,7 +146,7 @@ void PulseqPanel::simulate() {
       QStringLiteral("mrwb-pulseq"));
   progress_->setValue(0);
   status_->setText(tr("Simulating %1 on “%2” (backend %3)…")
-                       .arg(fileName_, QString::fromStdString(sc.name), QString::fromStdString(sc.backend)));
+                       .arg(fileName_, QString::fromStdString(sc.name), QString::fromStdString(name_of(sc.backend))));
 }
 
 void PulseqPanel::cancel() {

@@ -143,9 +143,11 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   // --- sequence (shown in ms / mm; the scenario stays in SI) ------------------------------------
   auto* qform = makeForm(addGroup(layout, tr("Sequence"), this));
   sequenceType_ = addCombo(qform, QStringLiteral("sequence.type"), tr("Sequence"),
-                           {{tr("Spoiled gradient echo"), QStringLiteral("spoiled_gre")},
-                            {tr("Spin echo (90°–180°)"), QStringLiteral("spin_echo")}},
-                           {}, [](Scenario& s, const std::string& v) { s.sequence.type = v; });
+                           {{tr("Spoiled gradient echo"), q(name_of(SequenceType::SpoiledGre))},
+                            {tr("Spin echo (90°–180°)"), q(name_of(SequenceType::SpinEcho))}},
+                           {}, [](Scenario& s, const std::string& v) {
+                             if (const auto t = parse_sequence_type(v)) s.sequence.type = *t;  // the items hold names
+                           });
   tr_ = addDouble(qform, QStringLiteral("sequence.TR_s"), tr("TR"), 0.001, 100000, 3, 0.5, tr(" ms"),
                   tr("Repetition time"), [](Scenario& s, double v) { s.sequence.TR_s = v * 1e-3; });
   te_ = addDouble(qform, QStringLiteral("sequence.TE_s"), tr("TE"), 0.001, 100000, 3, 0.5, tr(" ms"),
@@ -180,9 +182,11 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   // --- reconstruction ----------------------------------------------------------------------------
   auto* rform = makeForm(addGroup(layout, tr("Reconstruction"), this));
   reconMethod_ = addCombo(rform, QStringLiteral("recon.method"), tr("Method"),
-                          {{tr("FFT (zero-filled when undersampled)"), QStringLiteral("fft")},
-                           {tr("GRAPPA"), QStringLiteral("grappa")}},
-                          {}, [](Scenario& s, const std::string& v) { s.recon.method = v; });
+                          {{tr("FFT (zero-filled when undersampled)"), q(name_of(ReconMethod::Fft))},
+                           {tr("GRAPPA"), q(name_of(ReconMethod::Grappa))}},
+                          {}, [](Scenario& s, const std::string& v) {
+                            if (const auto m = parse_recon_method(v)) s.recon.method = *m;  // the items hold names
+                          });
   approach_ = addCombo(rform, QStringLiteral("recon.grappa_approach"), tr("GRAPPA calibration"),
                        {{tr("Improved (2-D kernel)"), QStringLiteral("improved")},
                         {tr("Basic (blocks, segments)"), QStringLiteral("basic")}},
@@ -322,12 +326,12 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   flowViscosity_->setValue(s.flow.viscosity_Pa_s * 1e3);
   flowDensity_->setValue(s.flow.density_kg_per_m3);
   setFlowEditorsEnabled(s.flow.enabled);
-  selectData(sequenceType_, q(s.sequence.type));
+  selectData(sequenceType_, q(name_of(s.sequence.type)));
   coils_->setValue(s.coils.count);
   selectData(coilArrangement_, q(s.coils.arrangement));
   acceleration_->setValue(s.sequence.acceleration);
   acsLines_->setValue(s.sequence.acs_lines);
-  selectData(reconMethod_, q(s.recon.method));
+  selectData(reconMethod_, q(name_of(s.recon.method)));
   kernelPe_->setValue(s.recon.grappa_kernel_pe);
   kernelRo_->setValue(s.recon.grappa_kernel_ro);
   lambda_->setValue(s.recon.grappa_lambda);

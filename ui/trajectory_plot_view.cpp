@@ -24,9 +24,9 @@ TrajectoryPlotView::TrajectoryPlotView(QWidget* parent) : QWidget(parent) { setM
 
 void TrajectoryPlotView::setScenario(const mrwb::Scenario& scenario) {
   const SequenceSpec& q = scenario.sequence;
-  if (q.trajectory != "cartesian") {  // radial / spiral: the samples core's trajectory builder gives
+  if (q.trajectory != Trajectory::Cartesian) {  // radial / spiral: the samples core's trajectory builder gives
     try {
-      setTrajectory(seq::scenario_trajectory(scenario), q.fov_m, QString::fromStdString(q.trajectory));
+      setTrajectory(seq::scenario_trajectory(scenario), q.fov_m, QString::fromStdString(name_of(q.trajectory)));
     } catch (const std::exception& e) {  // nothing to plot; the message says why
       cartesian_ = false;
       kx_.clear();

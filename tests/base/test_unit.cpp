@@ -116,20 +116,21 @@ class TestUnit : public QObject {
   }
   void registryHasCpuAndAutoFallsBack() {
     bool has_cpu = false;
-    for (const auto& b : list_backends()) has_cpu |= (b.name == "cpu" && b.available);
+    for (const auto& b : list_backends()) has_cpu |= (b.name == Backend::Cpu && b.available);
     QVERIFY(has_cpu);
-    QVERIFY(make_simulation_engine("auto") != nullptr);
-    QVERIFY_THROWS_EXCEPTION(InputError, make_simulation_engine("opencl"));
+    QVERIFY(make_simulation_engine(Backend::Auto) != nullptr);
+    QVERIFY(!parse_backend("opencl"));  // refused where the text is read, before any registry
   }
   // The one auto | cpu | cuda rule of every registry (base/backend_registry.hpp): auto takes an available
-  // cuda, else cpu; cpu / cuda take that one; unknown, missing and unavailable choices are refused.
+  // cuda, else cpu; cpu / cuda take that one; missing and unavailable choices are refused (unknown names
+  // never become a Backend).
   void backendChoiceRule() {
     bool device = false;
-    BackendRegistry<std::string> r({{{"x", "cpu"}, {[] { return true; }, std::string("cpu made")}}});
-    const BackendRefusalText text = [](BackendRefusal why, const std::string& choice, const std::string& backend) {
-      return std::to_string(static_cast<int>(why)) + " " + choice + " " + backend;
+    BackendRegistry<std::string> r({{{"x", Backend::Cpu}, {[] { return true; }, std::string("cpu made")}}});
+    const BackendRefusalText text = [](BackendRefusal why, Backend choice, Backend backend) {
+      return std::to_string(static_cast<int>(why)) + " " + name_of(choice) + " " + name_of(backend);
     };
-    auto refusal = [&](const std::string& choice, const std::string& what = "x") {
+    auto refusal = [&](Backend choice, const std::string& what = "x") {
       try {
         r.choose(what, choice, text);
       } catch (const InputError& e) {
@@ -137,19 +138,37 @@ class TestUnit : public QObject {
       }
       return std::string("none");
     };
-    QCOMPARE(r.choose("x", "auto", text), std::string("cpu made"));
-    QCOMPARE(refusal("cuda"), std::string("1 cuda cuda"));  // missing
-    QCOMPARE(refusal("opencl"), std::string("0 opencl opencl"));
-    r.add("x", "cuda", {[&device] { return device; }, std::string("cuda made")});
-    QCOMPARE(r.choose("x", "auto", text), std::string("cpu made"));  // cuda unavailable
-    QCOMPARE(refusal("cuda"), std::string("2 cuda cuda"));
+    QCOMPARE(r.choose("x", Backend::Auto, text), std::string("cpu made"));
+    QCOMPARE(refusal(Backend::Cuda), std::string("0 cuda cuda"));  // missing
+    QVERIFY(!parse_backend("opencl"));
+    r.add("x", Backend::Cuda, {[&device] { return device; }, std::string("cuda made")});
+    QCOMPARE(r.choose("x", Backend::Auto, text), std::string("cpu made"));  // cuda unavailable
+    QCOMPARE(refusal(Backend::Cuda), std::string("1 cuda cuda"));
     device = true;
-    QCOMPARE(r.choose("x", "auto", text), std::string("cuda made"));
-    QCOMPARE(r.choose("x", "cpu", text), std::string("cpu made"));
+    QCOMPARE(r.choose("x", Backend::Auto, text), std::string("cuda made"));
+    QCOMPARE(r.choose("x", Backend::Cpu, text), std::string("cpu made"));
     QCOMPARE(r.entries("x").size(), std::size_t{2});
-    QVERIFY(!r.find("other", "cpu"));
-    r.add("y", "cuda", {[] { return false; }, std::string("cuda only")});
-    QCOMPARE(refusal("auto", "y"), std::string("1 auto cpu"));  // no cpu to fall back on
+    QVERIFY(!r.find("other", Backend::Cpu));
+    r.add("y", Backend::Cuda, {[] { return false; }, std::string("cuda only")});
+    QCOMPARE(refusal(Backend::Auto, "y"), std::string("0 auto cpu"));  // no cpu to fall back on
+  }
+  // Each enum's one name table (base/enum_names.hpp): every name reads back to its value, other text to
+  // nothing, and the lists are those the messages print.
+  void enumNamesRoundTrip() {
+    auto round_trip = [](const auto& names, auto parse) {
+      for (const auto& [value, name] : names)
+        if (parse(name) != value || to_string(value) != name) return false;
+      return !parse("") && !parse("CPU") && !parse("other");
+    };
+    QVERIFY(round_trip(k_backend_names, parse_backend));
+    QVERIFY(round_trip(k_recon_method_names, parse_recon_method));
+    QVERIFY(round_trip(k_sequence_type_names, parse_sequence_type));
+    QVERIFY(round_trip(k_trajectory_names, parse_trajectory));
+    QCOMPARE(enum_name_list(k_backend_names), std::string("auto, cpu, cuda"));
+    QCOMPARE(enum_name_list(k_recon_method_names), std::string("fft, grappa, gridding, cg"));
+    QCOMPARE(enum_name_list(k_sequence_type_names), std::string("spoiled_gre, spin_echo, phase_contrast, bssfp, tof"));
+    QCOMPARE(enum_name_list(k_trajectory_names), std::string("cartesian, radial, golden_radial, spiral, stack_of_spirals"));
+    QCOMPARE(to_string(static_cast<Backend>(7)), std::string_view("?"));
   }
 };
 

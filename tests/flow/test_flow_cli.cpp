@@ -96,7 +96,7 @@ class TestFlowCli : public QObject {
     Scenario s = small_tube();
     s.flow.lbm_collision = collision.toStdString();
     s.flow.lbm_max_steps = 400;
-    s.backend = "cpu";
+    s.backend = Backend::Cpu;
     const QString scenario = write("lbm_" + collision + ".json", scenario_to_json_text(s));
     const Run r = run_mrwb({"flow", "--scenario", scenario, "--solver", "lbm", "--backend", "cpu", "--out",
                             path("lbm_" + collision + ".vti")});

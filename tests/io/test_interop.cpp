@@ -226,7 +226,7 @@ class TestInterop : public QObject {
     if (tool("ismrmrd_generate_cartesian_shepp_logan").isEmpty()) QSKIP("ismrmrd_generate_cartesian_shepp_logan not installed");
     std::unique_ptr<Reconstructor> grappa;
     try {
-      grappa = make_reconstructor("grappa", "cpu");
+      grappa = make_reconstructor(ReconMethod::Grappa, Backend::Cpu);
     } catch (const std::exception& e) {
       QSKIP(e.what());
     }
@@ -237,7 +237,7 @@ class TestInterop : public QObject {
     const Image2D full = reconstruct_fft(read_raw_ismrmrd(spath("g_full.h5")));
     const Image2D zf = reconstruct_fft(acc);
     ReconOptions o;
-    o.method = "grappa";
+    o.method = ReconMethod::Grappa;
     const Image2D g = grappa->reconstruct(acc, o, {}, CancelToken{});
     QCOMPARE(g.nx, full.nx);
     QCOMPARE(g.ny, full.ny);

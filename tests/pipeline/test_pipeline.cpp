@@ -24,9 +24,9 @@ class TestPipeline : public QObject {
     Scenario acc = base();
     acc.sequence.acceleration = 2;
     acc.sequence.acs_lines = 24;
-    acc.recon.method = "grappa";
+    acc.recon.method = ReconMethod::Grappa;
     const PipelineResult g = run_pipeline(acc, {}, {});
-    acc.recon.method = "fft";
+    acc.recon.method = ReconMethod::Fft;
     const PipelineResult zf = run_pipeline(acc, {}, {});
     int acquired = 0;
     for (int l = 0; l < g.raw.ny; ++l) acquired += (g.raw.flags(l) & kLineAcquired) != 0;
@@ -57,7 +57,7 @@ class TestPipeline : public QObject {
     const PipelineResult full = run_pipeline(s, {}, {});
     s.sequence.acceleration = R;
     s.sequence.acs_lines = 24;
-    s.recon.method = "grappa";
+    s.recon.method = ReconMethod::Grappa;
     const PipelineResult g = run_pipeline(s, {}, {});
     const Metrics m = compare_images(g.recon.magnitude(), full.recon.magnitude(), 64, 64);
     qInfo("simulated, %d coils, R = %d, 24 ACS: GRAPPA vs fully sampled PSNR %.2f dB, %.2f %% error; vs truth %.2f dB",
@@ -71,7 +71,7 @@ class TestPipeline : public QObject {
     Scenario s = base();
     s.sequence.acceleration = 3;
     s.sequence.acs_lines = 8;
-    s.recon.method = "grappa";
+    s.recon.method = ReconMethod::Grappa;
     try {
       validate_scenario(s, "S.json");
       QFAIL("no error");
@@ -84,12 +84,12 @@ class TestPipeline : public QObject {
     Scenario s = base();
     s.sequence.acceleration = 4;
     s.sequence.acs_lines = 32;
-    s.recon.method = "grappa";
+    s.recon.method = ReconMethod::Grappa;
     s.recon.grappa_lambda = 1e-3;
     const Scenario b = scenario_from_json_text(scenario_to_json_text(s), "S.json");
     QCOMPARE(b.sequence.acceleration, 4);
     QCOMPARE(b.sequence.acs_lines, 32);
-    QCOMPARE(b.recon.method, std::string("grappa"));
+    QCOMPARE(b.recon.method, ReconMethod::Grappa);
     QCOMPARE(b.recon.grappa_lambda, 1e-3);
   }
 };

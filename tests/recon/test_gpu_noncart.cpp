@@ -138,16 +138,16 @@ class TestGpuNoncart : public QObject {
     p.iterations = 10;
     p.exact = false;
     const std::vector<float> truth = AnalyticPhantom::shepp_logan(3).image(n, 2);
-    for (const char* method : {"gridding", "cg"}) {
+    for (const ReconMethod method : {ReconMethod::Gridding, ReconMethod::Cg}) {
       const ImageVolume cpu = reconstruct_volume_cpu(raw, method, p);
       const ImageVolume cuda = gpu::reconstruct_volume_cuda(raw, method, p, {}, {});
       QCOMPARE(cuda.data.size(), cpu.data.size());
       const std::vector<cdouble> a(cuda.data.begin(), cuda.data.end()), b(cpu.data.begin(), cpu.data.end());
       const double e = rel_l2(a, b);
       const Metrics mc = compare_images(mag(b), truth, n, n * n), mg = compare_images(mag(a), truth, n, n * n);
-      qInfo("3-D volume %s %d^3: CUDA vs CPU relative L2 %.3g; PSNR vs truth CPU %.3f dB, CUDA %.3f dB", method, n, e,
+      qInfo("3-D volume %s %d^3: CUDA vs CPU relative L2 %.3g; PSNR vs truth CPU %.3f dB, CUDA %.3f dB", name_of(method).c_str(), n, e,
             mc.psnr_db, mg.psnr_db);
-      if (std::string(method) == "gridding") {
+      if (method == ReconMethod::Gridding) {
         QVERIFY(e < 1e-4);  // as the 2-D gridding twins (2.5e-6 measured)
       } else {
         // Float CG on the device against the double CG of the CPU: the recurrences drift apart (first H100

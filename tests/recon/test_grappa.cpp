@@ -218,8 +218,8 @@ class TestGrappa : public QObject {
     QVERIFY(throws_input_error([&] { grappa_calibrate(ok, bad); }, "--approach", &msg));
     // Through the registry, as `mrwb recon --method grappa` reaches it.
     ReconOptions opts;
-    opts.method = "grappa";
-    opts.backend = "cpu";
+    opts.method = ReconMethod::Grappa;
+    opts.backend = Backend::Cpu;
     QVERIFY(throws_input_error([&] { reconstruct(no_acs, opts, {}, {}); }, "no calibration lines"));
   }
 

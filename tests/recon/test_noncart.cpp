@@ -50,7 +50,7 @@ struct Quality {
 };
 
 // Reconstruct analytic k-space of the Shepp-Logan phantom sampled on trajectory t, every method.
-Quality accuracy(const Trajectory& t, int n, int iterations) {
+Quality accuracy(const noncart::Trajectory& t, int n, int iterations) {
   const AnalyticPhantom ph = AnalyticPhantom::shepp_logan(2);
   Samples s;
   s.dims = 2;
@@ -192,7 +192,7 @@ class TestNoncart : public QObject {
   // CG on consistent data recovers x when the normal operator is well conditioned; residuals fall.
   void cgSolvesConsistentSystem() {
     const Grid g{2, 12};
-    Trajectory t;
+    noncart::Trajectory t;
     t.k = random_k(600, 2, 6, 11);
     t.readouts = 1;
     t.samples = 600;
@@ -383,17 +383,17 @@ class TestNoncart : public QObject {
     for (std::size_t m = 0; m < t.count(); ++m) raw.traj.insert(raw.traj.end(), {t.k[2 * m], t.k[2 * m + 1], 0.f});
     raw.kspace = ph.kspace(t.k);
     const std::vector<float> truth = ph.image(n, 4);
-    for (const char* method : {"cg", "gridding"}) {
+    for (const ReconMethod method : {ReconMethod::Cg, ReconMethod::Gridding}) {
       ReconOptions o;
       o.method = method;
       o.noncart.iterations = 15;
-      const Image2D img = make_reconstructor(method, "cpu")->reconstruct(raw, o, {}, {});
+      const Image2D img = make_reconstructor(method, Backend::Cpu)->reconstruct(raw, o, {}, {});
       QCOMPARE(img.nx, n);
       auto m = img.magnitude();
       const double a = magnitude_scale(m, truth);
       for (auto& v : m) v *= static_cast<float>(a);
       const Metrics q = compare_images(m, truth, n, n);
-      qInfo("%s/cpu on RawData: %.2f%% / %.2f dB (scale %.3f)", method, q.percent_error, q.psnr_db, a);
+      qInfo("%s/cpu on RawData: %.2f%% / %.2f dB (scale %.3f)", name_of(method).c_str(), q.percent_error, q.psnr_db, a);
       QVERIFY(q.percent_error < 40);
       QVERIFY(std::abs(a - 1) < 0.2);
     }

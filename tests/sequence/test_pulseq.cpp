@@ -118,7 +118,7 @@ class TestPulseq : public QObject {
     p.acs_lines = 8;
     p.partitions = partitions;
     p.slice_thickness_m = partitions > 1 ? 0.04 : 5e-3;
-    const BuiltSequence b = build_blocks(type.toStdString(), p);
+    const BuiltSequence b = build_blocks(parse_sequence_type(type.toStdString()).value(), p);
     const std::string text = pulseq_text(b.seq, minor);
     const BlockSequence r = parse_pulseq(text, "roundtrip.seq");
     QCOMPARE(r.blocks.size(), b.seq.blocks.size());
@@ -307,7 +307,7 @@ class TestPulseq : public QObject {
     CartesianParams p;
     p.matrix = 16;
     p.dummy_scans = 10;
-    const BuiltSequence b = build_blocks(type.toStdString(), p);
+    const BuiltSequence b = build_blocks(parse_sequence_type(type.toStdString()).value(), p);
     CellPhantom ph = uniform_phantom(32, p.fov_m);
     for (std::size_t i = 0; i < ph.size(); ++i) ph.dB_T[i] = static_cast<float>(2e-7 * static_cast<double>(i % 32) / 32);
     ConversionOptions follow{20e-6};

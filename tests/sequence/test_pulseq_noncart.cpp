@@ -30,15 +30,17 @@ using mrwb::test::uniform_disc_scenario;
 
 SequenceSpec noncart_spec(const QString& trajectory, int matrix) {
   SequenceSpec q;
-  q.trajectory = trajectory.toStdString();
+  q.trajectory = parse_trajectory(trajectory.toStdString()).value();
   q.matrix = matrix;
   q.TE_s = 0;  // the minimum
   q.TR_s = 0;
   q.dummy_scans = 2;
-  if (q.trajectory == "radial") q.spokes = 24;
-  if (q.trajectory == "stack_of_spirals") q.interleaves = 4;
+  if (q.trajectory == Trajectory::Radial) q.spokes = 24;
+  if (q.trajectory == Trajectory::StackOfSpirals) q.interleaves = 4;
   return q;
 }
+
+bool is_spiral(const SequenceSpec& q) { return q.trajectory == Trajectory::Spiral || q.trajectory == Trajectory::StackOfSpirals; }
 
 // Largest |G| and |dG/dt| over the corner points of every gradient (edges of arbitrary waveforms included).
 void gradient_extremes(const BlockSequence& s, double& gmax, double& smax) {
@@ -63,7 +65,7 @@ struct ImportedVsDirect {
 };
 ImportedVsDirect simulate_both_ways(const Scenario& s) {
   validate_scenario(s, "scenario");
-  auto engine = make_simulation_engine("cpu");
+  auto engine = make_simulation_engine(Backend::Cpu);
   ImportedVsDirect r;
   r.direct = simulate_noncart(s, *engine, {}, {}).raw;
   const BlockSequence file = parse_pulseq(pulseq_text(scenario_blocks(s.sequence, "scenario").seq), "exported.seq");
@@ -107,7 +109,7 @@ class TestPulseqNoncart : public QObject {
     QCOMPARE(c.adc_count, t.readouts);
     QCOMPARE(static_cast<std::size_t>(c.kx.size()), t.count());
     const double dt = r.sys.grad_raster_s;
-    const bool spiral = trajectory.contains("spiral");
+    const bool spiral = is_spiral(q);
     const double bar = spiral ? dt * dt * b.seq.sys.max_slew_Hz_per_m_per_s * q.fov_m / 4 : 1e-4;
     double dev = 0;
     for (std::size_t i = 0; i < t.count(); ++i) {
@@ -133,10 +135,11 @@ class TestPulseqNoncart : public QObject {
   void writeReadGivesTheSameEvents() {
     QFETCH(QString, trajectory);
     QFETCH(int, minor);
-    const BuiltSequence b = scenario_blocks(noncart_spec(trajectory, 32), "test");
+    const SequenceSpec spec = noncart_spec(trajectory, 32);
+    const BuiltSequence b = scenario_blocks(spec, "test");
     const std::string text = pulseq_text(b.seq, minor);
     const BlockSequence r = parse_pulseq(text, "noncart.seq");
-    QVERIFY(text.find("[GRADIENTS]") != std::string::npos || !trajectory.contains("spiral"));
+    QVERIFY(text.find("[GRADIENTS]") != std::string::npos || !is_spiral(spec));
     QCOMPARE(r.blocks.size(), b.seq.blocks.size());
     QVERIFY(std::abs(r.sys.grad_raster_s - b.seq.sys.grad_raster_s) < 1e-12);
     const double dt = b.seq.sys.grad_raster_s;
@@ -170,7 +173,7 @@ class TestPulseqNoncart : public QObject {
         QVERIFY(std::abs(std::remainder(y.adc->phase_rad - x.adc->phase_rad, 2 * M_PI)) < 1e-6);
       }
     }
-    QCOMPARE(arbitrary > 0, trajectory.contains("spiral"));
+    QCOMPARE(arbitrary > 0, is_spiral(spec));
   }
 
   // The spiral readout within the design's 40 mT/m and 150 T/m/s at every corner, edges included; a lower
@@ -211,11 +214,11 @@ class TestPulseqNoncart : public QObject {
     QFETCH(QString, type);
     QFETCH(QString, trajectory);
     Scenario s;
-    s.sequence.type = type.toStdString();
-    s.sequence.trajectory = trajectory.toStdString();
+    s.sequence.type = parse_sequence_type(type.toStdString()).value();
+    s.sequence.trajectory = parse_trajectory(trajectory.toStdString()).value();
     s.sequence.matrix = 32;
     s.sequence.TR_s = 0.1;
-    if (trajectory != "cartesian") s.recon.method = "gridding";
+    if (s.sequence.trajectory != Trajectory::Cartesian) s.recon.method = ReconMethod::Gridding;
     SequenceSpec q = s.sequence;
     q.TE_s = 0;
     const double te_min = scenario_blocks(q, "test").min_TE_s;
@@ -245,12 +248,12 @@ class TestPulseqNoncart : public QObject {
   // Bar: 1% relative L2 error of the k-space; the gridding images then agree to PSNR >= 40 dB.
   void importedRadialSimulatesLikeTheDirectPath() {
     Scenario s = uniform_disc_scenario(32, 2);
-    s.sequence.trajectory = "radial";
+    s.sequence.trajectory = Trajectory::Radial;
     s.sequence.spokes = 48;
     s.sequence.dummy_scans = 20;
     s.sequence.TE_s = 0.004;
     s.sequence.TR_s = 0.012;
-    s.recon.method = "gridding";
+    s.recon.method = ReconMethod::Gridding;
     const ImportedVsDirect both = simulate_both_ways(s);
     const RawData& a = both.direct;
     const RawData& b = both.imported;
@@ -260,9 +263,9 @@ class TestPulseqNoncart : public QObject {
     QCOMPARE(b.traj.size(), a.traj.size());
     const double kdev = both.max_dk, rel = both.k_rel;
     ReconOptions o;
-    o.method = "gridding";
-    const Image2D ia = make_reconstructor("gridding", "cpu")->reconstruct(a, o, {}, {});
-    const Image2D ib = make_reconstructor("gridding", "cpu")->reconstruct(b, o, {}, {});
+    o.method = ReconMethod::Gridding;
+    const Image2D ia = make_reconstructor(ReconMethod::Gridding, Backend::Cpu)->reconstruct(a, o, {}, {});
+    const Image2D ib = make_reconstructor(ReconMethod::Gridding, Backend::Cpu)->reconstruct(b, o, {}, {});
     const Metrics m = compare_images(mag(ib.data), mag(ia.data), ia.nx, ia.ny);
     const double p = m.psnr_db;
     qInfo("imported radial vs direct: max |dk| %.2g cycles/FOV, k-space rel. L2 error %.3g %%, gridding PSNR %.1f dB, "
@@ -285,11 +288,11 @@ class TestPulseqNoncart : public QObject {
     QFETCH(int, cells_per_voxel);
     Scenario s = uniform_disc_scenario(16, cells_per_voxel);
     s.phantom.slab_thickness_m = 0.032;
-    s.sequence.trajectory = "stack_of_spirals";
+    s.sequence.trajectory = Trajectory::StackOfSpirals;
     s.sequence.fov_m = 0.128;
     s.sequence.interleaves = 4;
     s.sequence.dummy_scans = 2;
-    s.recon.method = "gridding";
+    s.recon.method = ReconMethod::Gridding;
     const ImportedVsDirect both = simulate_both_ways(s);
     const RawData& a = both.direct;
     const RawData& b = both.imported;

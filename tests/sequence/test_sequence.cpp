@@ -79,7 +79,7 @@ double m1_at_echo(const BlockSequence& s, int axis, const Echo& e) {
   return m.m1 - (e.t_echo - e.t_exc) * m.m0;
 }
 // A small uniform disc of one tissue simulated through the scenario pipeline (CPU).
-SimulationResult simulate_disc(const std::string& type, double TR_s, double TE_s, double flip_deg, int dummies) {
+SimulationResult simulate_disc(SequenceType type, double TR_s, double TE_s, double flip_deg, int dummies) {
   Scenario sc = mrwb::test::uniform_disc_scenario(16, 2);
   sc.phantom.background_tissue = "fat";
   sc.sequence.type = type;
@@ -94,7 +94,7 @@ SimulationResult simulate_disc(const std::string& type, double TR_s, double TE_s
 // TOF at the minimum TE/TR, 32², R = 2 with 8 ACS lines, 2 dummy scans.
 SequenceSpec tof_r2_acs8() {
   SequenceSpec q;
-  q.type = "tof";
+  q.type = SequenceType::Tof;
   q.matrix = 32;
   q.TE_s = 0;
   q.TR_s = 0;
@@ -216,7 +216,8 @@ class TestSequence : public QObject {
     p.matrix = 32;
     p.sys.max_slew_Hz_per_m_per_s = slew_T_m_s * gamma_Hz_per_T;
     p.sys.max_grad_Hz_per_m = grad_mT_m * 1e-3 * gamma_Hz_per_T;
-    const BuiltSequence b = build_blocks(type.toStdString(), p);
+    const SequenceType t = parse_sequence_type(type.toStdString()).value();
+    const BuiltSequence b = build_blocks(t, p);
     double max_g = 0, max_s = 0;
     for (const Block& bl : b.seq.blocks)
       for (const auto* g : {&bl.gx, &bl.gy, &bl.gz}) {
@@ -235,7 +236,7 @@ class TestSequence : public QObject {
     if (slew_T_m_s < 100) {
       CartesianParams fast = p;
       fast.sys = SystemLimits{};
-      QVERIFY(build_blocks(type.toStdString(), fast).min_TE_s < b.min_TE_s);
+      QVERIFY(build_blocks(t, fast).min_TE_s < b.min_TE_s);
     }
   }
   void slewBeyondLimitIsRejected() {
@@ -269,7 +270,7 @@ class TestSequence : public QObject {
     QFETCH(QString, expect);
     CartesianParams p;
     p.matrix = 32;
-    std::string type = "spoiled_gre";
+    SequenceType type = SequenceType::SpoiledGre;
     if (what == "te") p.TE_s = 0.5e-3;
     if (what == "tr") p.TR_s = 1e-3;
     if (what == "acs") p.acs_lines = 40;
@@ -278,7 +279,7 @@ class TestSequence : public QObject {
       p.fov_m = 0.02;
     }
     if (what == "venc") {
-      type = "phase_contrast";
+      type = SequenceType::PhaseContrast;
       p.venc_axes = {0, 0};
     }
     try {
@@ -364,7 +365,7 @@ class TestSequence : public QObject {
   // Ideal spoiling (Jurczuk et al. 2016): the steady state is Ernst's, Mxy = PD·sin(a)(1 − E1)/(1 − E1·cos(a))·E2(TE).
   void tofScenarioGivesErnstSignal() {
     const double TR = 0.02, TE = 0.006, flip = 30;
-    const SimulationResult r = simulate_disc("tof", TR, TE, flip, 300);
+    const SimulationResult r = simulate_disc(SequenceType::Tof, TR, TE, flip, 300);
     const TissueProperties& t = tissue_1p5T("fat", "test");
     const double ernst = mrwb::test::ernst_signal(t.PD, flip * M_PI / 180, TR, TE, t.T1_s, t.T2_s);
     const auto [truth, image] = centre_signal(r);
@@ -376,7 +377,7 @@ class TestSequence : public QObject {
   // the object, not shifted by FOV/2 as undemodulated samples would put it.
   void bssfpScenarioGivesSteadyState() {
     const double TR = 0.01, flip = 40;
-    const SimulationResult r = simulate_disc("bssfp", TR, TR / 2, flip, 600);
+    const SimulationResult r = simulate_disc(SequenceType::Bssfp, TR, TR / 2, flip, 600);
     const TissueProperties& t = tissue_1p5T("fat", "test");
     const double a = flip * M_PI / 180, E1 = std::exp(-TR / t.T1_s), E2 = std::exp(-TR / t.T2_s);
     const double ss = t.PD * std::sin(a) * (1 - E1) / (1 - (E1 - E2) * std::cos(a) - E1 * E2) * std::exp(-TR / 2 / t.T2_s);
@@ -428,7 +429,7 @@ class TestSequence : public QObject {
     }
     q.TE_s = b.TE_s;
     q.TR_s = b.TR_s;
-    for (const char* type : {"tof", "spoiled_gre", "spin_echo"}) {
+    for (const SequenceType type : {SequenceType::Tof, SequenceType::SpoiledGre, SequenceType::SpinEcho}) {
       q.type = type;
       const SequenceProgram prog = build_sequence_program(q);
       QCOMPARE(prog.readouts, 24);
@@ -467,11 +468,11 @@ class TestSequence : public QObject {
     s.sequence.acceleration = 2;
     s.sequence.acs_lines = 24;
     s.coils.count = 8;
-    s.recon.method = "grappa";
+    s.recon.method = ReconMethod::Grappa;
     const PipelineResult integrated = run_pipeline(s, {}, {});
     s.sequence.acs_mode = "separate";
     const PipelineResult separate = run_pipeline(s, {}, {});
-    s.recon.method = "fft";
+    s.recon.method = ReconMethod::Fft;
     const PipelineResult zero_filled = run_pipeline(s, {}, {});
     qInfo("GRAPPA vs truth: separate ACS %.2f dB (%.2f %%), integrated %.2f dB; zero-filled %.2f dB",
           separate.metrics.psnr_db, separate.metrics.percent_error, integrated.metrics.psnr_db,

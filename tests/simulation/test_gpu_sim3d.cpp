@@ -179,16 +179,16 @@ class TestGpuSim3d : public QObject {
   // shared gradient turns, mrwb/simulation/internal/pass_operator.hpp) and into 6 pieces (more than the shared turns).
   void separablePassesOfEverySequenceMatchCpu() {
     const CellPhantom ph = tissue_block(64, 48, 4);
-    for (const char* type : {"spin_echo", "bssfp", "tof"}) {
+    for (const SequenceType type : {SequenceType::SpinEcho, SequenceType::Bssfp, SequenceType::Tof}) {
       SequenceSpec seq;
       seq.type = type;
       seq.matrix = 32;
       seq.fov_m = 64 * ph.cell_size_m;
       seq.dummy_scans = 4;
       // The spin echo takes TE and TR as given (the scenario checks them); the block builders' shortest.
-      seq.TE_s = seq.type == "spin_echo" ? 0.012 : 0;
-      seq.TR_s = seq.type == "spin_echo" ? 0.03 : 0;
-      expect_agreement(ph, build_sequence_program(seq), type);
+      seq.TE_s = seq.type == SequenceType::SpinEcho ? 0.012 : 0;
+      seq.TR_s = seq.type == SequenceType::SpinEcho ? 0.03 : 0;
+      expect_agreement(ph, build_sequence_program(seq), name_of(type).c_str());
     }
     for (int pieces : {3, 6}) {
       SequenceProgram prog = ge_with_dkz(32, 64 * ph.cell_size_m, 4 * ph.cell_size_m);

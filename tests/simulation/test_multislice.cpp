@@ -23,7 +23,7 @@ using namespace mrwb;
 namespace {
 
 // 32² in-plane, a muscle disc in a slab of 4 mm cells.
-Scenario base_scenario(const std::string& type) {
+Scenario base_scenario(SequenceType type) {
   Scenario s = mrwb::test::uniform_disc_scenario(32);
   s.name = "multislice-test";
   s.sequence.type = type;
@@ -35,7 +35,7 @@ Scenario base_scenario(const std::string& type) {
 
 // Multi-slice spoiled GRE: 4 slices of 8 mm, 4 mm gap (12 mm apart), 4 loop coils.
 Scenario multislice_scenario() {
-  Scenario s = base_scenario("spoiled_gre");
+  Scenario s = base_scenario(SequenceType::SpoiledGre);
   s.sequence.slices = 4;
   s.sequence.slice_thickness_m = 0.008;
   s.sequence.slice_gap_m = 0.004;
@@ -49,7 +49,7 @@ Scenario multislice_scenario() {
 // 3-D time of flight: one 44 mm slab in 11 partitions of 4 mm (one cell each; an odd count puts partition
 // centres on cell centres: partition i at (i − 5)·4 mm, cell iz at (iz − 5)·4 mm).
 Scenario tof3d_scenario() {
-  Scenario s = base_scenario("tof");
+  Scenario s = base_scenario(SequenceType::Tof);
   s.sequence.partitions = 11;
   s.sequence.slice_thickness_m = 0.044;
   s.sequence.TR_s = 0.02;
@@ -101,7 +101,7 @@ class TestMultislice : public QObject {
   void initTestCase() {
     const Scenario s = multislice_scenario();
     validate_scenario(s, "test");
-    auto engine = make_simulation_engine("cpu");
+    auto engine = make_simulation_engine(Backend::Cpu);
     ms_ = simulate_volume(s, z_varying_phantom(s, 0.625), *engine, {}, {});
     qInfo("multi-slice simulation: %.2f s", ms_.seconds);
   }
@@ -143,7 +143,7 @@ class TestMultislice : public QObject {
             for (int x = 0; x < r.nx; ++x) r.kspace[r.index(c, s, 0, l, x)] = 0;
     }
     ReconOptions fft, grappa;
-    grappa.method = "grappa";
+    grappa.method = ReconMethod::Grappa;
     const ImageVolume g = reconstruct_volume(r, grappa, {}, {});
     const ImageVolume zf = reconstruct_volume(r, fft, {}, {});
     for (int z = 0; z < r.slices; ++z) {
@@ -156,7 +156,7 @@ class TestMultislice : public QObject {
   void tof3dPartitionsResolveZ() {
     const Scenario s = tof3d_scenario();
     validate_scenario(s, "test");
-    auto engine = make_simulation_engine("cpu");
+    auto engine = make_simulation_engine(Backend::Cpu);
     const VolumeSimulationResult r = simulate_volume(s, z_varying_phantom(s, 1.0), *engine, {}, {});
     qInfo("3-D tof simulation: %.2f s", r.seconds);
     QCOMPARE(r.raw.partitions, 11);
@@ -214,7 +214,7 @@ class TestMultislice : public QObject {
     x = m;
     x.phantom.slab_thickness_m = 0;
     QVERIFY(refused(x, "phantom.slab_thickness_m"));
-    x = base_scenario("spoiled_gre");
+    x = base_scenario(SequenceType::SpoiledGre);
     x.phantom.slab_thickness_m = 0.02;
     x.sequence.partitions = 8;
     QVERIFY(refused(x, "sequence.partitions"));

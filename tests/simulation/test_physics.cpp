@@ -94,7 +94,7 @@ class TestPhysics : public QObject {
     std::uniform_real_distribution<float> u(-2e-6f, 2e-6f);
     for (auto& b : ph.dB_T) b = u(rng);
     SequenceSpec seq;
-    seq.type = "spin_echo";
+    seq.type = SequenceType::SpinEcho;
     seq.matrix = 16;
     seq.fov_m = 0.1;
     seq.TR_s = 10.0;
@@ -109,7 +109,7 @@ class TestPhysics : public QObject {
     qInfo("spin echo: echo %.6f, M0·exp(-TE/T2) %.6f (%.4f %%)", echo, expected, 100 * (echo - expected) / expected);
     QVERIFY(std::abs(echo - expected) <= 0.01 * expected);
 
-    seq.type = "spoiled_gre";
+    seq.type = SequenceType::SpoiledGre;
     seq.flip_angle_deg = 90;
     const auto ge = build_sequence_program(seq);
     std::vector<std::complex<float>> ge_samples(ge.readouts * ge.nx);
@@ -158,7 +158,7 @@ class TestPhysics : public QObject {
   void uniformDiscFftPsnr() {
     Scenario s = scenario_preset("uniform_disc");
     QCOMPARE(s.phantom.cells_per_voxel, 1);
-    s.backend = "cpu";
+    s.backend = Backend::Cpu;
     CpuSimulationEngine engine;
     const SimulationResult r = simulate(s, engine, {}, {});
     const Image2D img = reconstruct_fft(r.raw);

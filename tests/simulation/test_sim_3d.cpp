@@ -443,7 +443,7 @@ class TestSim3d : public QObject {
       }
     }
     Scenario radial = s;
-    radial.sequence.trajectory = "radial";
+    radial.sequence.trajectory = Trajectory::Radial;
     QVERIFY_THROWS_EXCEPTION(InputError, validate_scenario(radial, "t.json"));
   }
 

@@ -224,13 +224,13 @@ class TestSimFlowPhysics : public QObject {
     Scenario s = tube_scenario(30, 6e-3, 0.5);
     s.flow.enabled = false;
     s.phantom.cells_per_voxel = 1;
-    s.sequence.type = "phase_contrast";
+    s.sequence.type = SequenceType::PhaseContrast;
     s.sequence.venc_m_per_s = 0.5;
     s.sequence.venc_directions = {"x", "y"};
     s.sequence.TE_s = 0.008;
     s.sequence.TR_s = 0.015;
     s.sequence.dummy_scans = 300;  // the steady state: segments acquired in successive TRs must match
-    s.backend = "cpu";
+    s.backend = Backend::Cpu;
     const PipelineResult r = run_pipeline(s, {}, {});
     QVERIFY(r.velocity.has_value());
     const VelocityMap& m = *r.velocity;
@@ -396,11 +396,11 @@ class TestSimFlowPhysics : public QObject {
     s.sequence.fov_m = 0.032;
     s.sequence.matrix = 16;
     s.phantom.disc_radius_m = 0.016;
-    s.sequence.type = "phase_contrast";
+    s.sequence.type = SequenceType::PhaseContrast;
     s.sequence.venc_m_per_s = 1.0;
     s.sequence.venc_directions = {"x", "y"};
     s.sequence.dummy_scans = 2;
-    s.backend = "cpu";
+    s.backend = Backend::Cpu;
     QTemporaryDir dir;
     const QString d = dir.path() + "/";
     save_scenario(s, (d + "pc.json").toStdString());
@@ -447,7 +447,7 @@ class TestSimFlowPhysics : public QObject {
     QCOMPARE(nii.err.trimmed().count('\n'), 0);
     QVERIFY(nii.err.contains("--velocity-out"));
     Scenario gre = s;
-    gre.sequence.type = "spoiled_gre";
+    gre.sequence.type = SequenceType::SpoiledGre;
     gre.sequence.venc_directions = {"x"};
     save_scenario(gre, (b + "gre.json").toStdString());
     const Run not_pc = run_mrwb({"simulate", "--scenario", b + "gre.json", "--out", b + "k.h5", "--velocity-out", b + "v.h5", "--quiet"});
@@ -458,7 +458,7 @@ class TestSimFlowPhysics : public QObject {
 
   void scenarioPhaseContrastFieldsRoundTripAndValidate() {
     Scenario s = tube_scenario(0, 6e-3, 0.5);
-    s.sequence.type = "phase_contrast";
+    s.sequence.type = SequenceType::PhaseContrast;
     s.sequence.venc_m_per_s = 0.8;
     s.sequence.venc_directions = {"x", "y"};
     const std::string text = scenario_to_json_text(s);

@@ -25,13 +25,13 @@ namespace {
 
 using mrwb::test::mag;
 
-Scenario disc_scenario(const std::string& trajectory, int matrix) {
+Scenario disc_scenario(Trajectory trajectory, int matrix) {
   Scenario s = mrwb::test::uniform_disc_scenario(matrix, 2);
-  s.name = "noncart-" + trajectory;
+  s.name = "noncart-" + name_of(trajectory);
   s.phantom.disc_radius_m = 0.3 * 0.128;
   s.sequence.fov_m = 0.128;
   s.sequence.trajectory = trajectory;
-  s.recon.method = "cg";
+  s.recon.method = ReconMethod::Cg;
   return s;
 }
 
@@ -76,7 +76,7 @@ class TestSimNoncart : public QObject {
   // The k-space position at every Readout sample (sum of the gradient moments since the RF pulse) is the
   // trajectory's point, and each echo sample is played at TE.
   void programPlaysTheTrajectory() {
-    for (const char* traj : {"radial", "golden_radial", "spiral"}) {
+    for (const Trajectory traj : {Trajectory::Radial, Trajectory::GoldenRadial, Trajectory::Spiral}) {
       Scenario sc = disc_scenario(traj, 32);
       sc.sequence.dummy_scans = 2;
       const SequenceProgram p = build_noncart_gre(sc.sequence);
@@ -95,7 +95,7 @@ class TestSimNoncart : public QObject {
           kx += e.dk_x, ky += e.dk_y, t_since_rf += e.dt_s;
         }
       }
-      qInfo("%s: %d readouts x %d samples, program nx %d ny %d; worst k error %.2g cycles/FOV, echo time error %.2g s", traj,
+      qInfo("%s: %d readouts x %d samples, program nx %d ny %d; worst k error %.2g cycles/FOV, echo time error %.2g s", name_of(traj).c_str(),
             t.readouts, t.samples, p.nx, p.ny, worst, worst_te);
       QCOMPARE(sample, t.count());
       QVERIFY(worst < 1e-4);
@@ -104,33 +104,38 @@ class TestSimNoncart : public QObject {
   }
 
   void scenarioFieldsValidateAndRoundTrip() {
-    Scenario s = disc_scenario("spiral", 64);
+    Scenario s = disc_scenario(Trajectory::Spiral, 64);
     s.sequence.interleaves = 24;
     const Scenario back = scenario_from_json_text(scenario_to_json_text(s), "rt.json");
-    QCOMPARE(back.sequence.trajectory, std::string("spiral"));
+    QCOMPARE(back.sequence.trajectory, Trajectory::Spiral);
     QCOMPARE(back.sequence.interleaves, 24);
     QCOMPARE(scenario_to_json_text(back), scenario_to_json_text(s));
+    try {  // an unknown trajectory is refused where the file is read, with the allowed names
+      scenario_from_json_text(R"({"format": "mrwb-scenario", "version": 1, "sequence": {"trajectory": "rosette"}})", "r.json");
+      QFAIL("trajectory rosette accepted");
+    } catch (const InputError& e) {
+      QCOMPARE(std::string(e.what()), std::string("r.json: sequence.trajectory = 'rosette' is not allowed (allowed: cartesian, "
+                                                  "radial, golden_radial, spiral, stack_of_spirals)"));
+    }
     Scenario bad = s;
-    bad.sequence.trajectory = "rosette";
-    expect_input_error(bad, "sequence.trajectory");
-    bad = s, bad.sequence.interleaves = 300;
+    bad.sequence.interleaves = 300;
     expect_input_error(bad, "sequence.interleaves");
-    bad = disc_scenario("radial", 64), bad.sequence.spokes = -1;
+    bad = disc_scenario(Trajectory::Radial, 64), bad.sequence.spokes = -1;
     expect_input_error(bad, "sequence.spokes");
     Scenario under = s;
     under.sequence.interleaves = 4, under.sequence.design_interleaves = 16;
     QCOMPARE(scenario_from_json_text(scenario_to_json_text(under), "u.json").sequence.design_interleaves, 16);
     bad = under, bad.sequence.design_interleaves = 3;  // fewer than the acquired interleaves
     expect_input_error(bad, "sequence.design_interleaves");
-    bad = disc_scenario("radial", 64), bad.sequence.design_interleaves = 16;
+    bad = disc_scenario(Trajectory::Radial, 64), bad.sequence.design_interleaves = 16;
     expect_input_error(bad, "sequence.design_interleaves");
-    bad = s, bad.recon.method = "fft";
+    bad = s, bad.recon.method = ReconMethod::Fft;
     expect_input_error(bad, "recon.method");
     bad = s, bad.sequence.acceleration = 2;
     expect_input_error(bad, "acceleration");
     bad = s, bad.sequence.TR_s = 0.0045;  // the spiral readout after TE does not fit
     expect_input_error(bad, "sequence.TR_s");
-    bad = disc_scenario("cartesian", 64), bad.recon.method = "cg";
+    bad = disc_scenario(Trajectory::Cartesian, 64), bad.recon.method = ReconMethod::Cg;
     expect_input_error(bad, "recon.method");
     // spokes on a Cartesian scenario is an error in the file, not silently dropped.
     try {
@@ -147,7 +152,7 @@ class TestSimNoncart : public QObject {
   // 48^2 keeps the suite to seconds; docs/benchmarks.md has the 64^2 table of the same comparison.
   void reconstructsSimulatedData() {
     const int n = 48;
-    for (const char* traj : {"radial", "spiral"}) {
+    for (const Trajectory traj : {Trajectory::Radial, Trajectory::Spiral}) {
       const Scenario sc = disc_scenario(traj, n);
       CpuSimulationEngine engine;
       const SimulationResult sim = simulate_noncart(sc, engine, {}, {});
@@ -163,7 +168,7 @@ class TestSimNoncart : public QObject {
       const Metrics mdp = compare_images(mag(dp.image), truth, n, n);
       const Metrics msp = compare_images(mag(sp.image), truth, n, n);
       const Metrics mg = compare_images(grid, truth, n, n);
-      qInfo("%s %d^2, %zu samples: CG CPU.DP %.2f %% / %.2f dB, CPU.SP %.2f %% / %.2f dB, gridding %.2f %% / %.2f dB", traj, n,
+      qInfo("%s %d^2, %zu samples: CG CPU.DP %.2f %% / %.2f dB, CPU.SP %.2f %% / %.2f dB, gridding %.2f %% / %.2f dB", name_of(traj).c_str(), n,
             s.count(), mdp.percent_error, mdp.psnr_db, msp.percent_error, msp.psnr_db, mg.percent_error, mg.psnr_db);
       QVERIFY(std::abs(mdp.psnr_db - msp.psnr_db) < 0.1);  // single precision costs under 0.1 dB
       // Scale and geometry right (a half-voxel shift, a flip or a wrong scale give tens of %), and the
@@ -196,7 +201,7 @@ class TestSimNoncart : public QObject {
     double ratio_at_4 = 0, ratio_voronoi_at_4 = 0, ratio_bilinear_at_1 = 0, ratio_bilinear_at_4 = 0, ratio_anatomical_at_4 = 0;
     std::size_t nyquist_samples = 0, previous_samples = 0;
     for (int R = 1; R <= 4; ++R) {
-      Scenario sc = disc_scenario("spiral", n);
+      Scenario sc = disc_scenario(Trajectory::Spiral, n);
       sc.sequence.interleaves = interleaves;
       sc.sequence.design_interleaves = R * interleaves;
       sc.sequence.TR_s = 0.02;  // room for the 4-interleave Nyquist readout
@@ -267,7 +272,7 @@ class TestSimNoncart : public QObject {
   // with Stone et al. 2008's anatomical W (reference: a flip-60 scan's truth) 5.35 %, 2.77x below gridding.
   void stackOfSpiralsVolume() {
     const int n = 16;
-    Scenario sc = disc_scenario("stack_of_spirals", n);
+    Scenario sc = disc_scenario(Trajectory::StackOfSpirals, n);
     sc.sequence.interleaves = 4;
     sc.phantom.slab_thickness_m = 6 * sc.sequence.fov_m / n;  // 6 voxels of 12 cells, centred
     CpuSimulationEngine engine;
@@ -307,7 +312,7 @@ class TestSimNoncart : public QObject {
 
   // The pipeline (GUI, scripts/run) on a radial scenario with recon.method cg.
   void pipelineReconstructsRadialScenario() {
-    Scenario sc = disc_scenario("radial", 32);
+    Scenario sc = disc_scenario(Trajectory::Radial, 32);
     const PipelineResult r = run_pipeline(sc, {}, {});
     qInfo("pipeline radial 32^2 cg: %.2f %% error, PSNR %.2f dB", r.metrics.percent_error, r.metrics.psnr_db);
     QCOMPARE(r.raw.trajectory_type, std::string("radial"));

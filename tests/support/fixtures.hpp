@@ -18,7 +18,7 @@ namespace mrwb::test {
 // The shipped preset `name`, simulated on the CPU.
 inline Scenario cpu_preset(const std::string& name) {
   Scenario s = scenario_preset(name);
-  s.backend = "cpu";
+  s.backend = Backend::Cpu;
   return s;
 }
 
@@ -37,7 +37,7 @@ inline Scenario uniform_disc_scenario(int matrix, int cells_per_voxel = 1) {
   s.phantom.cells_per_voxel = cells_per_voxel;
   s.phantom.disc_radius_m = 0.05;
   s.sequence.matrix = matrix;
-  s.backend = "cpu";
+  s.backend = Backend::Cpu;
   return s;
 }
 

@@ -545,7 +545,7 @@ void TestGui::badFieldDisablesRun() {
   auto* method = qobject_cast<QComboBox*>(w.scenarioPanel()->fieldWidget(QStringLiteral("recon.method")));
   QVERIFY(method);
   method->setCurrentIndex(method->findData(QStringLiteral("grappa")));
-  QCOMPARE(w.scenario().recon.method, std::string("grappa"));
+  QCOMPARE(w.scenario().recon.method, mrwb::ReconMethod::Grappa);
   QVERIFY(!w.runAction()->isEnabled());
   QVERIFY(!w.scenarioPanel()->fieldMessage(QStringLiteral("recon.method")).isEmpty());
   w.undoAction()->trigger();
@@ -557,7 +557,7 @@ void TestGui::teachingMenuLoadsScenario() {
   mrwb::Scenario teaching = cpu_preset("default", 32, 50);
   teaching.name = "flow void";
   teaching.description = "Spin echo: blood that leaves the slice between 90 and 180 degrees gives no echo.";
-  teaching.sequence.type = "spin_echo";
+  teaching.sequence.type = mrwb::SequenceType::SpinEcho;
   teaching.sequence.TE_s = 0.02;
   teaching.sequence.TR_s = 0.05;
   mrwb::save_scenario(teaching, dir.filePath(QStringLiteral("teaching_flow_void.json")).toStdString());

@@ -262,12 +262,12 @@ void TestGuiEdits::runComparesChosenMethods() {
   s.coils.count = 8;
   s.sequence.acceleration = 2;
   s.sequence.acs_lines = 16;
-  s.recon.method = "grappa";
+  s.recon.method = mrwb::ReconMethod::Grappa;
   w.setScenario(s);
   ComparisonView* c = w.comparisonView();
-  QCOMPARE(c->methods(), (std::vector<std::string>{"fft", "grappa"}));
+  QCOMPARE(c->methods(), (std::vector<mrwb::ReconMethod>{mrwb::ReconMethod::Fft, mrwb::ReconMethod::Grappa}));
   QVERIFY(c->compareOnRun());
-  c->setBackend("cpu");
+  c->setBackend(mrwb::Backend::Cpu);
 
   QSignalSpy finished(&w, &MainWindow::runFinished);
   QSignalSpy compared(c, &ComparisonView::comparisonFinished);
@@ -334,14 +334,14 @@ void TestGuiEdits::flowBackendChoice() {
 void TestGuiEdits::trajectoryOfNonCartesianScenario() {
   TrajectoryPlotView view;
   mrwb::Scenario s = cpu_preset("default");
-  s.sequence.trajectory = "spiral";
+  s.sequence.trajectory = mrwb::Trajectory::Spiral;
   s.sequence.interleaves = 16;
   s.sequence.matrix = 64;
   s.sequence.fov_m = 0.128;
   s.sequence.bandwidth_Hz_per_pixel = 500;
   s.sequence.TE_s = 0.003;
   s.sequence.TR_s = 0.03;
-  s.recon.method = "cg";
+  s.recon.method = mrwb::ReconMethod::Cg;
   view.setScenario(s);
   const mrwb::noncart::Trajectory t = mrwb::seq::scenario_trajectory(s);
   QVERIFY(!view.cartesian());

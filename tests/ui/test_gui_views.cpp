@@ -226,7 +226,7 @@ void TestGuiViews::comparisonCgRegularizer() {
   ComparisonView view;
   const mrwb::RawData raw = grappa_test::phantom_raw(1, 32, 32);
   view.setRawData(raw);
-  view.setMethods({"cg"});
+  view.setMethods({mrwb::ReconMethod::Cg});
   auto* box = view.findChild<QComboBox*>(QStringLiteral("cgRegularizer"));
   QVERIFY(box);
   QCOMPARE(box->count(), 3);
@@ -254,8 +254,8 @@ void TestGuiViews::comparisonRunFillsTableAndLinksViews() {
   const mrwb::Image2D truth = mrwb::reconstruct_fft(raw);
   mrwb::undersample_cartesian(raw, 2, 24);
   view.setRawData(raw, truth);
-  view.setMethods({"fft", "grappa"});
-  view.setBackend("cpu");
+  view.setMethods({mrwb::ReconMethod::Fft, mrwb::ReconMethod::Grappa});
+  view.setBackend(mrwb::Backend::Cpu);
   QSignalSpy finished(&view, &ComparisonView::comparisonFinished);
   view.run();
   QVERIFY(view.busy());

@@ -116,7 +116,7 @@ void write_volume(const std::string& path, const ImageVolume& v) {
   write_cfl(path, a);
 }
 
-ImageVolume reconstruct_volume_to_files(const RawData& raw, const std::string& method, const std::string& backend,
+ImageVolume reconstruct_volume_to_files(const RawData& raw, ReconMethod method, Backend backend,
                                         const NoncartParams& p, const std::vector<std::string>& outputs,
                                         const ProgressFn& progress, const CancelToken& cancel) {
   for (const auto& o : outputs) check_volume_path(o);

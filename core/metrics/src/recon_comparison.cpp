@@ -23,7 +23,7 @@ ReconComparison compare_reconstructions(const RawData& raw, const Image2D* truth
     cancel.throw_if_cancelled();
     const ComparisonRequest& req = requests[i];
     ComparisonEntry e;
-    e.label = req.label.empty() ? req.options.method : req.label;
+    e.label = req.label.empty() ? name_of(req.options.method) : req.label;
     e.method = req.options.method;
     ProgressFn sub;
     if (progress) sub = [&](double f, std::string_view stage) { progress((i + std::clamp(f, 0.0, 1.0)) / n, stage); };
@@ -52,17 +52,13 @@ ReconComparison compare_reconstructions(const RawData& raw, const Image2D* truth
   return out;
 }
 
-std::vector<ComparisonRequest> comparison_requests(const std::vector<std::string>& methods,
-                                                   const std::string& backend) {
-  const auto known = reconstructor_methods();
+std::vector<ComparisonRequest> comparison_requests(const std::vector<ReconMethod>& methods, Backend backend) {
   std::vector<ComparisonRequest> out;
-  for (const auto& m : methods) {
-    if (std::find(known.begin(), known.end(), m) == known.end())
-      throw InputError("comparison method " + m + ": unknown (allowed: fft, grappa, gridding, cg)");
+  for (const ReconMethod m : methods) {
     ComparisonRequest r;
     r.options.method = m;
     r.options.backend = backend;
-    r.label = m;
+    r.label = name_of(m);
     std::transform(r.label.begin(), r.label.end(), r.label.begin(), [](unsigned char c) { return std::toupper(c); });
     out.push_back(std::move(r));
   }

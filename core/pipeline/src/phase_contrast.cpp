@@ -15,8 +15,9 @@ namespace mrwb {
 PhaseContrastResult simulate_phase_contrast(const Scenario& sc, SimulationEngine& engine, const ProgressFn& progress,
                                             const CancelToken& cancel) {
   validate_scenario(sc, "scenario");
-  if (sc.sequence.type != "phase_contrast")
-    throw InputError("scenario: sequence.type = '" + sc.sequence.type + "' is not a phase-contrast sequence (allowed: phase_contrast)");
+  if (sc.sequence.type != SequenceType::PhaseContrast)
+    throw InputError("scenario: sequence.type = '" + name_of(sc.sequence.type) +
+                     "' is not a phase-contrast sequence (allowed: phase_contrast)");
   const auto t0 = std::chrono::steady_clock::now();
   const seq::CartesianParams params = seq::cartesian_params(sc.sequence);
   const seq::BuiltSequence built = seq::build_phase_contrast_blocks(params, "scenario: sequence");

@@ -27,7 +27,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
     volume = simulate_volume(scenario, *engine, sim_progress, cancel);
     sim.backend = volume->backend;
     sim.seconds = volume->seconds;
-  } else if (scenario.sequence.type == "phase_contrast") {
+  } else if (scenario.sequence.type == SequenceType::PhaseContrast) {
     // The reference segment is reconstructed and compared like any image; the velocity map rides along.
     PhaseContrastResult pc = simulate_phase_contrast(scenario, *engine, sim_progress, cancel);
     sim.raw = std::move(pc.segments.front());
@@ -36,8 +36,8 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
     sim.seconds = pc.simulate_seconds;
     velocity = std::move(pc.velocity);
   } else {
-    sim = scenario.sequence.trajectory == "cartesian" ? simulate(scenario, *engine, sim_progress, cancel)
-                                                      : simulate_noncart(scenario, *engine, sim_progress, cancel);
+    sim = scenario.sequence.trajectory == Trajectory::Cartesian ? simulate(scenario, *engine, sim_progress, cancel)
+                                                                : simulate_noncart(scenario, *engine, sim_progress, cancel);
   }
 
   PipelineResult r;
@@ -46,7 +46,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   const auto t0 = std::chrono::steady_clock::now();
   ReconOptions options;
   options.method = scenario.recon.method;
-  options.backend = scenario.recon.method == "fft" ? "auto" : scenario.backend;  // FFT is CPU only
+  options.backend = scenario.recon.method == ReconMethod::Fft ? Backend::Auto : scenario.backend;  // FFT is CPU only
   options.grappa.kernel_pe = scenario.recon.grappa_kernel_pe;
   options.grappa.kernel_ro = scenario.recon.grappa_kernel_ro;
   options.grappa.lambda = scenario.recon.grappa_lambda;

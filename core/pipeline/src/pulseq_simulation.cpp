@@ -96,7 +96,7 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
   raw.scenario_name = scenario.name;
   if (raw.traj_dims == 2) {
     ReconOptions o;
-    o.method = "gridding";
+    o.method = ReconMethod::Gridding;
     r.image = noncart::make_gridding_reconstructor_cpu()->reconstruct(raw, o, {}, cancel);
   }
   return r;

@@ -130,15 +130,16 @@ void check_params(const NoncartParams& p) {
 
 }  // namespace
 
-ReconInput recon_input(const RawData& raw, const NoncartParams& p, const std::string& method, int dims) {
+ReconInput recon_input(const RawData& raw, const NoncartParams& p, ReconMethod method, int dims) {
   check_params(p);
   ReconInput in{{}, samples_from_raw(raw)};
+  const std::string name(to_string(method));
   if (in.samples.dims != dims)
-    throw InputError("recon --method " + method + ": a " + std::to_string(in.samples.dims) + "-D trajectory where " +
+    throw InputError("recon --method " + name + ": a " + std::to_string(in.samples.dims) + "-D trajectory where " +
                      (dims == 2 ? "an image needs 2-D (3-D trajectories give volumes: mrwb recon --traj)"
                                 : "a volume needs 3-D (kz not all zero)"));
   in.grid = Grid{dims, p.matrix ? p.matrix : default_matrix(in.samples)};
-  validate_samples(in.grid, in.samples, method);
+  validate_samples(in.grid, in.samples, name);
   return in;
 }
 
@@ -165,14 +166,14 @@ namespace {
 
 Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                      const CancelToken& cancel) {
-  const auto in = recon_input(raw, options.noncart, "cg", 2);
+  const auto in = recon_input(raw, options.noncart, ReconMethod::Cg, 2);
   const CgResult r = reconstruct_cg_cpu(in.grid, in.samples, options.noncart, Precision::Single, {}, progress, cancel);
   return to_image2d(in.grid, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
 }
 
 Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                            const CancelToken& cancel) {
-  const auto in = recon_input(raw, options.noncart, "gridding", 2);
+  const auto in = recon_input(raw, options.noncart, ReconMethod::Gridding, 2);
   const auto& g = in.grid;
   const auto& s = in.samples;
   const GriddingParams gp = gridding_params(options.noncart);

@@ -1,5 +1,5 @@
 // 3-D non-Cartesian reconstructions for `mrwb recon` (volumes; the registry's Reconstructors give 2-D images):
-// the CPU path and the backend choice (gpu/ registers "cuda"). Writing them: io/image_volume_io.hpp.
+// the CPU path and the backend choice (gpu/ registers Cuda). Writing them: io/image_volume_io.hpp.
 #include "mrwb/recon/noncart_volume.hpp"
 
 #include <cmath>
@@ -15,26 +15,26 @@ namespace {
 constexpr const char* k_volume = "volume";
 
 BackendRegistry<VolumeFn>& registry() {
-  static BackendRegistry<VolumeFn> r({{{k_volume, "cpu"}, {[] { return true; }, reconstruct_volume_cpu}}});
+  static BackendRegistry<VolumeFn> r({{{k_volume, Backend::Cpu}, {[] { return true; }, reconstruct_volume_cpu}}});
   return r;
 }
 
-std::string refusal(BackendRefusal why, const std::string& choice, const std::string&) {
-  if (why == BackendRefusal::Unknown) return "--backend " + choice + ": unknown (allowed: auto, cpu, cuda)";
+std::string refusal(BackendRefusal, Backend, Backend) {
   return "--backend cuda: no CUDA device (or a build without CUDA) for 3-D volumes (allowed: auto, cpu)";
 }
 
-void check_volume_method(const std::string& method) {
-  if (method != "cg" && method != "gridding") throw InputError("--method " + method + ": 3-D trajectories allow gridding, cg");
+void check_volume_method(ReconMethod method) {
+  if (method != ReconMethod::Cg && method != ReconMethod::Gridding)
+    throw InputError("--method " + name_of(method) + ": 3-D trajectories allow gridding, cg");
 }
 
 }  // namespace
 
-void register_volume_backend(const std::string& name, VolumeBackend backend) {
-  registry().add(k_volume, name, std::move(backend));
+void register_volume_backend(Backend backend, VolumeBackend volume) {
+  registry().add(k_volume, backend, std::move(volume));
 }
 
-ImageVolume reconstruct_volume_cpu(const RawData& raw, const std::string& method, const NoncartParams& p,
+ImageVolume reconstruct_volume_cpu(const RawData& raw, ReconMethod method, const NoncartParams& p,
                                    const ProgressFn& progress, const CancelToken& cancel) {
   check_volume_method(method);
   const auto in = recon_input(raw, p, method, 3);
@@ -42,7 +42,7 @@ ImageVolume reconstruct_volume_cpu(const RawData& raw, const std::string& method
   const Samples& s = in.samples;
   const GriddingParams gp = gridding_params(p);
   std::vector<cdouble> img;
-  if (method == "cg") {
+  if (method == ReconMethod::Cg) {
     img = reconstruct_cg_cpu(g, s, p, Precision::Single, {}, progress, cancel).image;
   } else {
     const std::vector<float> w = density_compensation(g, s, gp);
@@ -61,7 +61,7 @@ bool has_3d_trajectory(const RawData& raw) {
   return false;
 }
 
-ImageVolume reconstruct_volume(const RawData& raw, const std::string& method, const std::string& backend,
+ImageVolume reconstruct_volume(const RawData& raw, ReconMethod method, Backend backend,
                                const NoncartParams& p, const ProgressFn& progress, const CancelToken& cancel) {
   check_volume_method(method);
   return registry().choose(k_volume, backend, refusal)(raw, method, p, progress, cancel);

@@ -30,18 +30,20 @@ Image2D fft_recon(const RawData& raw, const ReconOptions&, const ProgressFn& pro
   return img;
 }
 
-// Methods of the CLI contract; those with no registered implementation answer "not yet available".
-const std::vector<std::string> k_methods = {"fft", "grappa", "gridding", "cg"};
-
 using ReconRegistry = BackendRegistry<std::function<std::unique_ptr<Reconstructor>()>>;
+
+// Keyed by the method's name; a method with no registered implementation answers "not yet available".
+std::string key(ReconMethod method) { return name_of(method); }
 
 ReconRegistry& registry() {
   // CPU references of core. One line per method.
   static ReconRegistry r({
-      {{"fft", "cpu"}, {[] { return true; }, [] { return make_function_reconstructor("fft/cpu", fft_recon); }}},
-      {{"grappa", "cpu"}, {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }}},
-      {{"gridding", "cpu"}, {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }}},
-      {{"cg", "cpu"}, {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }}},
+      {{key(ReconMethod::Fft), Backend::Cpu},
+       {[] { return true; }, [] { return make_function_reconstructor("fft/cpu", fft_recon); }}},
+      {{key(ReconMethod::Grappa), Backend::Cpu}, {[] { return true; }, [] { return make_grappa_cpu_reconstructor(); }}},
+      {{key(ReconMethod::Gridding), Backend::Cpu},
+       {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }}},
+      {{key(ReconMethod::Cg), Backend::Cpu}, {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }}},
   });
   return r;
 }
@@ -52,25 +54,20 @@ std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, Rec
   return std::make_unique<FunctionReconstructor>(std::move(name), std::move(fn));
 }
 
-void register_reconstructor(const std::string& method, const std::string& backend, ReconBackend b) {
-  registry().add(method, backend, std::move(b));
+void register_reconstructor(ReconMethod method, Backend backend, ReconBackend b) {
+  registry().add(key(method), backend, std::move(b));
 }
 
-std::vector<std::string> reconstructor_methods() { return k_methods; }
-
-std::unique_ptr<Reconstructor> make_reconstructor(const std::string& method, const std::string& backend) {
-  bool known = false;
-  for (const auto& m : k_methods) known |= (m == method);
-  if (!known) throw InputError("--method " + method + ": unknown method (allowed: fft, grappa, gridding, cg)");
-  const auto refusal = [&method](BackendRefusal why, const std::string& choice, const std::string& b) -> std::string {
-    if (why == BackendRefusal::Unknown) return "--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)";
+std::unique_ptr<Reconstructor> make_reconstructor(ReconMethod method, Backend backend) {
+  const std::string name = key(method);
+  const auto refusal = [&name](BackendRefusal why, Backend choice, Backend b) -> std::string {
     if (why == BackendRefusal::Unavailable) return "--backend cuda: no CUDA device available here";
-    if (!registry().find(method, "cpu") && !registry().find(method, "cuda"))
-      throw std::runtime_error("recon --method " + method + ": not yet available in this version");
-    if (b == "cuda") return "--backend cuda: method " + method + " has no CUDA implementation (allowed: cpu)";
-    return "--backend " + choice + ": method " + method + " has no CPU implementation (use cuda)";
+    if (!registry().find(name, Backend::Cpu) && !registry().find(name, Backend::Cuda))
+      throw std::runtime_error("recon --method " + name + ": not yet available in this version");
+    if (b == Backend::Cuda) return "--backend cuda: method " + name + " has no CUDA implementation (allowed: cpu)";
+    return "--backend " + name_of(choice) + ": method " + name + " has no CPU implementation (use cuda)";
   };
-  return registry().choose(method, backend, refusal)();
+  return registry().choose(name, backend, refusal)();
 }
 
 }  // namespace mrwb

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -71,6 +72,14 @@ class ObjectReader {
     const json& v = obj_.at(key);
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0)) fail(field(key), "must be a non-negative integer");
     return v.get<std::uint64_t>();
+  }
+  // A name of `names`; another string fails with the allowed names, as the field's only message.
+  template <class E, std::size_t N>
+  E named(const std::string& key, const EnumNames<E, N>& names, E fallback) {
+    if (!has(key)) return fallback;
+    const std::string v = text(key, {});
+    if (const std::optional<E> e = enum_from_name(names, v)) return *e;
+    fail(field(key), "= '" + v + "' is not allowed (allowed: " + enum_name_list(names) + ")");
   }
   bool boolean(const std::string& key, bool fallback) {
     if (!has(key)) return fallback;
@@ -183,7 +192,7 @@ PhantomSpec read_phantom(const json& j, const std::string& source) {
 SequenceSpec read_sequence(const json& j, const std::string& source) {
   ObjectReader r(j, source, "sequence.");
   SequenceSpec s;
-  s.type = r.text("type", s.type);
+  s.type = r.named("type", k_sequence_type_names, s.type);
   s.TR_s = r.number("TR_s", s.TR_s);
   s.TE_s = r.number("TE_s", s.TE_s);
   s.flip_angle_deg = r.number("flip_angle_deg", s.flip_angle_deg);
@@ -194,14 +203,14 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.acceleration = r.integer("acceleration", s.acceleration);
   s.acs_lines = r.integer("acs_lines", s.acs_lines);
   s.acs_mode = r.text("acs_mode", s.acs_mode);
-  s.trajectory = r.text("trajectory", s.trajectory);
-  if ((r.has("spokes") || r.has("interleaves") || r.has("design_interleaves")) && s.trajectory == "cartesian")
+  s.trajectory = r.named("trajectory", k_trajectory_names, s.trajectory);
+  if ((r.has("spokes") || r.has("interleaves") || r.has("design_interleaves")) && s.trajectory == Trajectory::Cartesian)
     r.fail("sequence.spokes / sequence.interleaves / sequence.design_interleaves", "are only allowed with a non-Cartesian sequence.trajectory");
   s.spokes = r.integer("spokes", s.spokes);
   s.interleaves = r.integer("interleaves", s.interleaves);
   s.design_interleaves = r.integer("design_interleaves", s.design_interleaves);
   if (r.has("venc_m_per_s") || r.has("venc_directions")) {
-    if (s.type != "phase_contrast")
+    if (s.type != SequenceType::PhaseContrast)
       r.fail("sequence.venc_m_per_s / sequence.venc_directions", "are only allowed with sequence.type \"phase_contrast\"");
     s.venc_m_per_s = r.number("venc_m_per_s", s.venc_m_per_s);
     if (r.has("venc_directions")) {
@@ -215,7 +224,7 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
     }
   }
   if (r.has("flow_compensation")) {
-    if (s.type != "tof") r.fail("sequence.flow_compensation", "is only allowed with sequence.type \"tof\"");
+    if (s.type != SequenceType::Tof) r.fail("sequence.flow_compensation", "is only allowed with sequence.type \"tof\"");
     s.flow_compensation = r.boolean("flow_compensation", s.flow_compensation);
   }
   s.slices = r.integer("slices", s.slices);  // multi-slice / 3-D (multislice.hpp), checked in validate_scenario
@@ -260,8 +269,7 @@ void check_one_of(const std::string& source, const std::string& field, const std
 void validate_scenario(const Scenario& s, const std::string& source) {
   const auto& q = s.sequence;
   const auto& p = s.phantom;
-  check_one_of(source, "sequence.type", q.type, {"spoiled_gre", "spin_echo", "phase_contrast", "bssfp", "tof"});
-  if (q.type == "phase_contrast") {
+  if (q.type == SequenceType::PhaseContrast) {
     check_range(source, "sequence.venc_m_per_s", q.venc_m_per_s, 0.01, false, 10, false, "m/s");
     if (q.venc_directions.empty() || q.venc_directions.size() > 3)
       throw InputError(source + ": sequence.venc_directions must hold 1 to 3 directions (allowed: x, y, z)");
@@ -283,30 +291,34 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "sequence.acceleration", q.acceleration, 1, false, 8, false, "");
   check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
   check_one_of(source, "sequence.acs_mode", q.acs_mode, {"integrated", "separate"});
-  if (q.acs_mode == "separate" && (q.acs_lines == 0 || q.type == "phase_contrast" || q.trajectory != "cartesian"))
+  if (q.acs_mode == "separate" &&
+      (q.acs_lines == 0 || q.type == SequenceType::PhaseContrast || q.trajectory != Trajectory::Cartesian))
     throw InputError(source + ": sequence.acs_mode = 'separate' needs sequence.acs_lines > 0 and a Cartesian " +
-                     "spoiled_gre, spin_echo, bssfp or tof (it is " + std::to_string(q.acs_lines) + " lines, '" + q.type +
-                     "', '" + q.trajectory + "')");
-  check_one_of(source, "sequence.trajectory", q.trajectory, {"cartesian", "radial", "golden_radial", "spiral", "stack_of_spirals"});
-  if (q.trajectory != "cartesian") validate_noncart_scenario(s, source);  // scenario_sequence.hpp
-  else check_one_of(source, "recon.method", s.recon.method, {"fft", "grappa"});
+                     "spoiled_gre, spin_echo, bssfp or tof (it is " + std::to_string(q.acs_lines) + " lines, '" +
+                     name_of(q.type) + "', '" + name_of(q.trajectory) + "')");
+  if (q.trajectory != Trajectory::Cartesian) validate_noncart_scenario(s, source);  // scenario_sequence.hpp
+  else check_recon_method(to_string(s.recon.method), q, source);
   // Multi-slice / 3-D (multislice.hpp): ranges, which types, and a phantom slab to excite.
   check_range(source, "sequence.slices", q.slices, 1, false, 64, false, "");
   check_range(source, "sequence.slice_gap_m", q.slice_gap_m, 0, false, 0.1, false, "m");
   check_range(source, "sequence.partitions", q.partitions, 1, false, 256, false, "");
   check_range(source, "sequence.slice_thickness_m", q.slice_thickness_m, 5e-4, false, 0.05, false, "m (the builders' 0.5 .. 50 mm)");
-  if (q.slices > 1 && ((q.type != "spoiled_gre" && q.type != "tof") || q.trajectory != "cartesian" || q.partitions > 1))
-    throw InputError(source + ": sequence.slices = " + std::to_string(q.slices) + " with '" + q.type + "', '" + q.trajectory +
-                     "', " + std::to_string(q.partitions) + " partitions (allowed above 1: cartesian spoiled_gre or tof, partitions 1)");
-  if (q.partitions > 1 && q.type != "tof")
-    throw InputError(source + ": sequence.partitions = " + std::to_string(q.partitions) + " with '" + q.type +
+  if (q.slices > 1 && ((q.type != SequenceType::SpoiledGre && q.type != SequenceType::Tof) ||
+                       q.trajectory != Trajectory::Cartesian || q.partitions > 1))
+    throw InputError(source + ": sequence.slices = " + std::to_string(q.slices) + " with '" + name_of(q.type) + "', '" +
+                     name_of(q.trajectory) + "', " + std::to_string(q.partitions) +
+                     " partitions (allowed above 1: cartesian spoiled_gre or tof, partitions 1)");
+  if (q.partitions > 1 && q.type != SequenceType::Tof)
+    throw InputError(source + ": sequence.partitions = " + std::to_string(q.partitions) + " with '" + name_of(q.type) +
                      "' (allowed above 1: tof)");
   if ((q.slices > 1 || q.partitions > 1) && !(p.slab_thickness_m > 0))
     throw InputError(source + ": sequence.slices / sequence.partitions above 1 need a phantom slab to excite (allowed: "
                      "phantom.slab_thickness_m > 0, covering the slices or the slab)");
-  if (q.type == "bssfp" || q.type == "tof" || q.type == "phase_contrast" || q.slices > 1) {  // block-model types: Cartesian; TE/TR against their minima
-    if (q.trajectory != "cartesian")
-      throw InputError(source + ": sequence.trajectory = '" + q.trajectory + "' with sequence.type '" + q.type + "' (allowed: cartesian)");
+  // Block-model types: Cartesian; TE/TR against their minima.
+  if (q.type == SequenceType::Bssfp || q.type == SequenceType::Tof || q.type == SequenceType::PhaseContrast || q.slices > 1) {
+    if (q.trajectory != Trajectory::Cartesian)
+      throw InputError(source + ": sequence.trajectory = '" + name_of(q.trajectory) + "' with sequence.type '" +
+                       name_of(q.type) + "' (allowed: cartesian)");
     seq::scenario_blocks(q, source + ": sequence");
   }
   check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe, 2, false, 16, false, "");
@@ -315,7 +327,7 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_one_of(source, "recon.grappa_approach", s.recon.grappa_approach, {"improved", "basic"});
   check_range(source, "recon.grappa_eta", s.recon.grappa_eta, 0, false, 4, false, "");
   check_range(source, "recon.grappa_clip", s.recon.grappa_clip, 0, false, 1, true, "");
-  if (s.recon.method == "grappa") {
+  if (s.recon.method == ReconMethod::Grappa) {
     if (q.acceleration < 2)
       throw InputError(source + ": recon.method = grappa needs sequence.acceleration >= 2 (it is " +
                        std::to_string(q.acceleration) + ")");
@@ -331,7 +343,7 @@ void validate_scenario(const Scenario& s, const std::string& source) {
     throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: must exceed half the readout, " +
                      fmt(half_readout_s) + " s (matrix / (2 · bandwidth_Hz_per_pixel · matrix))");
   // Spin echo: the refocusing pulse sits at TE/2, so the readout's first half must fit after it.
-  if (q.type == "spin_echo" && 0.5 * q.TE_s < half_readout_s)
+  if (q.type == SequenceType::SpinEcho && 0.5 * q.TE_s < half_readout_s)
     throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: a spin echo needs TE/2 >= half the readout, " +
                      fmt(half_readout_s) + " s");
   if (q.TE_s + half_readout_s > q.TR_s)
@@ -339,7 +351,8 @@ void validate_scenario(const Scenario& s, const std::string& source) {
                      fmt(q.TE_s + half_readout_s) + " s");
   // The minimum TE / TR with real RF, prephaser and ramps, decided where `mrwb sequence` builds the same
   // scenario (sequence_scenario.hpp), so both accept the same scenarios (block-model types: above).
-  if ((q.type == "spoiled_gre" || q.type == "spin_echo") && q.slices == 1) seq::scenario_timing(q, source + ": sequence");
+  if ((q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho) && q.slices == 1)
+    seq::scenario_timing(q, source + ": sequence");
 
   check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc", "vessel_tree"});
   check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel, 1, false, 16, false, "");
@@ -353,9 +366,9 @@ void validate_scenario(const Scenario& s, const std::string& source) {
     const double cell_m = q.fov_m / (static_cast<double>(q.matrix) * p.cells_per_voxel);
     check_range(source, "phantom.slab_thickness_m", p.slab_thickness_m, cell_m, false, q.fov_m, false,
                 "m (0: a 2-D slice; else from one cell, fov_m / (matrix · cells_per_voxel), to fov_m)");
-    if (q.trajectory != "cartesian" && q.trajectory != "stack_of_spirals")  // 3-D encodes only
+    if (q.trajectory != Trajectory::Cartesian && q.trajectory != Trajectory::StackOfSpirals)  // 3-D encodes only
       throw InputError(source + ": phantom.slab_thickness_m = " + fmt(p.slab_thickness_m) + " with sequence.trajectory '" +
-                       q.trajectory + "' (allowed: 0; slabs are simulated for cartesian and stack_of_spirals)");
+                       name_of(q.trajectory) + "' (allowed: 0; slabs are simulated for cartesian and stack_of_spirals)");
   }
   if (p.preset == "vessel_tree") {
     validate_vessel_tree_spec(p.tree, source + ": phantom.tree");
@@ -388,11 +401,10 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   check_range(source, "coils.noise_std", s.coils.noise_std, 0, false, 1e3, false, "(signal units; 0: no noise)");
   check_range(source, "coils.noise_correlation", s.coils.noise_correlation, 0, false, 0.95, false, "");
   // Noise is added by simulate() (core/simulation/src/simulate.cpp): Cartesian and not phase contrast, so far.
-  if (s.coils.noise_std > 0 && (q.trajectory != "cartesian" || q.type == "phase_contrast"))
-    throw InputError(source + ": coils.noise_std = " + fmt(s.coils.noise_std) + " with sequence.type '" + q.type +
-                     "' and trajectory '" + q.trajectory + "' (allowed: 0; receiver noise is simulated for Cartesian "
+  if (s.coils.noise_std > 0 && (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast))
+    throw InputError(source + ": coils.noise_std = " + fmt(s.coils.noise_std) + " with sequence.type '" + name_of(q.type) +
+                     "' and trajectory '" + name_of(q.trajectory) + "' (allowed: 0; receiver noise is simulated for Cartesian "
                      "spoiled_gre, spin_echo, bssfp, tof)");
-  check_one_of(source, "backend", s.backend, {"auto", "cpu", "cuda"});
 
   // Refuse sizes that cannot fit before anything is built: 4 GiB for the phantom and its state.
   const double bytes = static_cast<double>(phantom_memory_bytes(p, q.matrix, q.fov_m));
@@ -425,7 +437,11 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
   if (r.has("coils")) s.coils = read_coils(r.object("coils"), source);
   if (r.has("recon")) {
     ObjectReader rr(r.object("recon"), source, "recon.");
-    s.recon.method = rr.text("method", s.recon.method);
+    if (rr.has("method")) {  // the allowed methods depend on the trajectory (read above with the sequence)
+      const std::string method = rr.text("method", {});
+      if (const std::optional<ReconMethod> m = parse_recon_method(method)) s.recon.method = *m;
+      else check_recon_method(method, s.sequence, source);  // an unknown name: refused, naming the allowed ones
+    }
     s.recon.grappa_kernel_pe = rr.integer("grappa_kernel_pe", s.recon.grappa_kernel_pe);
     s.recon.grappa_kernel_ro = rr.integer("grappa_kernel_ro", s.recon.grappa_kernel_ro);
     s.recon.grappa_lambda = rr.number("grappa_lambda", s.recon.grappa_lambda);
@@ -434,7 +450,7 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     s.recon.grappa_clip = rr.number("grappa_clip", s.recon.grappa_clip);
     rr.reject_unknown();
   }
-  s.backend = r.text("backend", s.backend);
+  s.backend = r.named("backend", k_backend_names, s.backend);
   r.reject_unknown();
   validate_scenario(s, source);
   return s;
@@ -466,7 +482,7 @@ std::string scenario_to_json_text(const Scenario& s) {
         {"vessel_angle_deg", p.vessel_angle_deg},
         {"vessel_offset_m", p.vessel_offset_m}}},
       {"sequence",
-       {{"type", q.type},
+       {{"type", name_of(q.type)},
         {"TR_s", q.TR_s},
         {"TE_s", q.TE_s},
         {"flip_angle_deg", q.flip_angle_deg},
@@ -478,14 +494,14 @@ std::string scenario_to_json_text(const Scenario& s) {
         {"acs_lines", q.acs_lines}}},
       {"coils", {{"count", s.coils.count}, {"arrangement", s.coils.arrangement}}},
       {"recon",
-       {{"method", s.recon.method},
+       {{"method", name_of(s.recon.method)},
         {"grappa_kernel_pe", s.recon.grappa_kernel_pe},
         {"grappa_kernel_ro", s.recon.grappa_kernel_ro},
         {"grappa_lambda", s.recon.grappa_lambda},
         {"grappa_approach", s.recon.grappa_approach},
         {"grappa_eta", s.recon.grappa_eta},
         {"grappa_clip", s.recon.grappa_clip}}},
-      {"backend", s.backend},
+      {"backend", name_of(s.backend)},
   };
   if (p.slab_thickness_m != 0) j["phantom"]["slab_thickness_m"] = p.slab_thickness_m;  // 2-D files unchanged
   if (p.preset == "vessel_tree") {
@@ -528,17 +544,17 @@ std::string scenario_to_json_text(const Scenario& s) {
                  {"lbm_u_max", f.lbm_u_max},
                  {"lbm_collision", f.lbm_collision}};
   }
-  if (q.trajectory != "cartesian") {
-    j["sequence"]["trajectory"] = q.trajectory;
+  if (q.trajectory != Trajectory::Cartesian) {
+    j["sequence"]["trajectory"] = name_of(q.trajectory);
     j["sequence"]["spokes"] = q.spokes;
     j["sequence"]["interleaves"] = q.interleaves;
     j["sequence"]["design_interleaves"] = q.design_interleaves;
   }
-  if (q.type == "phase_contrast") {
+  if (q.type == SequenceType::PhaseContrast) {
     j["sequence"]["venc_m_per_s"] = q.venc_m_per_s;
     j["sequence"]["venc_directions"] = q.venc_directions;
   }
-  if (q.type == "tof") j["sequence"]["flow_compensation"] = q.flow_compensation;
+  if (q.type == SequenceType::Tof) j["sequence"]["flow_compensation"] = q.flow_compensation;
   // Written when set, so that files without them (the shipped presets) keep their exact text.
   if (q.acs_mode != "integrated") j["sequence"]["acs_mode"] = q.acs_mode;
   const SequenceSpec q0;  // multi-slice / 3-D fields: written when not the default

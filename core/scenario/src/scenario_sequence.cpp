@@ -1,16 +1,26 @@
 #include "mrwb/scenario/scenario_sequence.hpp"
 
+#include <optional>
+
 #include "mrwb/base/errors.hpp"
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb {
 
+void check_recon_method(std::string_view method, const SequenceSpec& q, const std::string& source) {
+  const std::optional<ReconMethod> m = parse_recon_method(method);
+  const bool cartesian = q.trajectory == Trajectory::Cartesian;
+  if (cartesian ? (m == ReconMethod::Fft || m == ReconMethod::Grappa) : (m == ReconMethod::Gridding || m == ReconMethod::Cg))
+    return;
+  const std::string refused = source + ": recon.method = '" + std::string(method) + "' is not allowed";
+  if (cartesian) throw InputError(refused + " (allowed: fft, grappa)");
+  throw InputError(refused + " with sequence.trajectory = '" + name_of(q.trajectory) + "' (allowed: gridding, cg)");
+}
+
 void validate_noncart_scenario(const Scenario& s, const std::string& source) {
   validate_noncart_sequence(s.sequence, source);
-  if (s.recon.method != "gridding" && s.recon.method != "cg")
-    throw InputError(source + ": recon.method = '" + s.recon.method + "' is not allowed with sequence.trajectory = '" +
-                     s.sequence.trajectory + "' (allowed: gridding, cg)");
+  check_recon_method(to_string(s.recon.method), s.sequence, source);
 }
 
 }  // namespace mrwb
@@ -31,7 +41,7 @@ SequenceDiagram sequence_diagram(const Scenario& sc, double t_max_s) {
 }
 
 noncart::Trajectory scenario_trajectory(const Scenario& sc) {
-  if (sc.sequence.trajectory != "cartesian") {  // as simulated; the same checks (TE, readout within TR)
+  if (sc.sequence.trajectory != Trajectory::Cartesian) {  // as simulated; the same checks (TE, readout within TR)
     validate_noncart_scenario(sc, "scenario: sequence");
     return noncart_trajectory(sc.sequence);
   }

@@ -127,17 +127,17 @@ struct FlowCompDesign {
 
 // Gradient-echo family: spoiled GRE (segments = 1), phase contrast (segments = 1 + axes), bSSFP, time of
 // flight (kz partitions, flow compensation).
-BuiltSequence build_gre_family(const CartesianParams& p, const std::string& src, const std::string& kind) {
+BuiltSequence build_gre_family(const CartesianParams& p, const std::string& src, SequenceType kind) {
   validate(p, src);
   const SystemLimits& sys = p.sys;
-  const bool balanced = kind == "bssfp", pc = kind == "pc", tof = kind == "tof";
+  const bool balanced = kind == SequenceType::Bssfp, pc = kind == SequenceType::PhaseContrast, tof = kind == SequenceType::Tof;
   const bool fc = tof && p.flow_compensation;
   if (p.partitions < 1 || p.partitions > 256 || (!tof && p.partitions != 1))
     throw InputError(src + ": partitions = " + std::to_string(p.partitions) +
                      " out of range (allowed: 1 .. 256; above 1 only for time of flight)");
   const int nz = p.partitions;
   // Multi-slice (2-D spoiled GRE, time of flight): slices excited one after another within each TR.
-  if (p.slices < 1 || p.slices > 64 || (p.slices > 1 && !(kind == "gre" || (tof && nz == 1))))
+  if (p.slices < 1 || p.slices > 64 || (p.slices > 1 && !(kind == SequenceType::SpoiledGre || (tof && nz == 1))))
     throw InputError(src + ": slices = " + std::to_string(p.slices) +
                      " out of range (allowed: 1 .. 64; above 1 only for 2-D spoiled_gre and tof)");
   if (!(p.slice_gap_m >= 0 && p.slice_gap_m <= 0.1)) throw InputError(src + ": slice_gap_m out of range (allowed: 0 .. 0.1 m)");
@@ -263,7 +263,7 @@ BuiltSequence build_gre_family(const CartesianParams& p, const std::string& src,
   BuiltSequence out;
   BlockSequence& s = out.seq;
   s.sys = sys;
-  s.name = kind == "gre" ? "spoiled_gre" : kind == "pc" ? "phase_contrast" : kind == "tof" ? "tof" : "bssfp";
+  s.name = name_of(kind);
   s.fov_m[0] = s.fov_m[1] = p.fov_m;
   s.fov_m[2] = p.slice_thickness_m;
   long long rf_count = 0;
@@ -408,16 +408,16 @@ ReadoutPart make_readout_part(double fov_m, int matrix, double bandwidth_Hz_per_
 }
 
 BuiltSequence build_spoiled_gre_blocks(const CartesianParams& p, const std::string& src) {
-  return build_gre_family(p, src, "gre");
+  return build_gre_family(p, src, SequenceType::SpoiledGre);
 }
 BuiltSequence build_tof_blocks(const CartesianParams& p, const std::string& src) {
-  return build_gre_family(p, src, "tof");
+  return build_gre_family(p, src, SequenceType::Tof);
 }
 BuiltSequence build_bssfp_blocks(const CartesianParams& p, const std::string& src) {
-  return build_gre_family(p, src, "bssfp");
+  return build_gre_family(p, src, SequenceType::Bssfp);
 }
 BuiltSequence build_phase_contrast_blocks(const CartesianParams& p, const std::string& src) {
-  return build_gre_family(p, src, "pc");
+  return build_gre_family(p, src, SequenceType::PhaseContrast);
 }
 
 BuiltSequence build_spin_echo_blocks(const CartesianParams& p, const std::string& src) {
@@ -503,13 +503,17 @@ BuiltSequence build_spin_echo_blocks(const CartesianParams& p, const std::string
   return out;
 }
 
-BuiltSequence build_blocks(const std::string& type, const CartesianParams& p, const std::string& src) {
-  if (type == "spoiled_gre") return build_spoiled_gre_blocks(p, src);
-  if (type == "spin_echo") return build_spin_echo_blocks(p, src);
-  if (type == "bssfp") return build_bssfp_blocks(p, src);
-  if (type == "phase_contrast") return build_phase_contrast_blocks(p, src);
-  if (type == "tof") return build_tof_blocks(p, src);
-  throw InputError(src + ": sequence type '" + type + "' has no block builder (allowed: spoiled_gre, spin_echo, bssfp, phase_contrast, tof)");
+BuiltSequence build_blocks(SequenceType type, const CartesianParams& p, const std::string& src) {
+  switch (type) {
+    case SequenceType::SpoiledGre: return build_spoiled_gre_blocks(p, src);
+    case SequenceType::SpinEcho: return build_spin_echo_blocks(p, src);
+    case SequenceType::Bssfp: return build_bssfp_blocks(p, src);
+    case SequenceType::PhaseContrast: return build_phase_contrast_blocks(p, src);
+    case SequenceType::Tof: return build_tof_blocks(p, src);
+  }
+  // Only a value cast from an integer gets here.
+  throw InputError(src + ": sequence type '" + name_of(type) + "' has no block builder (allowed: " +
+                   enum_name_list(k_sequence_type_names) + ")");
 }
 
 }  // namespace mrwb::seq

@@ -18,7 +18,7 @@ constexpr double kWaveDelay_s = 20e-6;        // spiral waveform start in its bl
 constexpr double kBlockPulse_s = 200e-6;      // stack of spirals: non-selective excitation
 constexpr double kSpoilCyclesPerSlice = 4.0;  // z spoiler, as the Cartesian builders
 
-bool is_spiral(const SequenceSpec& q) { return q.trajectory == "spiral" || q.trajectory == "stack_of_spirals"; }
+bool is_spiral(const SequenceSpec& q) { return q.trajectory == Trajectory::Spiral || q.trajectory == Trajectory::StackOfSpirals; }
 
 std::string ms(double t) {
   std::ostringstream o;
@@ -151,7 +151,7 @@ BuiltSequence build_noncart_gre_blocks(const SequenceSpec& q, const SystemLimits
   CartesianParams p = cartesian_params(q);
   p.sys = sys;
   check_builder_params(p, src);
-  const bool spiral = is_spiral(q), three_d = q.trajectory == "stack_of_spirals";
+  const bool spiral = is_spiral(q), three_d = q.trajectory == Trajectory::StackOfSpirals;
   if (spiral && std::abs(noncart_dwell_s(q) - sys.grad_raster_s) > 1e-12)
     throw InputError(src + ": the spiral is designed on a " + ms(noncart_dwell_s(q)) + " gradient raster (allowed: " +
                      "GradientRasterTime = the design's, got " + ms(sys.grad_raster_s) + ")");
@@ -209,7 +209,7 @@ BuiltSequence build_noncart_gre_blocks(const SequenceSpec& q, const SystemLimits
   BuiltSequence out;
   BlockSequence& s = out.seq;
   s.sys = sys;
-  s.name = "spoiled_gre_" + q.trajectory;
+  s.name = "spoiled_gre_" + name_of(q.trajectory);
   s.fov_m[0] = s.fov_m[1] = q.fov_m;
   s.fov_m[2] = three_d ? q.fov_m : p.slice_thickness_m;
   long long rf_count = 0;

@@ -12,8 +12,8 @@ namespace {
 constexpr double kSpiralRaster_s = 4e-6;  // gradient raster = ADC dwell of the spiral readouts
 constexpr int kDefaultInterleaves = 16;
 
-bool is_radial(const SequenceSpec& seq) { return seq.trajectory == "radial" || seq.trajectory == "golden_radial"; }
-bool is_spiral(const SequenceSpec& seq) { return seq.trajectory == "spiral" || seq.trajectory == "stack_of_spirals"; }
+bool is_radial(const SequenceSpec& seq) { return seq.trajectory == Trajectory::Radial || seq.trajectory == Trajectory::GoldenRadial; }
+bool is_spiral(const SequenceSpec& seq) { return seq.trajectory == Trajectory::Spiral || seq.trajectory == Trajectory::StackOfSpirals; }
 
 int spokes_of(const SequenceSpec& seq) {
   return seq.spokes > 0 ? seq.spokes : static_cast<int>(std::ceil(M_PI / 2 * seq.matrix));
@@ -75,14 +75,14 @@ static noncart::Trajectory undersampled_spiral(const SequenceSpec& seq, int inte
 }
 
 noncart::Trajectory noncart_trajectory(const SequenceSpec& seq) {
-  if (is_radial(seq)) return noncart::radial_2d(seq.matrix, spokes_of(seq), seq.matrix, seq.trajectory == "golden_radial");
+  if (is_radial(seq)) return noncart::radial_2d(seq.matrix, spokes_of(seq), seq.matrix, seq.trajectory == Trajectory::GoldenRadial);
   const int interleaves = seq.interleaves > 0 ? seq.interleaves : kDefaultInterleaves;
-  if (seq.trajectory == "spiral" && seq.design_interleaves > interleaves)
+  if (seq.trajectory == Trajectory::Spiral && seq.design_interleaves > interleaves)
     return undersampled_spiral(seq, interleaves, seq.design_interleaves);
-  if (seq.trajectory == "spiral") return noncart::spiral_2d(seq.matrix, interleaves, 1.0, spiral_limits(seq));
-  if (seq.trajectory == "stack_of_spirals")  // cubic FOV: matrix partitions kz = -matrix/2 .. matrix/2 - 1
+  if (seq.trajectory == Trajectory::Spiral) return noncart::spiral_2d(seq.matrix, interleaves, 1.0, spiral_limits(seq));
+  if (seq.trajectory == Trajectory::StackOfSpirals)  // cubic FOV: matrix partitions kz = -matrix/2 .. matrix/2 - 1
     return noncart::stack_of_spirals(seq.matrix, seq.matrix, interleaves, 1.0, spiral_limits(seq));
-  throw InputError("sequence.trajectory = '" + seq.trajectory +
+  throw InputError("sequence.trajectory = '" + name_of(seq.trajectory) +
                    "' is not non-Cartesian (allowed: radial, golden_radial, spiral, stack_of_spirals)");
 }
 
@@ -153,15 +153,16 @@ SequenceProgram build_noncart_gre(const SequenceSpec& seq) {
 
 void validate_noncart_sequence(const SequenceSpec& q, const std::string& source) {
   auto fail = [&](const std::string& what) { throw InputError(source + ": " + what); };
-  if (q.type != "spoiled_gre")
-    fail("sequence.type = '" + q.type + "' with sequence.trajectory = '" + q.trajectory + "' (allowed: spoiled_gre)");
+  if (q.type != SequenceType::SpoiledGre)
+    fail("sequence.type = '" + name_of(q.type) + "' with sequence.trajectory = '" + name_of(q.trajectory) +
+         "' (allowed: spoiled_gre)");
   if (q.acceleration != 1 || q.acs_lines != 0)
     fail("sequence.acceleration / acs_lines are Cartesian (allowed with a non-Cartesian trajectory: 1 / 0)");
   if (q.spokes < 0 || q.spokes > 4096) fail("sequence.spokes = " + std::to_string(q.spokes) + " is out of range: allowed [0, 4096]");
   if (q.interleaves < 0 || q.interleaves > 256)
     fail("sequence.interleaves = " + std::to_string(q.interleaves) + " is out of range: allowed [0, 256]");
-  if (q.design_interleaves != 0 && q.trajectory != "spiral")
-    fail("sequence.design_interleaves = " + std::to_string(q.design_interleaves) + " with sequence.trajectory '" + q.trajectory +
+  if (q.design_interleaves != 0 && q.trajectory != Trajectory::Spiral)
+    fail("sequence.design_interleaves = " + std::to_string(q.design_interleaves) + " with sequence.trajectory '" + name_of(q.trajectory) +
          "' (allowed: 0; undersampled designs are for spiral)");
   const int acquired = q.interleaves > 0 ? q.interleaves : kDefaultInterleaves;
   if (q.design_interleaves != 0 && (q.design_interleaves < acquired || q.design_interleaves > 256))
@@ -185,7 +186,8 @@ void finish_noncart_raw(const SequenceSpec& seq, RawData& raw) {
   raw.ny = t.readouts;
   raw.traj_dims = t.dims;
   raw.traj = t.k;
-  raw.trajectory_type = seq.trajectory == "golden_radial" ? "goldenangle" : is_spiral(seq) ? "spiral" : seq.trajectory;
+  // The ISMRMRD names (RawData::trajectory_type is a file-format field).
+  raw.trajectory_type = seq.trajectory == Trajectory::GoldenRadial ? "goldenangle" : is_spiral(seq) ? "spiral" : name_of(seq.trajectory);
   raw.line_flags.clear();
   raw.dwell_s = noncart_dwell_s(seq);
   const float voxel_size = static_cast<float>(std::pow(1.0 / seq.matrix, t.dims));  // voxel area (2-D) or volume (3-D)

@@ -147,10 +147,11 @@ SequenceProgram build_spin_echo(const SequenceSpec& seq) {
 }
 
 SequenceProgram build_sequence_program(const SequenceSpec& seq) {
-  if (seq.type == "spoiled_gre") return build_spoiled_gre(seq);
-  if (seq.type == "spin_echo") return build_spin_echo(seq);
-  if (seq.type == "bssfp" || seq.type == "tof") return seq::block_sequence_program(seq);
-  throw InputError("sequence.type: '" + seq.type + "' is not available (allowed: spoiled_gre, spin_echo, bssfp, tof)");
+  if (seq.type == SequenceType::SpoiledGre) return build_spoiled_gre(seq);
+  if (seq.type == SequenceType::SpinEcho) return build_spin_echo(seq);
+  if (seq.type == SequenceType::Bssfp || seq.type == SequenceType::Tof) return seq::block_sequence_program(seq);
+  throw InputError("sequence.type: '" + name_of(seq.type) +
+                   "' is not available (allowed: spoiled_gre, spin_echo, bssfp, tof)");
 }
 
 }  // namespace mrwb

@@ -17,7 +17,7 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
   p.matrix = q.matrix;
   p.TE_s = q.TE_s;
   p.TR_s = q.TR_s;
-  p.flip_angle_deg = q.type == "spin_echo" ? 90 : q.flip_angle_deg;
+  p.flip_angle_deg = q.type == SequenceType::SpinEcho ? 90 : q.flip_angle_deg;
   p.bandwidth_Hz_per_pixel = q.bandwidth_Hz_per_pixel;
   p.dummy_scans = q.dummy_scans;
   p.accel_R = q.acceleration;
@@ -35,7 +35,7 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
 }
 
 SystemLimits scenario_system_limits(const SequenceSpec& q) {
-  return q.trajectory == "cartesian" ? SystemLimits{} : noncart_system_limits(q);
+  return q.trajectory == Trajectory::Cartesian ? SystemLimits{} : noncart_system_limits(q);
 }
 
 BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) {
@@ -43,17 +43,17 @@ BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) 
 }
 
 BuiltSequence scenario_timing(const SequenceSpec& q, const std::string& source) {
-  if (q.trajectory != "cartesian" && q.type == "spoiled_gre")
+  if (q.trajectory != Trajectory::Cartesian && q.type == SequenceType::SpoiledGre)
     return build_noncart_gre_blocks(q, scenario_system_limits(q), source, false);
   return scenario_blocks(q, source);
 }
 
 BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source, const SystemLimits& sys) {
   // Radial and spiral: the readouts the simulator plays (noncart_trajectory), as gradients.
-  if (q.trajectory != "cartesian") {
-    if (q.type != "spoiled_gre")
-      throw InputError(source + ": sequence.type = '" + q.type + "' with sequence.trajectory = '" + q.trajectory +
-                       "' (allowed: spoiled_gre)");
+  if (q.trajectory != Trajectory::Cartesian) {
+    if (q.type != SequenceType::SpoiledGre)
+      throw InputError(source + ": sequence.type = '" + name_of(q.type) + "' with sequence.trajectory = '" +
+                       name_of(q.trajectory) + "' (allowed: spoiled_gre)");
     return build_noncart_gre_blocks(q, sys, source);
   }
   CartesianParams p = cartesian_params(q);
@@ -62,9 +62,10 @@ BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source, 
 }
 
 SequenceProgram block_sequence_program(const SequenceSpec& q) {
-  if (q.type != "bssfp" && q.type != "tof")
-    throw InputError("sequence.type: '" + q.type + "' is not simulated through the block model (allowed: bssfp, tof)");
-  const bool tof = q.type == "tof";
+  if (q.type != SequenceType::Bssfp && q.type != SequenceType::Tof)
+    throw InputError("sequence.type: '" + name_of(q.type) +
+                     "' is not simulated through the block model (allowed: bssfp, tof)");
+  const bool tof = q.type == SequenceType::Tof;
   CartesianParams p = cartesian_params(q);
   p.rf_spoiling = !tof;  // tof: ideal spoiling below (a cell grid cannot resolve spoiler gradients)
   const BuiltSequence b = build_blocks(q.type, p, "sequence");

@@ -20,26 +20,26 @@ BackendEntry<SimulationBackend> engine_entry(SimulationBackend b) {
 }
 
 BackendInfo cpu_info() {
-  return BackendInfo{"cpu", std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " CPU threads", true};
+  return BackendInfo{Backend::Cpu, std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " CPU threads", true};
 }
 
 EngineRegistry& registry() {
   static EngineRegistry r(
-      {{{k_engine, "cpu"}, engine_entry({cpu_info, [] { return std::make_unique<CpuSimulationEngine>(); }})}});
+      {{{k_engine, Backend::Cpu}, engine_entry({cpu_info, [] { return std::make_unique<CpuSimulationEngine>(); }})}});
   return r;
 }
 
-std::string refusal(BackendRefusal why, const std::string& choice, const std::string& backend) {
+std::string refusal(BackendRefusal why, Backend choice, Backend backend) {
   if (why == BackendRefusal::Unavailable)
-    return "--backend " + choice + ": not available here (" + registry().find(k_engine, backend)->make.info().device + ")";
-  if (why == BackendRefusal::Missing && backend == "cuda")
-    return "--backend cuda: this build has no CUDA backend (allowed: auto, cpu)";
-  return "--backend " + choice + ": unknown backend (allowed: auto, cpu, cuda)";
+    return "--backend " + name_of(choice) + ": not available here (" +
+           registry().find(k_engine, backend)->make.info().device + ")";
+  if (backend == Backend::Cuda) return "--backend cuda: this build has no CUDA backend (allowed: auto, cpu)";
+  return "--backend " + name_of(choice) + ": this build has no CPU backend";
 }
 
 }  // namespace
 
-void register_simulation_backend(const std::string& name, SimulationBackend backend) {
+void register_simulation_backend(Backend name, SimulationBackend backend) {
   registry().add(k_engine, name, engine_entry(std::move(backend)));
 }
 
@@ -49,7 +49,7 @@ std::vector<BackendInfo> list_backends() {
   return out;
 }
 
-std::unique_ptr<SimulationEngine> make_simulation_engine(const std::string& choice) {
+std::unique_ptr<SimulationEngine> make_simulation_engine(Backend choice) {
   return registry().choose(k_engine, choice, refusal).make();
 }
 

@@ -57,7 +57,7 @@ SimulationResult run_noncart(const Scenario& scenario, SimulationEngine& engine,
   raw = simulated_raw_header(scenario, prog, coils.ncoils);  // line r is readout event r (build_noncart_gre order)
   const int cpv = ph.cells_per_voxel;
   // Voxel units, as simulate(): cell area / voxel area, or cell volume / voxel volume for a 3-D trajectory.
-  const bool three_d = seq.trajectory == "stack_of_spirals";
+  const bool three_d = seq.trajectory == Trajectory::StackOfSpirals;
   const float cell_scale = 1.0f / static_cast<float>(three_d ? cpv * cpv * cpv : cpv * cpv);
   raw.kspace.resize(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) raw.kspace[i] = samples[i] * cell_scale;

@@ -32,7 +32,7 @@ SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, co
   validate_scenario(scenario, "scenario");
   if (is_volume_scenario(scenario))
     throw InputError("scenario: sequence.slices / sequence.partitions above 1 give a volume (simulate_volume, volume_simulation.hpp)");
-  if (scenario.sequence.trajectory != "cartesian") return simulate_noncart(scenario, engine, progress, cancel);
+  if (scenario.sequence.trajectory != Trajectory::Cartesian) return simulate_noncart(scenario, engine, progress, cancel);
   const auto t0 = std::chrono::steady_clock::now();
   const auto& seq = scenario.sequence;
   const CellPhantom ph = build_phantom(scenario);  // with its flow field when the scenario has one

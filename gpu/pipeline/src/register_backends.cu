@@ -8,13 +8,17 @@
 namespace mrwb::gpu {
 
 void register_backends() {
-  register_reconstructor("grappa", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_grappa_cuda_reconstructor(); }});
-  register_reconstructor("gridding", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
-  register_reconstructor("cg", "cuda", ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
-  noncart::register_volume_backend("cuda", noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
+  register_reconstructor(ReconMethod::Grappa, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_grappa_cuda_reconstructor(); }});
+  register_reconstructor(ReconMethod::Gridding, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
+  register_reconstructor(ReconMethod::Cg, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
+  noncart::register_volume_backend(Backend::Cuda,
+                                   noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
   register_simulation_backend(
-      "cuda", SimulationBackend{[] { return BackendInfo{"cuda", device_description(), device_available()}; },
-                                [] { return make_cuda_simulation_engine(); }});
+      Backend::Cuda, SimulationBackend{[] { return BackendInfo{Backend::Cuda, device_description(), device_available()}; },
+                                       [] { return make_cuda_simulation_engine(); }});
 }
 
 }  // namespace mrwb::gpu

@@ -16,14 +16,14 @@ struct DeviceRecon {
 
 // cg (SENSE with estimated sensitivities when several coils) or gridding (the CPU's density weights, coils
 // combined) on the device, for 2-D (dims 2) or 3-D (dims 3) trajectories.
-DeviceRecon recon_on_device(const RawData& raw, const std::string& method, const NoncartParams& p, int dims,
+DeviceRecon recon_on_device(const RawData& raw, ReconMethod method, const NoncartParams& p, int dims,
                             const ProgressFn& progress, const CancelToken& cancel) {
   const auto in = noncart::recon_input(raw, p, method, dims);
   const auto& g = in.grid;
   const auto& s = in.samples;
   const auto gp = noncart::gridding_params(p);
   DeviceRecon r{g, {}};
-  if (method == "cg") {
+  if (method == ReconMethod::Cg) {
     std::vector<noncart::cfloat> sens;
     if (s.coils > 1) sens = noncart::estimate_sensitivities(g, s, gp);
     r.image = cg_on_device(g, s, p, FhdConfig{}, sens, nullptr, progress, cancel);
@@ -39,9 +39,9 @@ DeviceRecon recon_on_device(const RawData& raw, const std::string& method, const
 
 double recon_fov_m(const RawData& raw) { return raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m; }
 
-std::unique_ptr<Reconstructor> make_2d(const std::string& method) {
-  return make_function_reconstructor(method + "/cuda", [method](const RawData& raw, const ReconOptions& o,
-                                                                const ProgressFn& progress, const CancelToken& cancel) {
+std::unique_ptr<Reconstructor> make_2d(ReconMethod method) {
+  return make_function_reconstructor(name_of(method) + "/cuda", [method](const RawData& raw, const ReconOptions& o,
+                                                                         const ProgressFn& progress, const CancelToken& cancel) {
     const DeviceRecon r = recon_on_device(raw, method, o.noncart, 2, progress, cancel);
     return noncart::to_image2d(r.grid, r.image, recon_fov_m(raw));
   });
@@ -49,13 +49,13 @@ std::unique_ptr<Reconstructor> make_2d(const std::string& method) {
 
 }  // namespace
 
-ImageVolume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
+ImageVolume reconstruct_volume_cuda(const RawData& raw, ReconMethod method, const NoncartParams& p,
                                     const ProgressFn& progress, const CancelToken& cancel) {
   const DeviceRecon r = recon_on_device(raw, method, p, 3, progress, cancel);
   return noncart::to_image_volume(r.grid, r.image, recon_fov_m(raw));
 }
 
-std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda() { return make_2d("cg"); }
-std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda() { return make_2d("gridding"); }
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda() { return make_2d(ReconMethod::Cg); }
+std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda() { return make_2d(ReconMethod::Gridding); }
 
 }  // namespace mrwb::gpu

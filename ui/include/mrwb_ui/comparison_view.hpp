@@ -54,9 +54,9 @@ class ComparisonView : public QWidget {
   std::vector<mrwb::ComparisonRequest> requests() const;
   // The data the comparison runs on and the truth (optional) its metrics refer to.
   void setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth = std::nullopt);
-  void setMethods(const std::vector<std::string>& methods);  // subset of fft, grappa, gridding, cg
-  std::vector<std::string> methods() const;
-  void setBackend(const std::string& backend);              // auto | cpu | cuda
+  void setMethods(const std::vector<mrwb::ReconMethod>& methods);
+  std::vector<mrwb::ReconMethod> methods() const;
+  void setBackend(mrwb::Backend backend);
   // Shows results computed elsewhere (e.g. by the pipeline).
   void setComparison(const mrwb::ReconComparison& comparison);
   const mrwb::ReconComparison& comparison() const { return comparison_; }
@@ -119,8 +119,8 @@ class ComparisonView : public QWidget {
   struct Job;
   std::shared_ptr<Job> job_;
 
-  mrwb::ReconSpec reconSpec_;   // the scenario's GRAPPA parameters
-  std::string scenarioMethod_;  // its recon method when the methods were last preselected
+  mrwb::ReconSpec reconSpec_;                        // the scenario's GRAPPA parameters
+  std::optional<mrwb::ReconMethod> scenarioMethod_;  // its recon method when the methods were last preselected
   std::vector<QCheckBox*> methodBoxes_;
   QCheckBox* onRunBox_;
   QSpinBox* cgIterations_;

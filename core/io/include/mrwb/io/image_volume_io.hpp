@@ -31,7 +31,7 @@ void write_volume(const std::string& path, const ImageVolume& v);
 void check_volume_path(const std::string& path);
 // `mrwb recon` of 3-D non-Cartesian data: the outputs checked first, then noncart::reconstruct_volume
 // (recon/noncart_volume.hpp) and write_volume to each output.
-ImageVolume reconstruct_volume_to_files(const RawData& raw, const std::string& method, const std::string& backend,
+ImageVolume reconstruct_volume_to_files(const RawData& raw, ReconMethod method, Backend backend,
                                         const NoncartParams& p, const std::vector<std::string>& outputs,
                                         const ProgressFn& progress = {}, const CancelToken& cancel = {});
 

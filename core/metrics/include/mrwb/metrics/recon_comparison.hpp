@@ -19,7 +19,7 @@ struct ComparisonRequest {
 
 struct ComparisonEntry {
   std::string label;
-  std::string method;
+  ReconMethod method = ReconMethod::Fft;
   std::string backend;          // the reconstructor that ran, e.g. "grappa/cpu"
   Image2D image;
   std::vector<float> magnitude;  // |image|
@@ -45,9 +45,9 @@ ReconComparison compare_reconstructions(const RawData& raw, const Image2D* truth
                                         const std::vector<ComparisonRequest>& requests,
                                         const ProgressFn& progress = {}, const CancelToken& cancel = {});
 
-// The requests for a list of method names (fft, grappa, gridding, cg) with default parameters and
-// `backend`; labels are the upper-case method names. InputError for an unknown method.
-std::vector<ComparisonRequest> comparison_requests(const std::vector<std::string>& methods,
-                                                   const std::string& backend = "auto");
+// The requests for a list of methods with default parameters and `backend`; labels are the upper-case
+// method names.
+std::vector<ComparisonRequest> comparison_requests(const std::vector<ReconMethod>& methods,
+                                                   Backend backend = Backend::Auto);
 
 }  // namespace mrwb

@@ -43,7 +43,7 @@ struct ReconInput {
   Grid grid;
   Samples samples;
 };
-ReconInput recon_input(const RawData& raw, const NoncartParams& p, const std::string& method, int dims);
+ReconInput recon_input(const RawData& raw, const NoncartParams& p, ReconMethod method, int dims);
 
 // Gridding of every coil by `coil_image(c)`, combined: the coil's image for one coil, root sum of squares
 // for several. Progress per coil; cancel between coils.

@@ -17,7 +17,7 @@ Image2D reconstruct_fft(const RawData& raw);
 // Method dispatcher of `mrwb recon` through the reconstructor registry (reconstructor.hpp).
 Image2D reconstruct(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                     const CancelToken& cancel);
-inline Image2D reconstruct(const RawData& raw, const std::string& method, const ProgressFn& progress,
+inline Image2D reconstruct(const RawData& raw, ReconMethod method, const ProgressFn& progress,
                            const CancelToken& cancel) {
   ReconOptions o;
   o.method = method;

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "mrwb/base/backend.hpp"
 #include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/image.hpp"
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
+#include "mrwb/base/recon_method.hpp"
 
 namespace mrwb {
 
@@ -44,8 +46,8 @@ struct NoncartParams {
 };
 
 struct ReconOptions {
-  std::string method = "fft";  // fft | grappa | gridding | cg
-  std::string backend = "auto";
+  ReconMethod method = ReconMethod::Fft;
+  Backend backend = Backend::Auto;
   GrappaParams grappa;
   NoncartParams noncart;
 };
@@ -65,10 +67,9 @@ std::unique_ptr<Reconstructor> make_function_reconstructor(std::string name, Rec
 // (method, backend) in core's one registry (base/backend_registry.hpp): available(), make().
 using ReconBackend = BackendEntry<std::function<std::unique_ptr<Reconstructor>()>>;
 
-void register_reconstructor(const std::string& method, const std::string& backend, ReconBackend b);
-// backend: auto | cpu | cuda. Throws InputError for an unknown method or unavailable backend,
-// std::runtime_error ("not yet available") for a method without any implementation yet.
-std::unique_ptr<Reconstructor> make_reconstructor(const std::string& method, const std::string& backend);
-std::vector<std::string> reconstructor_methods();
+void register_reconstructor(ReconMethod method, Backend backend, ReconBackend b);
+// Throws InputError for a missing or unavailable backend, std::runtime_error ("not yet available") for a
+// method without any implementation yet.
+std::unique_ptr<Reconstructor> make_reconstructor(ReconMethod method, Backend backend);
 
 }  // namespace mrwb

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "mrwb/base/backend.hpp"
+#include "mrwb/base/recon_method.hpp"
 #include "mrwb/flow/flow_spec.hpp"
 #include "mrwb/phantom/coil_spec.hpp"
 #include "mrwb/phantom/phantom_spec.hpp"
@@ -14,7 +16,7 @@ namespace mrwb {
 
 // How the pipeline (GUI, scripts/run) reconstructs the simulated data.
 struct ReconSpec {
-  std::string method = "fft";  // "fft" (zero-filled when undersampled) | "grappa"; non-Cartesian: gridding | cg
+  ReconMethod method = ReconMethod::Fft;  // fft (zero-filled when undersampled) | grappa; non-Cartesian: gridding | cg
   int grappa_kernel_pe = 4;    // GRAPPA improved-approach kernel K_PE × K_RO
   int grappa_kernel_ro = 5;
   double grappa_lambda = 1e-4; // Tikhonov chi
@@ -32,7 +34,7 @@ struct Scenario {
   SequenceSpec sequence;
   CoilSpec coils;
   ReconSpec recon;
-  std::string backend = "auto";  // auto | cpu | cuda
+  Backend backend = Backend::Auto;
 
   // Readout timing derived from the sequence.
   double dwell_s() const { return 1.0 / (sequence.bandwidth_Hz_per_pixel * sequence.matrix); }

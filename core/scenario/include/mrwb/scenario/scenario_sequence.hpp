@@ -2,6 +2,7 @@
 // A scenario's sequence as the GUI shows it (diagram, k-space trajectory), and the checks of a
 // non-Cartesian scenario.
 #include <string>
+#include <string_view>
 
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
@@ -12,6 +13,9 @@ namespace mrwb {
 // validate_noncart_sequence (sequence_noncart_gre.hpp) and recon.method gridding | cg. One-line InputError
 // naming the field.
 void validate_noncart_scenario(const Scenario& s, const std::string& source);
+// recon.method for the sequence's trajectory: fft | grappa (Cartesian), gridding | cg (the others). `method`
+// is the name as written, so the JSON reader refuses an unknown name with the same line. InputError.
+void check_recon_method(std::string_view method, const SequenceSpec& q, const std::string& source);
 
 }  // namespace mrwb
 

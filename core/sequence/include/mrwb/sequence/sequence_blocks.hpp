@@ -224,7 +224,7 @@ BuiltSequence build_phase_contrast_blocks(const CartesianParams& p, const std::s
 // a pair of lobes on x and z before the readout nulls the first gradient moment at TE (velocity phase 0
 // for constant flow) and, in 3-D, gives the kz encoding; the TE delay sits before them.
 BuiltSequence build_tof_blocks(const CartesianParams& p, const std::string& source = "sequence");
-BuiltSequence build_blocks(const std::string& type, const CartesianParams& p, const std::string& source = "sequence");
+BuiltSequence build_blocks(SequenceType type, const CartesianParams& p, const std::string& source = "sequence");
 
 // The builders' common parameter checks (FOV, matrix, flip, bandwidth, slice, RF, dummy scans, R, ACS, TE/TR >= 0).
 void check_builder_params(const CartesianParams& p, const std::string& source);

@@ -1,13 +1,49 @@
 #pragma once
 // What the user asks of the pulse sequence (the scenario's "sequence" section): the builders' input.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "mrwb/base/enum_names.hpp"
 
 namespace mrwb {
 
+// sequence.type. The table's order is that of the scenario's "allowed: ..." message.
+enum class SequenceType { SpoiledGre, SpinEcho, Bssfp, PhaseContrast, Tof };
+
+inline constexpr EnumNames<SequenceType, 5> k_sequence_type_names{{
+    {SequenceType::SpoiledGre, "spoiled_gre"},
+    {SequenceType::SpinEcho, "spin_echo"},
+    {SequenceType::PhaseContrast, "phase_contrast"},
+    {SequenceType::Bssfp, "bssfp"},
+    {SequenceType::Tof, "tof"},
+}};
+
+constexpr std::string_view to_string(SequenceType t) { return enum_name(k_sequence_type_names, t); }
+constexpr std::optional<SequenceType> parse_sequence_type(std::string_view name) {
+  return enum_from_name(k_sequence_type_names, name);
+}
+
+// sequence.trajectory (the k-space path; RawData::trajectory_type spells it as the file formats do).
+enum class Trajectory { Cartesian, Radial, GoldenRadial, Spiral, StackOfSpirals };
+
+inline constexpr EnumNames<Trajectory, 5> k_trajectory_names{{
+    {Trajectory::Cartesian, "cartesian"},
+    {Trajectory::Radial, "radial"},
+    {Trajectory::GoldenRadial, "golden_radial"},
+    {Trajectory::Spiral, "spiral"},
+    {Trajectory::StackOfSpirals, "stack_of_spirals"},
+}};
+
+constexpr std::string_view to_string(Trajectory t) { return enum_name(k_trajectory_names, t); }
+constexpr std::optional<Trajectory> parse_trajectory(std::string_view name) {
+  return enum_from_name(k_trajectory_names, name);
+}
+
 struct SequenceSpec {
-  std::string type = "spoiled_gre";  // "spoiled_gre" (ideal spoiling) | "spin_echo" (90°-180°), Cartesian
-                                     // | "bssfp" (TE = TR/2) | "tof" (simulated through the block model)
+  SequenceType type = SequenceType::SpoiledGre;  // spoiled_gre (ideal spoiling) | spin_echo (90°-180°), Cartesian
+                                                 // | bssfp (TE = TR/2) | tof (simulated through the block model)
   double TR_s = 0.01;
   double TE_s = 0.004;
   double flip_angle_deg = 20;
@@ -21,7 +57,7 @@ struct SequenceSpec {
                                         // fully sampled calibration block before the imaging scan
   // spoiled_gre k-space trajectory (sequence_noncart_gre.hpp): cartesian | radial | golden_radial | spiral |
   // stack_of_spirals (3-D: the spiral at `matrix` partitions kz, for a phantom.slab_thickness_m slab)
-  std::string trajectory = "cartesian";
+  Trajectory trajectory = Trajectory::Cartesian;
   int spokes = 0;       // radial: spokes of `matrix` samples; 0 = ceil(pi/2 · matrix) (Nyquist)
   int interleaves = 0;  // spiral: Archimedean interleaves; 0 = 16
   int design_interleaves = 0;  // spiral: interleaves the readout is designed for at Nyquist (0 = interleaves);

@@ -85,8 +85,8 @@ DeviceFacts device_facts();
 
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda();
 // 3-D volume of `mrwb recon` on the device (core's reconstruct_volume_cpu twin): cg_on_device, or gridding
-// with Pipe-Menon weights and root-sum-of-squares over coils. Registered as the "cuda" volume backend.
-ImageVolume reconstruct_volume_cuda(const RawData& raw, const std::string& method, const NoncartParams& p,
+// with Pipe-Menon weights and root-sum-of-squares over coils. Registered as the Cuda volume backend.
+ImageVolume reconstruct_volume_cuda(const RawData& raw, ReconMethod method, const NoncartParams& p,
                                     const ProgressFn& progress, const CancelToken& cancel);
 std::unique_ptr<Reconstructor> make_gridding_reconstructor_cuda();
 
