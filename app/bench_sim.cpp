@@ -20,6 +20,9 @@
 #include "mrwb/simulation/internal/separable_readout_signal.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
+#ifdef MRWB_HAVE_CUDA
+#include "mrwb_gpu/base/device.hpp"
+#endif
 
 namespace mrwb::cli {
 namespace {
@@ -133,7 +136,25 @@ double cuda_kernel_bytes(const CellPhantom& ph, const Traffic& t) {
          t.separable_passes * (t.closed_form_cells * (entry + 24) + (n - t.closed_form_cells) * (entry + 12));
 }
 
-constexpr double k_roofline_GB_per_s = 3352;  // H100 SXM HBM3, nominal
+// The roof: peak memory bandwidth of the card in use, read from the device (0: no device, no roof).
+double roofline_GB_per_s() {
+#ifdef MRWB_HAVE_CUDA
+  static const double roof = gpu::device_memory_bandwidth_GB_per_s();
+  return roof;
+#else
+  return 0;
+#endif
+}
+// "  42.0%" of the roof, "      -" without one.
+std::string roof_text(double gbs) {
+  char buf[16];
+  if (roofline_GB_per_s() > 0)
+    std::snprintf(buf, sizeof buf, "%6.1f%%", 100 * gbs / roofline_GB_per_s());
+  else
+    std::snprintf(buf, sizeof buf, "%7s", "-");
+  return buf;
+}
+double roof_fraction(double gbs) { return roofline_GB_per_s() > 0 ? gbs / roofline_GB_per_s() : 0; }
 
 // Times one moving case on every engine; the CPU's time is estimated from `cpu_probe` (a sub-volume and
 // a shorter program of the same objects) when given: cell-steps/s measured there, applied to the case.
@@ -160,18 +181,18 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
       const double probe_steps = static_cast<double>(time_step_count(run.ph, run.prog)) * static_cast<double>(run.ph.size());
       sec *= cell_steps / probe_steps;
     }
-    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %6.1f%%%s\n", c.name.c_str(), name_of(b).c_str(), sec, cell_steps / sec,
-                gbs, 100 * gbs / k_roofline_GB_per_s, estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
+    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %s%s\n", c.name.c_str(), name_of(b).c_str(), sec, cell_steps / sec,
+                gbs, roof_text(gbs).c_str(), estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
     nlohmann::json row = {{"case", c.name}, {"engine", name_of(b)}, {"seconds", sec}, {"estimated", estimate},
                           {"cell_steps", cell_steps}, {"cell_steps_per_s", cell_steps / sec},
                           {"time_stepped_cells", t.stepped_cells}, {"closed_form_cells", t.closed_form_cells},
-                          {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", gbs / k_roofline_GB_per_s}};
+                          {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", roof_fraction(gbs)}};
     if (b == Backend::Cuda && t.separable_passes > 0) {
       const double kernel_gbs = cuda_kernel_bytes(run.ph, t) / sec * 1e-9;
-      std::printf("%-44s %-6s %10s %14s %10.1f %6.1f%%\n", "  at the bytes its kernels move", name_of(b).c_str(), "-", "-",
-                  kernel_gbs, 100 * kernel_gbs / k_roofline_GB_per_s);
+      std::printf("%-44s %-6s %10s %14s %10.1f %s\n", "  at the bytes its kernels move", name_of(b).c_str(), "-", "-",
+                  kernel_gbs, roof_text(kernel_gbs).c_str());
       row["kernel_GB_per_s"] = kernel_gbs;
-      row["kernel_roofline_fraction"] = kernel_gbs / k_roofline_GB_per_s;
+      row["kernel_roofline_fraction"] = roof_fraction(kernel_gbs);
     }
     report["cases"].push_back(row);
   }
@@ -192,6 +213,9 @@ std::vector<Backend> engines(const BenchOptions& options) {
 
 int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   report["cases"] = nlohmann::json::array();
+  if (roofline_GB_per_s() > 0)
+    std::printf("roof: %% of the card's peak memory bandwidth, %.0f GB/s (read from the device)\n", roofline_GB_per_s());
+  report["roofline_GB_per_s"] = roofline_GB_per_s();
   std::printf("%-44s %-6s %10s %14s %10s %7s\n", "case", "engine", "seconds", "cell-steps/s", "GB/s", "roof");
 
   // The CUDA context and first allocations, outside every timed case (when --case skips the static one).
@@ -275,7 +299,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
     probe.name = name;
     run_moving(slab, options, report, &probe);
     std::snprintf(name, sizeof name, "  its closed-form part alone (flow stopped)");
-    if (options.backend != Backend::Cpu) bench_closed_form_only(slab.ph, slab.prog, name, k_roofline_GB_per_s, report);
+    if (options.backend != Backend::Cpu) bench_closed_form_only(slab.ph, slab.prog, name, roofline_GB_per_s(), report);
   }
   // Cancel latency: cancel() 300 ms into a long run of the tube, time until the engine returns.
   if (!options.wants("cancel latency (tube, 300 ms in)")) return 0;

@@ -24,4 +24,14 @@ std::string device_description() {
   return buf;
 }
 
+double device_memory_bandwidth_GB_per_s() {
+  if (!device_available()) return 0;
+  // Attributes, not cudaDeviceProp fields: CUDA 13 dropped cudaDeviceProp::memoryClockRate.
+  int clock_kHz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_kHz, cudaDevAttrMemoryClockRate, 0) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) != cudaSuccess)
+    return 0;
+  return 2.0 * clock_kHz * 1e3 * (bus_bits / 8.0) * 1e-9;
+}
+
 }  // namespace mrwb::gpu
