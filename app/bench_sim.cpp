@@ -14,6 +14,7 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/cancel_latency.hpp"
 #include "mrwb/simulation/courant.hpp"
@@ -257,7 +258,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   MovingCase tube{"", straight_tube(tube_nx, tube_ny, 1e-4, 0.8, 1e-4), {}, true};
   {
     SequenceSpec seq = bench_ge(lines, tube_nx * 1e-4);
-    tube.prog = build_spoiled_gre(seq);
+    tube.prog = build_sequence_program(seq);
     char name[96];
     std::snprintf(name, sizeof name, "tube %dx%d flow, GE %d PE", tube_nx, tube_ny, lines);
     tube.name = name;
@@ -291,7 +292,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   std::snprintf(slab_name, sizeof slab_name, "liver slab %dx%dx%d flow, GE %d PE", sx, sx, sz, pe);
   if (options.wants(slab_name)) {
     const double cell_m = 2e-4;
-    MovingCase slab{slab_name, liver_slab(sx, sx, sz, cell_m), build_spoiled_gre(bench_ge(pe, sx * cell_m)), false};
+    MovingCase slab{slab_name, liver_slab(sx, sx, sz, cell_m), build_sequence_program(bench_ge(pe, sx * cell_m)), false};
     char name[96];
     const int px = sx / 4;
     MovingCase probe{"", crop_phantom(slab.ph, (sx - px) / 2, (sx - px) / 2, 0, px, px, sz), first_readouts(slab.prog, 2), true};
@@ -305,7 +306,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   if (!options.wants("cancel latency (tube, 300 ms in)")) return 0;
   SequenceSpec long_seq = bench_ge(lines, tube_nx * 1e-4);
   long_seq.dummy_scans = options.quick ? 200 : 2000;
-  const SequenceProgram long_prog = build_spoiled_gre(long_seq);
+  const SequenceProgram long_prog = build_sequence_program(long_seq);
   for (const auto& b : engines(options)) {
     auto engine = make_simulation_engine(b);
     const double ms = cancel_latency_s(*engine, tube.ph, long_prog, 0.3) * 1e3;  // < 0: ended first

@@ -9,6 +9,7 @@
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 
@@ -62,7 +63,7 @@ class TestUnit : public QObject {
     SequenceSpec s;
     s.matrix = 32;
     s.dummy_scans = 3;
-    const SequenceProgram p = build_spoiled_gre(s);
+    const SequenceProgram p = build_sequence_program(s);
     QCOMPARE(p.readouts, 32);
     // Per TR: RF + prephase + readout + rest adds up to TR exactly.
     double t = 0;

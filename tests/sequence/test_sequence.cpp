@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "fixtures.hpp"
@@ -147,6 +148,51 @@ class TestSequence : public QObject {
     QVERIFY(std::abs(c.ky[centre]) < 1e-6 * p.fov_m);
     QVERIFY2(std::abs(c.TE_s - b.TE_s) <= 10e-6, qPrintable(QString("%1 vs %2").arg(c.TE_s).arg(b.TE_s)));
   }
+  // The program the simulator plays for spoiled GE and spin echo is converted from the same blocks the
+  // diagram and the Pulseq file show: at every ADC sample its k (the events' moments summed from the last
+  // excitation, negated at the 180°) equals the time integral of the block waveforms.
+  void programKMatchesBlockWaveforms_data() {
+    QTest::addColumn<int>("type");
+    QTest::newRow("spoiled_gre") << static_cast<int>(SequenceType::SpoiledGre);
+    QTest::newRow("spin_echo") << static_cast<int>(SequenceType::SpinEcho);
+  }
+  void programKMatchesBlockWaveforms() {
+    QFETCH(int, type);
+    SequenceSpec q;
+    q.type = static_cast<SequenceType>(type);
+    q.matrix = 32;
+    q.fov_m = 0.2;
+    q.dummy_scans = 3;
+    q.TE_s = q.type == SequenceType::SpinEcho ? 0.02 : 0.005;
+    q.TR_s = 0.05;
+    const ProgramConversion waveforms = to_sequence_program(scenario_blocks(q).seq);  // RF on its raster
+    const SequenceProgram prog = build_sequence_program(q);
+    double k[3] = {0, 0, 0}, kmax = 0;
+    std::vector<std::array<double, 3>> played;
+    for (const SeqEvent& e : prog.events) {
+      if (e.kind == EventKind::Rf) {
+        if (e.flip_rad < 100 * M_PI / 180) k[0] = k[1] = k[2] = 0;  // excitation
+        else for (double& v : k) v = -v;                             // refocusing
+      } else if (e.kind == EventKind::Free) {
+        k[0] += e.dk_x, k[1] += e.dk_y, k[2] += e.dk_z;
+      } else if (e.kind == EventKind::Readout) {
+        for (int j = 0; j < e.n_samples; ++j) played.push_back({k[0] + j * e.dk_x, k[1] + j * e.dk_y, k[2] + j * e.dk_z});
+        k[0] += e.n_samples * e.dk_x, k[1] += e.n_samples * e.dk_y, k[2] += e.n_samples * e.dk_z;
+      }
+    }
+    QCOMPARE(played.size(), waveforms.kx.size());
+    for (double v : waveforms.kx) kmax = std::max(kmax, std::abs(v));
+    double worst = 0;
+    for (std::size_t i = 0; i < played.size(); ++i)
+      worst = std::max({worst, std::abs(played[i][0] - waveforms.kx[i]), std::abs(played[i][1] - waveforms.ky[i]),
+                        std::abs(played[i][2] - waveforms.kz[i])});
+    qInfo("%s: %zu samples, largest |k difference| %.2e of max |k| %.1f cycles/m", QTest::currentDataTag(), played.size(),
+          worst, kmax);
+    QVERIFY(kmax > 0);
+    QVERIFY(worst <= 1e-9 * kmax);
+    QCOMPARE(prog.readouts, q.matrix);
+  }
+
   void phaseContrastVencPhase_data() {
     QTest::addColumn<double>("venc");
     QTest::addColumn<int>("axes");
@@ -413,7 +459,7 @@ class TestSequence : public QObject {
   }
   // acs_mode "separate": the ACS lines come first as their own block labelled REF only (calibration, not
   // imaging), then the R lattice labelled IMA only; the labels survive Pulseq, and the simulator's
-  // programs (ideal GRE and block-model TOF) play the same order and flag the lines as with integrated ACS.
+  // programs (converted from each type's blocks) play the same order and flag the lines as with integrated ACS.
   void separateAcsIsAPreScan() {
     SequenceSpec q = tof_r2_acs8();
     q.acs_mode = "separate";
@@ -431,6 +477,7 @@ class TestSequence : public QObject {
     q.TR_s = b.TR_s;
     for (const SequenceType type : {SequenceType::Tof, SequenceType::SpoiledGre, SequenceType::SpinEcho}) {
       q.type = type;
+      if (type == SequenceType::SpinEcho) q.TE_s = q.TR_s = 0;  // its own shortest: room for the 180°
       const SequenceProgram prog = build_sequence_program(q);
       QCOMPARE(prog.readouts, 24);
       std::vector<int> order;

@@ -11,6 +11,7 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/cancel_latency.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
@@ -132,7 +133,7 @@ class TestGpu : public QObject {
     seq.matrix = 64;
     seq.fov_m = nx * ph.cell_size_m;
     seq.dummy_scans = 20;
-    const SequenceProgram ge = build_spoiled_gre(seq);
+    const SequenceProgram ge = build_sequence_program(seq);
     SequenceProgram prog = ge;
     prog.events.clear();
     for (const SeqEvent& e : ge.events) {
@@ -160,11 +161,11 @@ class TestGpu : public QObject {
     seq.matrix = 8;
     seq.fov_m = nx * ph.cell_size_m;
     seq.dummy_scans = 0;
-    expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs");
+    expect_agreement(ph, build_sequence_program(seq), "large all-fluid tube, 8 TRs");
     // A smooth ΔB map gives every fluid cell its own tissue: beyond the kernel's tissue table (65,536
     // entries), so the per-cell tissue path runs.
     for (std::size_t i = 0; i < ph.size(); ++i) ph.dB_T[i] = static_cast<float>(1e-7 * static_cast<double>(i) / ph.size());
-    expect_agreement(ph, build_spoiled_gre(seq), "large all-fluid tube, 8 TRs, 304,000 distinct dB (per-cell tissue)");
+    expect_agreement(ph, build_sequence_program(seq), "large all-fluid tube, 8 TRs, 304,000 distinct dB (per-cell tissue)");
   }
 
   // A smooth ΔB map over every cell (102,400 distinct tissues, beyond the 16-bit tissue table of the
@@ -178,7 +179,7 @@ class TestGpu : public QObject {
     seq.matrix = 64;
     seq.fov_m = nx * ph.cell_size_m;
     seq.dummy_scans = 10;
-    const SequenceProgram ge = build_spoiled_gre(seq);
+    const SequenceProgram ge = build_sequence_program(seq);
     expect_agreement(ph, ge, "still, 102,400 distinct closed-form tissues");
     ph.flow_dt_s = 1e-3;
     for (int y = 140; y < 180; ++y)
@@ -233,9 +234,9 @@ class TestGpu : public QObject {
     auto program = [](const CellPhantom& ph) {
       SequenceSpec seq;
       seq.matrix = 16;
-      seq.fov_m = ph.nx * ph.cell_size_m;
+      seq.fov_m = std::max(0.01, ph.nx * ph.cell_size_m);  // the builders' smallest FOV for the small sink
       seq.dummy_scans = 4;
-      return build_spoiled_gre(seq);
+      return build_sequence_program(seq);
     };
     expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step stencil kernel)");
     expect_agreement(slab, program(slab), "3-D slab vessel (per-step stencil kernel)");
@@ -268,9 +269,15 @@ class TestGpu : public QObject {
       QCOMPARE(fractions.back(), 1.0);
 
       // Cancel 200 ms into a run of many seconds (dummy scans: no progress reports to wait for).
+      // The builders allow 10,000 dummy TRs: that program played 2 (moving) or 20 (static) times over.
       SequenceSpec long_seq = s.sequence;
-      long_seq.dummy_scans = moving ? 20000 : 200000;
-      const auto long_prog = build_sequence_program(long_seq);
+      long_seq.dummy_scans = 10000;
+      const SequenceProgram once = build_sequence_program(long_seq);
+      SequenceProgram long_prog = once;
+      for (int r = 1; r < (moving ? 2 : 20); ++r) {
+        long_prog.events.insert(long_prog.events.end(), once.events.begin(), once.events.end());
+        long_prog.readouts += once.readouts;
+      }
       const double latency = cancel_latency_s(*cuda, ph, long_prog, 0.2);
       qInfo("%s CUDA path: cancel honoured after %.1f ms", moving ? "time-stepped" : "static", latency * 1e3);
       QVERIFY(latency >= 0);  // it was still running, and threw Cancelled

@@ -10,6 +10,7 @@
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb_gpu/base/device.hpp"
@@ -78,7 +79,7 @@ SequenceProgram ge_with_dkz(int matrix, double fov_m, double fov_z_m) {
   seq.fov_m = fov_m;
   seq.dummy_scans = 8;
   seq.flip_angle_deg = 30;
-  SequenceProgram prog = build_spoiled_gre(seq);
+  SequenceProgram prog = build_sequence_program(seq);
   int line = 0;
   for (std::size_t k = 0; k + 1 < prog.events.size(); ++k)
     if (prog.events[k].kind == EventKind::Free && prog.events[k + 1].kind == EventKind::Readout)

@@ -34,7 +34,7 @@ class TestMovingSteps : public QObject {
  private slots:
   void stepTableMatchesTheProgram() {
     const CellPhantom ph = tube_2d(94, 19);
-    const SequenceProgram prog = short_ge(8, 94e-4);
+    const SequenceProgram prog = short_ge(8, 10e-3);
     std::vector<std::pair<long, int>> trs_at;
     const auto table = fluid_step_table(ph, prog, trs_at);
     long timed = 0, zero = 0, truths = 0;

@@ -10,6 +10,7 @@
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
@@ -70,7 +71,7 @@ class TestPhysics : public QObject {
     const double q = std::cos(flip_deg * M_PI / 180) * std::exp(-TR_s / T1);
     seq.dummy_scans = static_cast<int>(std::ceil(std::log(1e-4) / std::log(q)));
     const auto ph = uniform_object(16, seq.fov_m, PD, T1, T2);
-    const auto prog = build_spoiled_gre(seq);
+    const auto prog = build_sequence_program(seq);
     std::vector<std::complex<float>> samples(prog.readouts * prog.nx), truth(ph.size());
     CpuSimulationEngine engine(2);
     engine.run(ph, prog, samples, truth, {}, {});
@@ -145,7 +146,7 @@ class TestPhysics : public QObject {
     seq.bandwidth_Hz_per_pixel = 1000;
     seq.dummy_scans = 0;
     const auto ph = uniform_object(8, seq.fov_m, 0.79f, 1.008f, 0.044f);
-    const auto prog = build_spoiled_gre(seq);
+    const auto prog = build_sequence_program(seq);
     std::vector<std::complex<float>> samples(prog.readouts * prog.nx), truth(ph.size());
     CpuSimulationEngine(1).run(ph, prog, samples, truth, {}, {});
     const double first = std::abs(samples[prog.nx / 2]) / ph.size();

@@ -11,6 +11,7 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"

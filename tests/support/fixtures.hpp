@@ -12,6 +12,7 @@
 #include "mrwb/recon/reconstructor.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb::test {
 
@@ -61,7 +62,7 @@ inline SequenceProgram spoiled_ge(int matrix, double fov_m, int dummy_scans) {
   seq.matrix = matrix;
   seq.fov_m = fov_m;
   seq.dummy_scans = dummy_scans;
-  return build_spoiled_gre(seq);
+  return build_sequence_program(seq);
 }
 
 // Free precession for dt_s with the gradient moments dk_x, dk_y, dk_z [cycles/m] over it.

@@ -12,6 +12,7 @@
 #include "mrwb/phantom/tissue.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
@@ -76,7 +77,7 @@ inline SequenceProgram short_ge(int matrix, double fov_m, bool with_dkz = false)
   seq.flip_angle_deg = 30;
   seq.bandwidth_Hz_per_pixel = 500;
   seq.dummy_scans = 2;
-  SequenceProgram prog = build_spoiled_gre(seq);
+  SequenceProgram prog = build_sequence_program(seq);
   if (with_dkz)
     for (SeqEvent& e : prog.events)
       if (e.kind == EventKind::Free) e.dk_z = 0.7 / fov_m;

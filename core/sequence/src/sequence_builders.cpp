@@ -78,7 +78,7 @@ std::vector<PeLine> pe_lines(const CartesianParams& p) {
   if (p.separate_acs)
     for (int l = lo; l < hi; ++l) out.push_back({l, true, false});
   for (int l = first; l < p.matrix; ++l) {
-    // The simulator's lattice (sequence_program.cpp): lines with (line − matrix/2) % R == 0.
+    // The acquired lattice: lines with (line − matrix/2) % R == 0 (raw_data.hpp's line flags).
     const bool ima = (l - p.matrix / 2) % p.accel_R == 0, ref = p.acs_lines > 0 && l >= lo && l < hi;
     if (p.separate_acs ? ima : ima || ref) out.push_back({l, ref && !p.separate_acs, ima});
   }

@@ -61,31 +61,46 @@ BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source, 
   return build_blocks(q.type, p, source);
 }
 
-SequenceProgram block_sequence_program(const SequenceSpec& q) {
-  if (q.type != SequenceType::Bssfp && q.type != SequenceType::Tof)
-    throw InputError("sequence.type: '" + name_of(q.type) +
-                     "' is not simulated through the block model (allowed: bssfp, tof)");
+}  // namespace mrwb::seq
+
+namespace mrwb {
+
+using namespace seq;
+
+SequenceProgram build_sequence_program(const SequenceSpec& q) {
+  if (q.type == SequenceType::PhaseContrast)
+    throw InputError("sequence.type: 'phase_contrast' is not available as one program (allowed: spoiled_gre, "
+                     "spin_echo, bssfp, tof; phase contrast plays one program per encoding: simulate_phase_contrast)");
+  // How each type is played, as validated against analytic results (Ernst steady state, spin-echo T2
+  // decay, bSSFP's and time of flight's steady states):
+  // - spoiled_gre, spin_echo: hard RF at the pulse centre, ideal spoiling before every excitation (a cell
+  //   grid cannot resolve spoiler gradients: 2 cycles per voxel alias to whole turns on its cells), so RF
+  //   spoiling is off and no RF phase needs following.
+  // - bssfp: shaped RF in 100 us hard-pulse steps, RF phase followed (its 0/180° alternation).
+  // - tof: as bssfp, with ideal spoiling instead of RF spoiling.
+  const bool idealised = q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho;
   const bool tof = q.type == SequenceType::Tof;
   CartesianParams p = cartesian_params(q);
-  p.rf_spoiling = !tof;  // tof: ideal spoiling below (a cell grid cannot resolve spoiler gradients)
+  p.rf_spoiling = !(tof || idealised);
   const BuiltSequence b = build_blocks(q.type, p, "sequence");
   ConversionOptions o;
-  o.rf_step_s = 100e-6;  // hard-pulse step: 10 rotations per 1 ms pulse (the slice gradient is along z)
-  o.follow_rf_phase = true;
-  o.ideal_spoiling = tof;
+  o.hard_rf = idealised;
+  o.rf_step_s = 100e-6;  // shaped: 10 rotations per 1 ms pulse (the slice gradient is along z)
+  o.follow_rf_phase = !idealised;
+  o.ideal_spoiling = tof || idealised;
   ProgramConversion c = to_sequence_program(b.seq, o);
   // The builders set the ADC phase to the RF phase, so following the RF phase leaves nothing to demodulate.
-  if (c.per_sample_readouts) throw std::logic_error("block_sequence_program: readouts are not uniform");
+  if (c.per_sample_readouts) throw std::logic_error("build_sequence_program: readouts are not uniform");
   for (double d : c.demod_phase_rad)
-    if (std::abs(std::remainder(d, 2 * M_PI)) > 1e-9) throw std::logic_error("block_sequence_program: receiver phase left");
+    if (std::abs(std::remainder(d, 2 * M_PI)) > 1e-9) throw std::logic_error("build_sequence_program: receiver phase left");
   SequenceProgram prog = std::move(c.program);
   prog.nx = prog.ny = q.matrix;
   prog.fov_m = q.fov_m;
-  prog.flip_angle_deg = q.flip_angle_deg;
+  prog.flip_angle_deg = p.flip_angle_deg;  // spin echo: 90
   prog.accel_R = std::max(1, q.acceleration);
   prog.line_flags.assign(q.matrix, 0);
   for (int i = 0; i < c.adc_count; ++i) prog.line_flags[c.adc_line[i]] |= c.adc_flags[i];
   return prog;
 }
 
-}  // namespace mrwb::seq
+}  // namespace mrwb

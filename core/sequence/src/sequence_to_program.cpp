@@ -128,6 +128,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       if (*g3[a]) g[a] = (*g3[a])->points(sys.grad_raster_s);
     std::vector<Instant> inst;
     double rf_flip = 0;
+    bool spoil_pending = false;  // ideal spoiling: a Spoil right before the excitation's first rotation
     if (b.rf) {
       const RfPulse& rf = *b.rf;
       if (opt.follow_rf_phase) {
@@ -147,7 +148,14 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       const auto b1 = rf_on_raster(rf);
       const int group = opt.rf_step_s > 0 ? std::max(1, static_cast<int>(std::lround(opt.rf_step_s / sys.rf_raster_s))) : 1;
       std::complex<double> total{};
-      for (std::size_t i0 = 0; i0 < b1.size(); i0 += group) {
+      if (opt.hard_rf) {
+        for (const auto& v : b1) total += v;
+        const double area = std::abs(total) * sys.rf_raster_s;
+        if (area > 0)
+          inst.push_back({rf.delay_s + rf.center_s, Kind::Rf, 2 * M_PI * area,
+                          -(std::arg(total) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * rf.center_s) - frame, 0, order++});
+      }
+      for (std::size_t i0 = 0; !opt.hard_rf && i0 < b1.size(); i0 += group) {
         const std::size_t i1 = std::min(b1.size(), i0 + group);
         std::complex<double> sum{};
         for (std::size_t i = i0; i < i1; ++i) sum += b1[i];
@@ -160,11 +168,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
         inst.push_back(x);
       }
       rf_flip = 2 * M_PI * std::abs(total) * sys.rf_raster_s;
-      if (opt.ideal_spoiling && (rf.use == 'e' || (rf.use == 'u' && rf_flip <= 100 * M_PI / 180))) {
-        SeqEvent e;  // at the block start, before the pulse: what the last TR left transverse is gone
-        e.kind = EventKind::Spoil;
-        p.events.push_back(e);
-      }
+      spoil_pending = opt.ideal_spoiling && (rf.use == 'e' || (rf.use == 'u' && rf_flip <= 100 * M_PI / 180));
       inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
     }
     int first_flat = static_cast<int>(c.sample_time_s.size());
@@ -228,6 +232,17 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       }
       switch (x.kind) {
         case Kind::Rf: {
+          if (spoil_pending) {
+            // What the last TR left transverse is gone. The gradient moments since the last readout or
+            // pulse act on that transverse magnetization only (Mz carries no phase, static or moving), so
+            // they are dropped: exact, and the free interval stays the in-plane one the engines compose fast.
+            for (auto it = p.events.rbegin(); it != p.events.rend() && it->kind == EventKind::Free; ++it)
+              it->dk_x = it->dk_y = it->dk_z = 0;
+            SeqEvent spoil;
+            spoil.kind = EventKind::Spoil;
+            p.events.push_back(spoil);
+            spoil_pending = false;
+          }
           SeqEvent e;
           e.kind = EventKind::Rf;
           e.flip_rad = x.flip;
@@ -312,6 +327,11 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     if (b.adc) ++c.adc_count;
     t0 += b.duration_s;
   }
+  // Moments that cancel by design (a slice rephaser against its select lobe) leave integration residuals of
+  // ~1e-13 cycles/m; as exact zeros they tell the engines that the interval has no gradient on that axis.
+  for (SeqEvent& e : p.events)
+    for (double* dk : {&e.dk_x, &e.dk_y, &e.dk_z})
+      if (std::abs(*dk) < 1e-9) *dk = 0;
   // Truth at the k-space centre.
   if (c.k0_adc >= 0) {
     int adc = 0, flat = 0;

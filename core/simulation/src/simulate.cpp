@@ -6,6 +6,7 @@
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"

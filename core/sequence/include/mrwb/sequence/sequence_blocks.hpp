@@ -139,6 +139,10 @@ struct ConversionOptions {
   // Hard-pulse step of shaped RF: 0 = every RF raster sample is its own instant rotation (exact to the
   // raster); larger steps group samples (B1 summed), for speed.
   double rf_step_s = 0;
+  // Every pulse as one instant rotation at its centre by its whole B1 area (the instant RF of the event
+  // model of Jurczuk et al. 2016): no relaxation, off-resonance or gradient action within the pulse.
+  // Overrides rf_step_s.
+  bool hard_rf = false;
   // Simulate in the frame of the RF phase: when a pulse's phase offset changes (RF spoiling, bSSFP's
   // 0/180° alternation) the spins are rotated about z by the change (two instant 180° pulses, exact) and
   // every later phase is taken relative to it, so samples come out already demodulated where the ADC

@@ -34,15 +34,7 @@ struct SequenceProgram {
   double duration_s = 0;
 };
 
-// Cartesian spoiled gradient echo: per TR an RF pulse, a prephasing/phase-encoding interval ending at
-// k = (-nx/2, ky)/FOV, nx samples with sample nx/2 (k = 0) exactly at TE, ideal spoiling, recovery to TR.
-// Dummy TRs come first with no readout. Lines are acquired in linear order; the ky = 0 line records the
-// ground truth (cell Mxy at TE).
-SequenceProgram build_spoiled_gre(const SequenceSpec& seq);
-// Cartesian spin echo: 90° about x, 180° about y at TE/2 (it negates the accumulated phase, so the
-// prephaser before it carries the opposite sign and off-resonance refocuses at TE), readout centred on
-// TE, ideal spoiling after the readout, recovery to TR.
-SequenceProgram build_spin_echo(const SequenceSpec& seq);
-SequenceProgram build_sequence_program(const SequenceSpec& seq);
+// Built from a scenario's sequence by build_sequence_program (sequence_scenario.hpp), from a Pulseq file by
+// seq::to_sequence_program (sequence_blocks.hpp).
 
 }  // namespace mrwb

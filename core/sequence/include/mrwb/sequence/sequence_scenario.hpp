@@ -27,9 +27,18 @@ BuiltSequence scenario_timing(const SequenceSpec& spec, const std::string& sourc
 // The hardware the scenario's sequence is designed for: the defaults, or the spiral design's
 // (noncart_system_limits).
 SystemLimits scenario_system_limits(const SequenceSpec& spec);
-// bssfp and tof: the blocks converted for the simulator. The RF phase is followed (bSSFP's 0/180°
-// alternation: samples come out demodulated), tof has ideal spoiling after each readout instead of RF
-// spoiling; lines and flags come from the labels, ny = matrix. Throws InputError for other types.
-SequenceProgram block_sequence_program(const SequenceSpec& spec);
 
 }  // namespace mrwb::seq
+
+namespace mrwb {
+
+// A Cartesian scenario sequence (spoiled_gre, spin_echo, bssfp, tof) as the simulator's program: the
+// blocks of scenario_blocks' builders converted by to_sequence_program, so the simulation plays the
+// sequence that the diagram shows and the Pulseq file holds. Spoiled GE and spin echo: hard RF and ideal
+// spoiling; bSSFP: shaped RF, RF phase followed (its 0/180° alternation: samples come out demodulated);
+// tof: shaped RF and ideal spoiling. Lines and flags come from the labels, ny = matrix. InputError for
+// phase_contrast (one program per encoding: simulate_phase_contrast) and for parameters the builder refuses.
+SequenceProgram build_sequence_program(const SequenceSpec& spec);
+
+}  // namespace mrwb
+
