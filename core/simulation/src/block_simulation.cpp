@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/simulation/courant.hpp"
 
 namespace mrwb {
 namespace {
@@ -41,7 +42,9 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
   seq::ConversionOptions opt;
   opt.rf_step_s = 1.0;  // longer than any pulse: each RF is one hard pulse at its centre
   opt.ideal_spoiling = options.ideal_spoiling;
-  opt.max_free_step_s = options.max_step_s;
+  // Pieces matter to moving spins only: for a still phantom the pieces of an interval compose to its one
+  // rotation, so it is played whole (fewer rounding steps; the scenario's own program does the same).
+  opt.max_free_step_s = phantom_moves(ph) ? options.max_step_s : 0;
   seq::ProgramConversion c = seq::to_sequence_program(s, opt);
   const SequenceProgram& prog = c.program;
   // Samples come in ADC order either way; per-sample readouts (spiral gradients) need one length per ADC.

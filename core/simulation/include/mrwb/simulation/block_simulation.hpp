@@ -14,7 +14,8 @@ namespace mrwb {
 
 struct BlockSimulationOptions {
   // Longest Free piece under a gradient (ConversionOptions::max_free_step_s): moving spins see when each
-  // gradient acts (a bipolar's first moment, the phase-encode lobe's centre), not only its total.
+  // gradient acts (a bipolar's first moment, the phase-encode lobe's centre), not only its total. A still
+  // phantom plays every interval whole (its pieces compose to the same rotation).
   double max_step_s = 20e-6;
   // Mxy = 0 before every excitation (Jurczuk et al. 2016; ConversionOptions::ideal_spoiling): the builders' spoiler
   // moment is a whole number of turns per cell for 1 or 2 cells per voxel, so on the cell grid it cannot
