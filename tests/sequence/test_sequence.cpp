@@ -16,6 +16,7 @@
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
@@ -191,6 +192,57 @@ class TestSequence : public QObject {
     QVERIFY(kmax > 0);
     QVERIFY(worst <= 1e-9 * kmax);
     QCOMPARE(prog.readouts, q.matrix);
+  }
+
+  // sequence.fidelity: one conversion of the same blocks, the choice applied. Still spins: gradients as
+  // moments or as 20 us waveform pieces give the same signal; shaped RF moves the spoiled GE's signal by
+  // the relaxation within the pulse only (well under 1 %); gradient spoiling plays no ideal spoil. JSON
+  // round trip, and a bad value refused with the field's name.
+  void fidelityIsAChoiceOfOneConversion() {
+    Scenario s = scenario_preset("default");
+    s.sequence.dummy_scans = 20;
+    auto engine = make_simulation_engine(Backend::Cpu);
+    auto kspace = [&](const SequenceFidelity& f) {
+      Scenario t = s;
+      t.sequence.fidelity = f;
+      return simulate(t, *engine, {}, {}).raw.kspace;
+    };
+    const auto base = kspace({});
+    SequenceFidelity waveform;
+    waveform.gradients = GradientFidelity::Waveform;
+    SequenceFidelity shaped;
+    shaped.rf = RfFidelity::Shaped;
+    const double d_waveform = test::rel_rms(kspace(waveform), base), d_shaped = test::rel_rms(kspace(shaped), base);
+    qInfo("still phantom: waveform vs moments %.2e, shaped vs hard RF %.2e (relative RMS)", d_waveform, d_shaped);
+    QVERIFY(d_waveform <= 1e-5);
+    QVERIFY(d_shaped > 1e-6 && d_shaped < 1e-2);
+
+    SequenceFidelity gradients;
+    gradients.spoiling = SpoilingFidelity::Gradients;
+    SequenceSpec q = s.sequence;
+    int spoils_ideal = 0, spoils_gradients = 0;
+    for (const SeqEvent& e : build_sequence_program(q).events) spoils_ideal += e.kind == EventKind::Spoil;
+    q.fidelity = gradients;
+    for (const SeqEvent& e : build_sequence_program(q).events) spoils_gradients += e.kind == EventKind::Spoil;
+    QCOMPARE(spoils_ideal, q.dummy_scans + q.matrix);
+    QCOMPARE(spoils_gradients, 0);
+
+    Scenario j = s;
+    j.sequence.fidelity = shaped;
+    j.sequence.fidelity.spoiling = SpoilingFidelity::Gradients;
+    const std::string text = scenario_to_json_text(j);
+    QVERIFY(text.find("\"fidelity\"") != std::string::npos);
+    QVERIFY(scenario_from_json_text(text, "s.json").sequence.fidelity == j.sequence.fidelity);
+    QVERIFY(scenario_to_json_text(s).find("fidelity") == std::string::npos);  // default: not written
+    std::string bad = text;
+    bad.replace(bad.find("\"shaped\""), 8, "\"smooth\"");
+    try {
+      scenario_from_json_text(bad, "s.json");
+      QFAIL("an unknown fidelity was accepted");
+    } catch (const InputError& e) {
+      QCOMPARE(std::string(e.what()),
+               std::string("s.json: sequence.fidelity.rf = 'smooth' is not allowed (allowed: auto, hard, shaped)"));
+    }
   }
 
   void phaseContrastVencPhase_data() {

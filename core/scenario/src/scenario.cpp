@@ -231,6 +231,15 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.slice_gap_m = r.number("slice_gap_m", s.slice_gap_m);
   s.partitions = r.integer("partitions", s.partitions);
   s.slice_thickness_m = r.number("slice_thickness_m", s.slice_thickness_m);
+  if (r.has("fidelity")) {
+    if (s.trajectory != Trajectory::Cartesian || s.type == SequenceType::PhaseContrast || s.slices > 1 || s.partitions > 1)
+      r.fail("sequence.fidelity", "is only allowed with a Cartesian single-slice spoiled_gre, spin_echo, bssfp or tof");
+    ObjectReader f(r.object("fidelity"), source, "sequence.fidelity.");
+    s.fidelity.rf = f.named("rf", k_rf_fidelity_names, s.fidelity.rf);
+    s.fidelity.gradients = f.named("gradients", k_gradient_fidelity_names, s.fidelity.gradients);
+    s.fidelity.spoiling = f.named("spoiling", k_spoiling_fidelity_names, s.fidelity.spoiling);
+    f.reject_unknown();
+  }
   r.reject_unknown();
   return s;
 }
@@ -557,6 +566,10 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.type == SequenceType::Tof) j["sequence"]["flow_compensation"] = q.flow_compensation;
   // Written when set, so that files without them (the shipped presets) keep their exact text.
   if (q.acs_mode != "integrated") j["sequence"]["acs_mode"] = q.acs_mode;
+  if (q.fidelity != SequenceFidelity{})
+    j["sequence"]["fidelity"] = {{"rf", name_of(q.fidelity.rf)},
+                                 {"gradients", name_of(q.fidelity.gradients)},
+                                 {"spoiling", name_of(q.fidelity.spoiling)}};
   const SequenceSpec q0;  // multi-slice / 3-D fields: written when not the default
   if (q.slices != q0.slices) j["sequence"]["slices"] = q.slices;
   if (q.slice_gap_m != q0.slice_gap_m) j["sequence"]["slice_gap_m"] = q.slice_gap_m;

@@ -71,23 +71,29 @@ SequenceProgram build_sequence_program(const SequenceSpec& q) {
   if (q.type == SequenceType::PhaseContrast)
     throw InputError("sequence.type: 'phase_contrast' is not available as one program (allowed: spoiled_gre, "
                      "spin_echo, bssfp, tof; phase contrast plays one program per encoding: simulate_phase_contrast)");
-  // How each type is played, as validated against analytic results (Ernst steady state, spin-echo T2
-  // decay, bSSFP's and time of flight's steady states):
-  // - spoiled_gre, spin_echo: hard RF at the pulse centre, ideal spoiling before every excitation (a cell
-  //   grid cannot resolve spoiler gradients: 2 cycles per voxel alias to whole turns on its cells), so RF
-  //   spoiling is off and no RF phase needs following.
-  // - bssfp: shaped RF in 100 us hard-pulse steps, RF phase followed (its 0/180° alternation).
-  // - tof: as bssfp, with ideal spoiling instead of RF spoiling.
-  const bool idealised = q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho;
-  const bool tof = q.type == SequenceType::Tof;
+  // sequence.fidelity (sequence_fidelity.hpp). Its defaults are the choices each type is validated with
+  // against analytic results (Ernst steady state, spin-echo T2 decay, bSSFP's and time of flight's steady
+  // states): spoiled GE and spin echo with hard RF and ideal spoiling (so RF spoiling is off and no RF
+  // phase needs following); bSSFP with shaped RF and its 0/180° phase followed; time of flight with
+  // shaped RF and ideal spoiling.
+  const SequenceFidelity& f = q.fidelity;
+  const bool spoiled = q.type != SequenceType::Bssfp;
+  const bool ideal_spoil = spoiled && f.spoiling == SpoilingFidelity::Ideal;
+  const bool hard = f.rf == RfFidelity::Hard ||
+                    (f.rf == RfFidelity::Auto && (q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho));
   CartesianParams p = cartesian_params(q);
-  p.rf_spoiling = !(tof || idealised);
+  p.rf_spoiling = !ideal_spoil;
   const BuiltSequence b = build_blocks(q.type, p, "sequence");
   ConversionOptions o;
-  o.hard_rf = idealised;
+  o.hard_rf = hard;
   o.rf_step_s = 100e-6;  // shaped: 10 rotations per 1 ms pulse (the slice gradient is along z)
-  o.follow_rf_phase = !idealised;
-  o.ideal_spoiling = tof || idealised;
+  o.ideal_spoiling = ideal_spoil;
+  // Follow the RF phase where it changes (bSSFP's alternation, RF spoiling of GE / TOF, whose ADC phase
+  // follows it), so that samples come out demodulated. The spin echo's 180° about y is not followed: its
+  // ADC keeps phase 0.
+  o.follow_rf_phase = q.type == SequenceType::Bssfp || q.type == SequenceType::Tof ||
+                      (q.type == SequenceType::SpoiledGre && !ideal_spoil);
+  o.max_free_step_s = f.gradients == GradientFidelity::Waveform ? 20e-6 : 0;
   ProgramConversion c = to_sequence_program(b.seq, o);
   // The builders set the ADC phase to the RF phase, so following the RF phase leaves nothing to demodulate.
   if (c.per_sample_readouts) throw std::logic_error("build_sequence_program: readouts are not uniform");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mrwb/base/enum_names.hpp"
+#include "mrwb/sequence/sequence_fidelity.hpp"
 
 namespace mrwb {
 
@@ -76,6 +77,9 @@ struct SequenceSpec {
   double slice_gap_m = 0;            // 0 .. 0.1
   int partitions = 1;                // 1 .. 256 (above 1: tof with slices = 1)
   double slice_thickness_m = 5e-3;   // slice (2-D) or slab (3-D) thickness, 0.5 .. 50 mm
+  // How the simulator plays the blocks of a Cartesian single-slice sequence (sequence_fidelity.hpp).
+  // JSON: written when not default.
+  SequenceFidelity fidelity;
 };
 
 }  // namespace mrwb
