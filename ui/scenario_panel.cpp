@@ -169,6 +169,28 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   acsLines_ = addInt(qform, QStringLiteral("sequence.acs_lines"), tr("ACS lines"), 0, 4096, 2,
                      tr("Fully sampled calibration lines at the k-space centre"),
                      [](Scenario& s, int v) { s.sequence.acs_lines = v; });
+  // How the simulator plays the sequence's blocks (sequence_fidelity.hpp); the items hold core's names.
+  rfFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.rf"), tr("RF model"),
+                         {{tr("Auto (hard GE / SE, shaped bSSFP / TOF)"), q(name_of(RfFidelity::Auto))},
+                          {tr("Hard pulse at the centre"), q(name_of(RfFidelity::Hard))},
+                          {tr("Shaped, 100 µs steps"), q(name_of(RfFidelity::Shaped))}},
+                         tr("How RF pulses are played"), [](Scenario& s, const std::string& v) {
+                           if (const auto f = enum_from_name(k_rf_fidelity_names, v)) s.sequence.fidelity.rf = *f;
+                         });
+  gradientFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.gradients"), tr("Gradients"),
+                               {{tr("Moments between RF / ADC"), q(name_of(GradientFidelity::Moments))},
+                                {tr("Waveform, 20 µs pieces"), q(name_of(GradientFidelity::Waveform))}},
+                               tr("Moving spins see when a gradient acts only with its waveform"),
+                               [](Scenario& s, const std::string& v) {
+                                 if (const auto f = enum_from_name(k_gradient_fidelity_names, v)) s.sequence.fidelity.gradients = *f;
+                               });
+  spoilingFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.spoiling"), tr("Spoiling"),
+                               {{tr("Ideal (Mxy = 0 before each excitation)"), q(name_of(SpoilingFidelity::Ideal))},
+                                {tr("Spoiler gradients and RF spoiling"), q(name_of(SpoilingFidelity::Gradients))}},
+                               tr("A cell cannot dephase within itself: ideal spoiling stands in for the spoilers"),
+                               [](Scenario& s, const std::string& v) {
+                                 if (const auto f = enum_from_name(k_spoiling_fidelity_names, v)) s.sequence.fidelity.spoiling = *f;
+                               });
 
   // --- coils -----------------------------------------------------------------------------------
   auto* cform = makeForm(addGroup(layout, tr("Receive coils"), this));
@@ -327,6 +349,9 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   flowDensity_->setValue(s.flow.density_kg_per_m3);
   setFlowEditorsEnabled(s.flow.enabled);
   selectData(sequenceType_, q(name_of(s.sequence.type)));
+  selectData(rfFidelity_, q(name_of(s.sequence.fidelity.rf)));
+  selectData(gradientFidelity_, q(name_of(s.sequence.fidelity.gradients)));
+  selectData(spoilingFidelity_, q(name_of(s.sequence.fidelity.spoiling)));
   coils_->setValue(s.coils.count);
   selectData(coilArrangement_, q(s.coils.arrangement));
   acceleration_->setValue(s.sequence.acceleration);

@@ -110,6 +110,7 @@ class TestGui : public QObject {
   void unsavedChangesAnswer();
   void autosaveAndRecovery();
   void badFieldDisablesRun();
+  void fidelityShownAndEdited();
   void teachingMenuLoadsScenario();
   void smallRunShowsImage();
   void cancelStopsQuickly();
@@ -550,6 +551,26 @@ void TestGui::badFieldDisablesRun() {
   QVERIFY(!w.scenarioPanel()->fieldMessage(QStringLiteral("recon.method")).isEmpty());
   w.undoAction()->trigger();
   QVERIFY(w.runAction()->isEnabled());
+}
+
+// The Scenario panel shows how the sequence is played (sequence.fidelity) and edits it through undo.
+void TestGui::fidelityShownAndEdited() {
+  MainWindow w;
+  QVERIFY(showQuietly(w));
+  mrwb::Scenario s = cpu_preset("default", 32, 50);
+  s.sequence.fidelity.rf = mrwb::RfFidelity::Shaped;
+  w.setScenario(s);
+  auto combo = [&](const char* key) { return qobject_cast<QComboBox*>(w.scenarioPanel()->fieldWidget(QString::fromLatin1(key))); };
+  QVERIFY(combo("sequence.fidelity.rf") && combo("sequence.fidelity.gradients") && combo("sequence.fidelity.spoiling"));
+  QCOMPARE(combo("sequence.fidelity.rf")->currentData().toString(), QStringLiteral("shaped"));
+  QCOMPARE(combo("sequence.fidelity.spoiling")->currentData().toString(), QStringLiteral("ideal"));
+  QComboBox* spoiling = combo("sequence.fidelity.spoiling");
+  spoiling->setCurrentIndex(spoiling->findData(QStringLiteral("gradients")));
+  QCOMPARE(w.scenario().sequence.fidelity.spoiling, mrwb::SpoilingFidelity::Gradients);
+  QVERIFY(w.runAction()->isEnabled());
+  w.undoAction()->trigger();
+  QCOMPARE(w.scenario().sequence.fidelity.spoiling, mrwb::SpoilingFidelity::Ideal);
+  QCOMPARE(spoiling->currentData().toString(), QStringLiteral("ideal"));
 }
 
 void TestGui::teachingMenuLoadsScenario() {

@@ -102,6 +102,9 @@ class ScenarioPanel : public QWidget {
   QDoubleSpinBox* bandwidth_ = nullptr;
   QSpinBox* dummyScans_ = nullptr;
   QComboBox* sequenceType_ = nullptr;
+  QComboBox* rfFidelity_ = nullptr;
+  QComboBox* gradientFidelity_ = nullptr;
+  QComboBox* spoilingFidelity_ = nullptr;
   QSpinBox* coils_ = nullptr;
   QComboBox* coilArrangement_ = nullptr;
   QSpinBox* acceleration_ = nullptr;
