@@ -13,6 +13,7 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
@@ -194,6 +195,8 @@ Action add_simulate(CLI::App& app) {
       std::cerr << "wrote " << o->out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
                 << " s on " << r.backend << ")";
       if (!traj_written.empty()) std::cerr << " and its trajectory " << traj_written;
+      if (!pc && o->seq.empty() && s.sequence.trajectory == Trajectory::Cartesian)
+        std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
       std::cerr << "\n";
     }
     return 0;

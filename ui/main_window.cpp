@@ -740,7 +740,8 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
                            .arg(psnrText_)
                            .arg(r.simulate_seconds, 0, 'g', 3)
                            .arg(QString::fromStdString(r.backend))
-                           .arg(r.recon_seconds, 0, 'g', 3);
+                           .arg(r.recon_seconds, 0, 'g', 3) +
+                       (r.sequence_played.empty() ? QString() : tr("; sequence played with %1").arg(QString::fromStdString(r.sequence_played)));
   setRunMessage(done, false);
   statusBar()->showMessage(done, 15000);
 }

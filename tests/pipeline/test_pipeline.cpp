@@ -56,6 +56,22 @@ class TestPipeline : public QObject {
     QVERIFY(diff <= 1e-6);
   }
 
+  // The run reports how the sequence's blocks were played (sequence.fidelity, "auto" resolved).
+  void runNamesTheFidelityPlayed() {
+    Scenario s = scenario_preset("default");
+    s.sequence.dummy_scans = 10;
+    s.backend = Backend::Cpu;
+    QCOMPARE(run_pipeline(s, {}, {}).sequence_played, std::string("hard RF, gradient moments, ideal spoiling"));
+    s.sequence.fidelity.rf = RfFidelity::Shaped;
+    s.sequence.fidelity.spoiling = SpoilingFidelity::Gradients;
+    QCOMPARE(run_pipeline(s, {}, {}).sequence_played,
+             std::string("shaped RF, gradient moments, spoiler gradients and RF spoiling"));
+    s.sequence.type = SequenceType::Bssfp;
+    s.sequence.fidelity = {};
+    s.sequence.TE_s = s.sequence.TR_s = 0;  // its shortest, TE = TR/2
+    QCOMPARE(played_fidelity_text(s.sequence), std::string("shaped RF, gradient moments, balanced (no spoiling)"));
+  }
+
   void grappaRestoresSkippedLines() {
     const PipelineResult full = run_pipeline(base(), {}, {});
     Scenario acc = base();

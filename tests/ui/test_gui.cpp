@@ -167,6 +167,9 @@ void TestGui::smallRunShowsImage() {
   QCOMPARE(finished.count(), 1);
   QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(w.lastError()));
   QVERIFY(!w.isRunning());
+  // The status names how the sequence was played (sequence.fidelity).
+  QVERIFY2(w.runMessage().contains(QStringLiteral("sequence played with hard RF, gradient moments, ideal spoiling")),
+           qPrintable(w.runMessage()));
 
   QVERIFY(w.reconView()->hasImage());
   QCOMPARE(w.reconView()->updateCount(), quint64(1));

@@ -8,6 +8,7 @@
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
@@ -42,6 +43,8 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
 
   PipelineResult r;
   r.backend = sim.backend;
+  if (!volume && !velocity && scenario.sequence.trajectory == Trajectory::Cartesian)
+    r.sequence_played = played_fidelity_text(scenario.sequence);
   r.simulate_seconds = sim.seconds;
   const auto t0 = std::chrono::steady_clock::now();
   ReconOptions options;

@@ -67,6 +67,22 @@ namespace mrwb {
 
 using namespace seq;
 
+SequenceFidelity played_fidelity(const SequenceSpec& q) {
+  SequenceFidelity f = q.fidelity;
+  if (f.rf == RfFidelity::Auto)
+    f.rf = q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho ? RfFidelity::Hard : RfFidelity::Shaped;
+  if (q.type == SequenceType::Bssfp) f.spoiling = SpoilingFidelity::Gradients;  // balanced: never spoiled
+  return f;
+}
+
+std::string played_fidelity_text(const SequenceSpec& q) {
+  const SequenceFidelity f = played_fidelity(q);
+  return std::string(f.rf == RfFidelity::Hard ? "hard RF" : "shaped RF") +
+         (f.gradients == GradientFidelity::Moments ? ", gradient moments" : ", gradient waveforms") +
+         (q.type == SequenceType::Bssfp ? ", balanced (no spoiling)"
+          : f.spoiling == SpoilingFidelity::Ideal ? ", ideal spoiling" : ", spoiler gradients and RF spoiling");
+}
+
 SequenceProgram build_sequence_program(const SequenceSpec& q) {
   if (q.type == SequenceType::PhaseContrast)
     throw InputError("sequence.type: 'phase_contrast' is not available as one program (allowed: spoiled_gre, "
@@ -76,11 +92,9 @@ SequenceProgram build_sequence_program(const SequenceSpec& q) {
   // states): spoiled GE and spin echo with hard RF and ideal spoiling (so RF spoiling is off and no RF
   // phase needs following); bSSFP with shaped RF and its 0/180° phase followed; time of flight with
   // shaped RF and ideal spoiling.
-  const SequenceFidelity& f = q.fidelity;
-  const bool spoiled = q.type != SequenceType::Bssfp;
-  const bool ideal_spoil = spoiled && f.spoiling == SpoilingFidelity::Ideal;
-  const bool hard = f.rf == RfFidelity::Hard ||
-                    (f.rf == RfFidelity::Auto && (q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho));
+  const SequenceFidelity f = played_fidelity(q);
+  const bool ideal_spoil = f.spoiling == SpoilingFidelity::Ideal;
+  const bool hard = f.rf == RfFidelity::Hard;
   CartesianParams p = cartesian_params(q);
   p.rf_spoiling = !ideal_spoil;
   const BuiltSequence b = build_blocks(q.type, p, "sequence");

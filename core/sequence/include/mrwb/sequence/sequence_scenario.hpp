@@ -39,6 +39,11 @@ namespace mrwb {
 // tof: shaped RF and ideal spoiling. Lines and flags come from the labels, ny = matrix. InputError for
 // phase_contrast (one program per encoding: simulate_phase_contrast) and for parameters the builder refuses.
 SequenceProgram build_sequence_program(const SequenceSpec& spec);
+// The fidelity build_sequence_program plays `spec` with: sequence.fidelity with "auto" resolved (hard RF for
+// spoiled GE and spin echo, shaped for bSSFP and TOF) and bSSFP unspoiled; and as one line for the user,
+// e.g. "hard RF, gradient moments, ideal spoiling".
+SequenceFidelity played_fidelity(const SequenceSpec& spec);
+std::string played_fidelity_text(const SequenceSpec& spec);
 
 }  // namespace mrwb
 
