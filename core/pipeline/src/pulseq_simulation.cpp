@@ -82,7 +82,7 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // The k of every sample, as simulate_block_sequence integrates it (k needs no fine RF steps).
   seq::ConversionOptions k_only;
-  k_only.rf_step_s = 1.0;
+  k_only.hard_rf = true;
   const seq::ProgramConversion c = seq::to_sequence_program(sequence, k_only);
   if (cartesian_readouts(c, 1e-3 / std::max(sequence.fov_m[0], 1e-3))) {
     r.image = reconstruct_fft(r.segments.front());

@@ -40,7 +40,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
                                              const CoilMaps& coils, Image2D* truth, const ProgressFn& progress,
                                              const CancelToken& cancel, const BlockSimulationOptions& options) {
   seq::ConversionOptions opt;
-  opt.rf_step_s = 1.0;  // longer than any pulse: each RF is one hard pulse at its centre
+  opt.hard_rf = true;  // each RF one instant rotation at its centre (2-D phantom: no slice profile)
   opt.ideal_spoiling = options.ideal_spoiling;
   // Pieces matter to moving spins only: for a still phantom the pieces of an interval compose to its one
   // rotation, so it is played whole (fewer rounding steps; the scenario's own program does the same).
