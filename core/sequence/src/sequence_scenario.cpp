@@ -95,8 +95,7 @@ SequenceProgram build_sequence_program(const SequenceSpec& q) {
   const SequenceFidelity f = played_fidelity(q);
   const bool ideal_spoil = f.spoiling == SpoilingFidelity::Ideal;
   const bool hard = f.rf == RfFidelity::Hard;
-  CartesianParams p = cartesian_params(q);
-  p.rf_spoiling = !ideal_spoil;
+  const CartesianParams p = cartesian_params(q);
   const BuiltSequence b = build_blocks(q.type, p, "sequence");
   ConversionOptions o;
   o.hard_rf = hard;

@@ -131,6 +131,15 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     bool spoil_pending = false;  // ideal spoiling: a Spoil right before the excitation's first rotation
     if (b.rf) {
       const RfPulse& rf = *b.rf;
+      const auto b1 = rf_on_raster(rf);
+      std::complex<double> b1_area{};
+      for (const auto& v : b1) b1_area += v;
+      rf_flip = 2 * M_PI * std::abs(b1_area) * sys.rf_raster_s;
+      spoil_pending = opt.ideal_spoiling && (rf.use == 'e' || (rf.use == 'u' && rf_flip <= 100 * M_PI / 180));
+      // Ideal spoiling leaves Mxy = 0 right before this excitation, so the frame may turn to its RF phase
+      // for free: RF spoiling's phase then never reaches the spins, and an ADC that follows it (the
+      // builders' convention) needs no demodulation.
+      if (spoil_pending) frame = -rf.phase_rad;
       if (opt.follow_rf_phase) {
         // Rotate the spins by exp(-i·delta): two 180° pulses about phases 0 and −delta/2 compose to it.
         const double delta = std::remainder(-rf.phase_rad - frame, 2 * M_PI);
@@ -145,21 +154,17 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
         }
         frame = -rf.phase_rad;
       }
-      const auto b1 = rf_on_raster(rf);
       const int group = opt.rf_step_s > 0 ? std::max(1, static_cast<int>(std::lround(opt.rf_step_s / sys.rf_raster_s))) : 1;
-      std::complex<double> total{};
       if (opt.hard_rf) {
-        for (const auto& v : b1) total += v;
-        const double area = std::abs(total) * sys.rf_raster_s;
+        const double area = std::abs(b1_area) * sys.rf_raster_s;
         if (area > 0)
           inst.push_back({rf.delay_s + rf.center_s, Kind::Rf, 2 * M_PI * area,
-                          -(std::arg(total) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * rf.center_s) - frame, 0, order++});
+                          -(std::arg(b1_area) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * rf.center_s) - frame, 0, order++});
       }
       for (std::size_t i0 = 0; !opt.hard_rf && i0 < b1.size(); i0 += group) {
         const std::size_t i1 = std::min(b1.size(), i0 + group);
         std::complex<double> sum{};
         for (std::size_t i = i0; i < i1; ++i) sum += b1[i];
-        total += sum;
         const double tc = 0.5 * (i0 + i1) * sys.rf_raster_s;  // centre of the group, from the pulse start
         const double area = std::abs(sum) * sys.rf_raster_s;
         if (area == 0) continue;
@@ -167,8 +172,6 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
                   -(std::arg(sum) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * tc) - frame, 0, order++};
         inst.push_back(x);
       }
-      rf_flip = 2 * M_PI * std::abs(total) * sys.rf_raster_s;
-      spoil_pending = opt.ideal_spoiling && (rf.use == 'e' || (rf.use == 'u' && rf_flip <= 100 * M_PI / 180));
       inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
     }
     int first_flat = static_cast<int>(c.sample_time_s.size());

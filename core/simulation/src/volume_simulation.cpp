@@ -31,9 +31,7 @@ struct VolumeProgram {
 };
 
 VolumeProgram volume_program(const SequenceSpec& q) {
-  seq::CartesianParams p = seq::cartesian_params(q);
-  p.rf_spoiling = false;  // ideal spoiling instead (a cell grid cannot resolve spoiler gradients), as tof 2-D
-  const seq::BuiltSequence b = seq::build_blocks(q.type, p, "sequence");
+  const seq::BuiltSequence b = seq::build_blocks(q.type, seq::cartesian_params(q), "sequence");
   seq::ConversionOptions o;
   // Hard-pulse step: 10 rotations per 1 ms pulse (time-bandwidth 4) for one slice or slab. The hard-pulse
   // approximation repeats the profile every (steps per pulse / time-bandwidth) thicknesses, so multi-slice
