@@ -12,7 +12,7 @@
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/pulseq.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
@@ -178,12 +178,10 @@ Action add_simulate(CLI::App& app) {
       simulate_volume_files(s, *engine, o->out, o->truth, o->quiet);
       return 0;
     }
-    // Radial / spiral scenarios play their own readouts (as the pipeline does); the raw data carries the trajectory.
+    // Radial / spiral scenarios: the raw data carries the trajectory as played.
     SimulationResult r = !o->seq.empty() ? simulate_pulseq_files(s, *engine, o->seq, o->out, o->quiet)
                          : pc ? simulate_phase_contrast_files(s, *engine, o->out, o->velocity_out, o->quiet)
-                         : s.sequence.trajectory == Trajectory::Cartesian
-                             ? simulate(s, *engine, terminal_progress(o->quiet), interrupt_token())
-                             : simulate_noncart(s, *engine, terminal_progress(o->quiet), interrupt_token());
+                         : simulate(s, *engine, terminal_progress(o->quiet), interrupt_token());
     std::string traj_written;
     if (pc || !o->seq.empty()) {
       // written above, every encoding / segment
@@ -195,8 +193,7 @@ Action add_simulate(CLI::App& app) {
       std::cerr << "wrote " << o->out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
                 << " s on " << r.backend << ")";
       if (!traj_written.empty()) std::cerr << " and its trajectory " << traj_written;
-      if (!pc && o->seq.empty() && s.sequence.trajectory == Trajectory::Cartesian)
-        std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
+      if (o->seq.empty()) std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
       std::cerr << "\n";
     }
     return 0;

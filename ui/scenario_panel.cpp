@@ -171,14 +171,15 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                      [](Scenario& s, int v) { s.sequence.acs_lines = v; });
   // How the simulator plays the sequence's blocks (sequence_fidelity.hpp); the items hold core's names.
   rfFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.rf"), tr("RF model"),
-                         {{tr("Auto (hard GE / SE, shaped bSSFP / TOF)"), q(name_of(RfFidelity::Auto))},
+                         {{tr("Auto (hard GE / SE / PC, shaped bSSFP / TOF / slices)"), q(name_of(RfFidelity::Auto))},
                           {tr("Hard pulse at the centre"), q(name_of(RfFidelity::Hard))},
                           {tr("Shaped, 100 µs steps"), q(name_of(RfFidelity::Shaped))}},
                          tr("How RF pulses are played"), [](Scenario& s, const std::string& v) {
                            if (const auto f = enum_from_name(k_rf_fidelity_names, v)) s.sequence.fidelity.rf = *f;
                          });
   gradientFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.gradients"), tr("Gradients"),
-                               {{tr("Moments between RF / ADC"), q(name_of(GradientFidelity::Moments))},
+                               {{tr("Auto (waveform for phase contrast)"), q(name_of(GradientFidelity::Auto))},
+                                {tr("Moments between RF / ADC"), q(name_of(GradientFidelity::Moments))},
                                 {tr("Waveform, 20 µs pieces"), q(name_of(GradientFidelity::Waveform))}},
                                tr("Moving spins see when a gradient acts only with its waveform"),
                                [](Scenario& s, const std::string& v) {

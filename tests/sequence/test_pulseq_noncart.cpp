@@ -14,7 +14,7 @@
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_noncart_blocks.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"

@@ -171,8 +171,8 @@ class TestSimFlowPhysics : public QObject {
       for (std::size_t i = 0; i < ph.size(); ++i)
         if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) ph.T1_s[i] = static_cast<float>(blood_T1_s);
     CpuSimulationEngine engine;
-    BlockSimulationOptions opt;
-    opt.max_step_s = max_step_s;
+    seq::ConversionOptions opt = block_playback();
+    opt.max_free_step_s = max_step_s;
     const auto segments = simulate_block_sequence(ph, built.seq, engine, {}, nullptr, {}, {}, opt);
     QCOMPARE(segments.size(), std::size_t(2));
     const VelocityMap m = velocity_map(segments, {0}, venc);
@@ -291,8 +291,8 @@ class TestSimFlowPhysics : public QObject {
 
     CpuSimulationEngine engine, stepped;
     stepped.set_force_time_stepping(true);  // same numerics as the moving run, less the flow
-    BlockSimulationOptions opt;
-    opt.max_step_s = 50e-6;
+    seq::ConversionOptions opt = block_playback();
+    opt.max_free_step_s = 50e-6;
     const auto raw_moving = simulate_block_sequence(moving, built.seq, engine, {}, nullptr, {}, {}, opt);
     const auto raw_still = simulate_block_sequence(still, built.seq, stepped, {}, nullptr, {}, {}, opt);
     const Image2D img_moving = reconstruct_fft(raw_moving.front()), img_still = reconstruct_fft(raw_still.front());

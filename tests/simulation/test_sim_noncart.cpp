@@ -13,7 +13,8 @@
 #include "mrwb/recon/gridding.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/noncart_types.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
+#include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
@@ -73,33 +74,50 @@ void expect_input_error(const Scenario& s, const char* needle) {
 class TestSimNoncart : public QObject {
   Q_OBJECT
  private slots:
-  // The k-space position at every Readout sample (sum of the gradient moments since the RF pulse) is the
-  // trajectory's point, and each echo sample is played at TE.
+  // The program the simulator plays is the conversion of the scenario's blocks: the k-space position at
+  // every Readout sample (the sum of the gradient moments since the excitation) is the trajectory the
+  // gradients play (1e-9 relative) and the design's within the raster's bar (radial exact to 1e-4
+  // cycles/FOV; spiral: dt² · slew · FOV / 4, the piecewise-linear raster's second-difference term), and
+  // each echo sample (k = 0) falls on the TE the blocks were built for.
   void programPlaysTheTrajectory() {
     for (const Trajectory traj : {Trajectory::Radial, Trajectory::GoldenRadial, Trajectory::Spiral}) {
       Scenario sc = disc_scenario(traj, 32);
       sc.sequence.dummy_scans = 2;
-      const SequenceProgram p = build_noncart_gre(sc.sequence);
+      const seq::BuiltSequence built = validated_sequence(sc, "test");
+      const seq::ProgramConversion c = scenario_program(sc.sequence, built);
+      const SequenceProgram& p = c.program;
       const noncart::Trajectory t = noncart_trajectory(sc.sequence);
       const int echo = noncart_echo_sample(sc.sequence);
-      double kx = 0, ky = 0, t_since_rf = 0, worst = 0, worst_te = 0;
+      const double fov = sc.sequence.fov_m;
+      double kx = 0, ky = 0, t_since_rf = 0, played = 0, design = 0, worst_te = 0, kmax = 0;
       std::size_t sample = 0;
       for (const SeqEvent& e : p.events) {
-        if (e.kind == EventKind::Rf) kx = ky = t_since_rf = 0;
+        // Excitations reset k (the refocusing 180° pairs of a followed RF phase do not occur: ideal spoiling).
+        if (e.kind == EventKind::Rf && e.flip_rad < M_PI - 1e-9) kx = ky = t_since_rf = 0;
         if (e.kind == EventKind::Free) kx += e.dk_x, ky += e.dk_y, t_since_rf += e.dt_s;
         if (e.kind != EventKind::Readout) continue;
         for (int j = 0; j < e.n_samples; ++j, ++sample) {
-          worst = std::max({worst, std::abs(kx * sc.sequence.fov_m - t.k[2 * sample]),
-                            std::abs(ky * sc.sequence.fov_m - t.k[2 * sample + 1])});
-          if (static_cast<int>(sample % t.samples) == echo) worst_te = std::max(worst_te, std::abs(t_since_rf - sc.sequence.TE_s));
+          QVERIFY(sample < t.count());
+          played = std::max({played, std::abs(kx - c.kx[sample]), std::abs(ky - c.ky[sample])});
+          kmax = std::max({kmax, std::abs(c.kx[sample]), std::abs(c.ky[sample])});
+          design = std::max({design, std::abs(kx * fov - t.k[2 * sample]), std::abs(ky * fov - t.k[2 * sample + 1])});
+          if (static_cast<int>(sample % t.samples) == echo) worst_te = std::max(worst_te, std::abs(t_since_rf - built.TE_s));
           kx += e.dk_x, ky += e.dk_y, t_since_rf += e.dt_s;
         }
       }
-      qInfo("%s: %d readouts x %d samples, program nx %d ny %d; worst k error %.2g cycles/FOV, echo time error %.2g s", name_of(traj).c_str(),
-            t.readouts, t.samples, p.nx, p.ny, worst, worst_te);
+      const bool spiral = traj == Trajectory::Spiral;
+      const double dt = built.seq.sys.grad_raster_s;
+      const double bar = spiral ? dt * dt * built.seq.sys.max_slew_Hz_per_m_per_s * fov / 4 : 1e-4;
+      qInfo("%s: %d readouts x %d samples, program nx %d, %d Readout events; k vs played %.2g (relative %.2g), vs design "
+            "%.2g cycles/FOV (bar %.2g); echo time error %.2g s", name_of(traj).c_str(), t.readouts, t.samples, p.nx,
+            p.readouts, played, played / kmax, design, bar, worst_te);
       QCOMPARE(sample, t.count());
-      QVERIFY(worst < 1e-4);
+      QCOMPARE(c.per_sample_readouts, spiral);  // radial: one Readout event per spoke
+      QVERIFY(played <= 1e-9 * kmax);
+      QVERIFY(design <= bar);
       QVERIFY(worst_te < 1e-9);
+      // The TE delay is a whole number of block-raster steps: the scenario's TE to half a step.
+      QVERIFY(std::abs(built.TE_s - sc.sequence.TE_s) <= 0.5 * built.seq.sys.block_raster_s + 1e-12);
     }
   }
 

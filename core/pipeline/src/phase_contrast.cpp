@@ -14,17 +14,20 @@ namespace mrwb {
 
 PhaseContrastResult simulate_phase_contrast(const Scenario& sc, SimulationEngine& engine, const ProgressFn& progress,
                                             const CancelToken& cancel) {
-  validate_scenario(sc, "scenario");
+  return simulate_phase_contrast(sc, validated_sequence(sc, "scenario"), engine, progress, cancel);
+}
+
+PhaseContrastResult simulate_phase_contrast(const Scenario& sc, const seq::BuiltSequence& built, SimulationEngine& engine,
+                                            const ProgressFn& progress, const CancelToken& cancel) {
   if (sc.sequence.type != SequenceType::PhaseContrast)
     throw InputError("scenario: sequence.type = '" + name_of(sc.sequence.type) +
                      "' is not a phase-contrast sequence (allowed: phase_contrast)");
   const auto t0 = std::chrono::steady_clock::now();
   const seq::CartesianParams params = seq::cartesian_params(sc.sequence);
-  const seq::BuiltSequence built = seq::build_phase_contrast_blocks(params, "scenario: sequence");
   const CellPhantom ph = build_phantom(sc);
   const CoilMaps coils = scenario_coil_maps(sc, ph);
   PhaseContrastResult r;
-  r.segments = simulate_block_sequence(ph, built.seq, engine, coils, &r.truth, progress, cancel);
+  r.segments = simulate_block_sequence(ph, built.seq, engine, coils, &r.truth, progress, cancel, scenario_conversion(sc.sequence));
   for (RawData& raw : r.segments) raw.scenario_name = sc.name;
   for (const RawData& raw : r.segments) r.images.push_back(reconstruct_fft(raw));
   r.velocity = velocity_map(r.segments, params.venc_axes, params.venc_m_per_s);

@@ -7,7 +7,6 @@
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
@@ -24,27 +23,27 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   std::optional<VelocityMap> velocity;
   SimulationResult sim;
   std::optional<VolumeSimulationResult> volume;  // multi-slice / 3-D: shown by its central slice / partition
+  // The sequence is built once, by the checks that decide its timing; every stage below plays these blocks.
+  const seq::BuiltSequence built = validated_sequence(scenario, "scenario");
   if (is_volume_scenario(scenario)) {
-    volume = simulate_volume(scenario, *engine, sim_progress, cancel);
+    volume = simulate_volume(scenario, built, build_phantom(scenario), *engine, sim_progress, cancel);
     sim.backend = volume->backend;
     sim.seconds = volume->seconds;
   } else if (scenario.sequence.type == SequenceType::PhaseContrast) {
     // The reference segment is reconstructed and compared like any image; the velocity map rides along.
-    PhaseContrastResult pc = simulate_phase_contrast(scenario, *engine, sim_progress, cancel);
+    PhaseContrastResult pc = simulate_phase_contrast(scenario, built, *engine, sim_progress, cancel);
     sim.raw = std::move(pc.segments.front());
     sim.truth = std::move(pc.truth);
     sim.backend = pc.backend;
     sim.seconds = pc.simulate_seconds;
     velocity = std::move(pc.velocity);
   } else {
-    sim = scenario.sequence.trajectory == Trajectory::Cartesian ? simulate(scenario, *engine, sim_progress, cancel)
-                                                                : simulate_noncart(scenario, *engine, sim_progress, cancel);
+    sim = simulate(scenario, built, *engine, sim_progress, cancel);  // non-Cartesian: simulate_noncart
   }
 
   PipelineResult r;
   r.backend = sim.backend;
-  if (!volume && !velocity && scenario.sequence.trajectory == Trajectory::Cartesian)
-    r.sequence_played = played_fidelity_text(scenario.sequence);
+  r.sequence_played = played_fidelity_text(scenario.sequence);
   r.simulate_seconds = sim.seconds;
   const auto t0 = std::chrono::steady_clock::now();
   ReconOptions options;

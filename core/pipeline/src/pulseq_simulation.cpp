@@ -34,30 +34,20 @@ bool cartesian_readouts(const seq::ProgramConversion& c, double dk_tolerance) {
 
 // A non-Cartesian segment: the k of every sample (from the file's gradients) as its trajectory in cycles
 // per FOV (BART convention, rows by LIN as the samples), and the samples scaled by the voxel area over the
-// FOV area, so that they are the object's Fourier transform in FOV units (as finish_noncart_raw).
+// FOV area, so that they are the object's Fourier transform in FOV units (as simulate_noncart).
 void attach_trajectory(const seq::ProgramConversion& c, const seq::BlockSequence& s, double voxel_m, int cells_per_voxel,
                        RawData& raw) {
-  std::vector<int> seen(raw.ny, 0);
-  for (int line : c.adc_line) ++seen[line];
-  if (c.adc_count != raw.ny || std::any_of(seen.begin(), seen.end(), [](int n) { return n != 1; }))
-    throw InputError("non-Cartesian sequence: its " + std::to_string(c.adc_count) +
-                     " ADCs need distinct LIN labels 0 .. ADCs - 1 (allowed: each line once, or no LIN labels)");
   const double fov[3] = {s.fov_m[0], s.fov_m[1], s.fov_m[2] > 0 ? s.fov_m[2] : s.fov_m[0]};
   if (fov[0] <= 0 || fov[1] <= 0)
     throw InputError("non-Cartesian sequence: no FOV in [DEFINITIONS] (allowed: FOV x y z > 0), needed for cycles/FOV");
   bool three_d = false;
   for (double kz : c.kz) three_d = three_d || std::abs(kz * fov[2]) > 1e-3;
-  const int D = three_d ? 3 : 2;
-  raw.traj_dims = D;
-  raw.traj.assign(static_cast<std::size_t>(raw.ny) * raw.nx * D, 0.f);
-  for (int a = 0; a < c.adc_count; ++a)
-    for (int i = 0; i < raw.nx; ++i) {
-      const std::size_t from = static_cast<std::size_t>(a) * raw.nx + i;
-      float* k = raw.traj.data() + (static_cast<std::size_t>(c.adc_line[a]) * raw.nx + i) * D;
-      k[0] = static_cast<float>(c.kx[from] * fov[0]);
-      k[1] = static_cast<float>(c.ky[from] * fov[1]);
-      if (three_d) k[2] = static_cast<float>(c.kz[from] * fov[2]);
-    }
+  noncart::Trajectory t = seq::played_trajectory(c, fov, three_d ? 3 : 2);
+  if (t.readouts != raw.ny || t.samples != raw.nx)
+    throw InputError("non-Cartesian sequence: " + std::to_string(t.readouts) + " ADCs of " + std::to_string(t.samples) +
+                     " samples for " + std::to_string(raw.ny) + " lines (allowed: each line once, or no LIN labels)");
+  raw.traj_dims = t.dims;
+  raw.traj = std::move(t.k);
   raw.line_flags.clear();
   raw.trajectory_type.clear();  // "other": a Pulseq file does not say
   float area = static_cast<float>(voxel_m * voxel_m / (fov[0] * fov[1]));

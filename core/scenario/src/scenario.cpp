@@ -13,7 +13,7 @@
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/phantom/tissue.hpp"
 #include "mrwb/scenario/scenario_sequence.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb {
@@ -232,8 +232,6 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.partitions = r.integer("partitions", s.partitions);
   s.slice_thickness_m = r.number("slice_thickness_m", s.slice_thickness_m);
   if (r.has("fidelity")) {
-    if (s.trajectory != Trajectory::Cartesian || s.type == SequenceType::PhaseContrast || s.slices > 1 || s.partitions > 1)
-      r.fail("sequence.fidelity", "is only allowed with a Cartesian single-slice spoiled_gre, spin_echo, bssfp or tof");
     ObjectReader f(r.object("fidelity"), source, "sequence.fidelity.");
     s.fidelity.rf = f.named("rf", k_rf_fidelity_names, s.fidelity.rf);
     s.fidelity.gradients = f.named("gradients", k_gradient_fidelity_names, s.fidelity.gradients);
@@ -275,7 +273,11 @@ void check_one_of(const std::string& source, const std::string& field, const std
 
 }  // namespace
 
-void validate_scenario(const Scenario& s, const std::string& source) {
+namespace {
+
+// Every check of a scenario; with `built`, the sequence's blocks are assembled by the checks that decide
+// its timing and handed back (validated_sequence), else only timed where that is cheaper (validate_scenario).
+void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequence* built) {
   const auto& q = s.sequence;
   const auto& p = s.phantom;
   if (q.type == SequenceType::PhaseContrast) {
@@ -328,8 +330,14 @@ void validate_scenario(const Scenario& s, const std::string& source) {
     if (q.trajectory != Trajectory::Cartesian)
       throw InputError(source + ": sequence.trajectory = '" + name_of(q.trajectory) + "' with sequence.type '" +
                        name_of(q.type) + "' (allowed: cartesian)");
-    seq::scenario_blocks(q, source + ": sequence");
+    seq::BuiltSequence b = seq::scenario_blocks(q, source + ": sequence");
+    if (built) *built = std::move(b);
   }
+  // Multi-slice and 3-D slabs are selected by the pulse's profile: one hard rotation would excite them all.
+  if ((q.slices > 1 || q.partitions > 1) && q.fidelity.rf == RfFidelity::Hard)
+    throw InputError(source + ": sequence.fidelity.rf = 'hard' with " + std::to_string(q.slices) + " slices, " +
+                     std::to_string(q.partitions) + " partitions (allowed: auto or shaped: each slice or slab is " +
+                     "selected by the pulse's profile)");
   check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe, 2, false, 16, false, "");
   check_range(source, "recon.grappa_kernel_ro", s.recon.grappa_kernel_ro, 1, false, 31, false, "");
   check_range(source, "recon.grappa_lambda", s.recon.grappa_lambda, 0, false, 1, false, "");
@@ -421,6 +429,18 @@ void validate_scenario(const Scenario& s, const std::string& source) {
   if (bytes > k_limit)
     throw InputError(source + ": phantom.cells_per_voxel = " + fmt(p.cells_per_voxel) + " with sequence.matrix = " +
                      fmt(q.matrix) + " needs " + fmt(bytes / (1024.0 * 1024 * 1024)) + " GiB; at most 4 GiB allowed");
+  // Spoiled GE and spin echo were only timed above (a stack of spirals holds many waveforms).
+  if (built && built->seq.blocks.empty()) *built = seq::scenario_blocks(q, source + ": sequence");
+}
+
+}  // namespace
+
+void validate_scenario(const Scenario& s, const std::string& source) { check_scenario(s, source, nullptr); }
+
+seq::BuiltSequence validated_sequence(const Scenario& s, const std::string& source) {
+  seq::BuiltSequence built;
+  check_scenario(s, source, &built);
+  return built;
 }
 
 Scenario scenario_from_json_text(const std::string& text, const std::string& source) {

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "mrwb/base/errors.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb {
@@ -41,12 +41,11 @@ SequenceDiagram sequence_diagram(const Scenario& sc, double t_max_s) {
 }
 
 noncart::Trajectory scenario_trajectory(const Scenario& sc) {
-  if (sc.sequence.trajectory != Trajectory::Cartesian) {  // as simulated; the same checks (TE, readout within TR)
-    validate_noncart_scenario(sc, "scenario: sequence");
-    return noncart_trajectory(sc.sequence);
-  }
+  if (sc.sequence.trajectory != Trajectory::Cartesian) validate_noncart_scenario(sc, "scenario: sequence");
   const BuiltSequence b = scenario_blocks(sc.sequence, "scenario: sequence");
-  const ProgramConversion c = to_sequence_program(b.seq, {1e-3});  // k needs no fine RF steps
+  ConversionOptions k_only;
+  k_only.hard_rf = true;  // k needs no RF steps
+  const ProgramConversion c = to_sequence_program(b.seq, k_only);
   noncart::Trajectory t;
   t.dims = 2;
   t.readouts = c.adc_count;

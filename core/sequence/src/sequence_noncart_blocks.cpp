@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "mrwb/base/errors.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 
 namespace mrwb::seq {

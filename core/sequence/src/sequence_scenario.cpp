@@ -1,13 +1,14 @@
 // A scenario's sequence as blocks, as the simulator's program (bssfp, tof), as diagram and trajectory.
 #include "mrwb/sequence/sequence_scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/sequence/sequence_noncart_blocks.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
+#include "mrwb/sequence/noncart_design.hpp"
 
 namespace mrwb::seq {
 
@@ -67,10 +68,16 @@ namespace mrwb {
 
 using namespace seq;
 
+namespace {
+bool volume(const SequenceSpec& q) { return q.slices > 1 || q.partitions > 1; }
+}  // namespace
+
 SequenceFidelity played_fidelity(const SequenceSpec& q) {
   SequenceFidelity f = q.fidelity;
   if (f.rf == RfFidelity::Auto)
-    f.rf = q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho ? RfFidelity::Hard : RfFidelity::Shaped;
+    f.rf = q.type == SequenceType::Bssfp || q.type == SequenceType::Tof || volume(q) ? RfFidelity::Shaped : RfFidelity::Hard;
+  if (f.gradients == GradientFidelity::Auto)
+    f.gradients = q.type == SequenceType::PhaseContrast ? GradientFidelity::Waveform : GradientFidelity::Moments;
   if (q.type == SequenceType::Bssfp) f.spoiling = SpoilingFidelity::Gradients;  // balanced: never spoiled
   return f;
 }
@@ -83,43 +90,42 @@ std::string played_fidelity_text(const SequenceSpec& q) {
           : f.spoiling == SpoilingFidelity::Ideal ? ", ideal spoiling" : ", spoiler gradients and RF spoiling");
 }
 
-SequenceProgram build_sequence_program(const SequenceSpec& q) {
-  if (q.type == SequenceType::PhaseContrast)
-    throw InputError("sequence.type: 'phase_contrast' is not available as one program (allowed: spoiled_gre, "
-                     "spin_echo, bssfp, tof; phase contrast plays one program per encoding: simulate_phase_contrast)");
-  // sequence.fidelity (sequence_fidelity.hpp). Its defaults are the choices each type is validated with
-  // against analytic results (Ernst steady state, spin-echo T2 decay, bSSFP's and time of flight's steady
-  // states): spoiled GE and spin echo with hard RF and ideal spoiling (so RF spoiling is off and no RF
-  // phase needs following); bSSFP with shaped RF and its 0/180° phase followed; time of flight with
-  // shaped RF and ideal spoiling.
+ConversionOptions scenario_conversion(const SequenceSpec& q) {
+  // The defaults are the choices each type is validated with against analytic results (Ernst steady
+  // state, spin-echo T2 decay, bSSFP's and time of flight's steady states, phase-contrast velocity).
   const SequenceFidelity f = played_fidelity(q);
-  const bool ideal_spoil = f.spoiling == SpoilingFidelity::Ideal;
-  const bool hard = f.rf == RfFidelity::Hard;
-  const CartesianParams p = cartesian_params(q);
-  const BuiltSequence b = build_blocks(q.type, p, "sequence");
   ConversionOptions o;
-  o.hard_rf = hard;
-  o.rf_step_s = 100e-6;  // shaped: 10 rotations per 1 ms pulse (the slice gradient is along z)
-  o.ideal_spoiling = ideal_spoil;
-  // Follow the RF phase where it changes (bSSFP's alternation, RF spoiling of GE / TOF, whose ADC phase
-  // follows it), so that samples come out demodulated. The spin echo's 180° about y is not followed: its
-  // ADC keeps phase 0.
-  o.follow_rf_phase = q.type == SequenceType::Bssfp || q.type == SequenceType::Tof ||
-                      (q.type == SequenceType::SpoiledGre && !ideal_spoil);
+  o.hard_rf = f.rf == RfFidelity::Hard;
+  // Shaped: 10 rotations per 1 ms pulse (time-bandwidth 4) for one slice or slab. The hard-pulse
+  // approximation repeats the profile every (steps per pulse / time-bandwidth) thicknesses, so multi-slice
+  // steps finer until the repeats lie (slices + 1) spacings away: beyond every other slice of the stack.
+  const double spacing = q.slice_thickness_m + q.slice_gap_m;
+  o.rf_step_s = q.slices > 1 ? std::max(1e-6, 250e-6 * q.slice_thickness_m / ((q.slices + 1) * spacing)) : 100e-6;
+  o.ideal_spoiling = f.spoiling == SpoilingFidelity::Ideal;
+  // The spin echo's 180° about y is not followed: its ADC keeps phase 0. Phase contrast is demodulated by
+  // simulate_block_sequence.
+  o.follow_rf_phase = q.type == SequenceType::Bssfp || q.type == SequenceType::Tof || volume(q) ||
+                      (q.type == SequenceType::SpoiledGre && !o.ideal_spoiling);
   o.max_free_step_s = f.gradients == GradientFidelity::Waveform ? 20e-6 : 0;
-  ProgramConversion c = to_sequence_program(b.seq, o);
-  // The builders set the ADC phase to the RF phase, so following the RF phase leaves nothing to demodulate.
-  if (c.per_sample_readouts) throw std::logic_error("build_sequence_program: readouts are not uniform");
-  for (double d : c.demod_phase_rad)
-    if (std::abs(std::remainder(d, 2 * M_PI)) > 1e-9) throw std::logic_error("build_sequence_program: receiver phase left");
-  SequenceProgram prog = std::move(c.program);
+  return o;
+}
+
+ProgramConversion scenario_program(const SequenceSpec& q, const BuiltSequence& built) {
+  ProgramConversion c = to_sequence_program(built.seq, scenario_conversion(q));
+  if (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast) return c;
+  if (c.per_sample_readouts) throw std::logic_error("scenario_program: Cartesian readouts are not uniform");
+  SequenceProgram& prog = c.program;
   prog.nx = prog.ny = q.matrix;
   prog.fov_m = q.fov_m;
-  prog.flip_angle_deg = p.flip_angle_deg;  // spin echo: 90
+  prog.flip_angle_deg = cartesian_params(q).flip_angle_deg;  // spin echo: 90
   prog.accel_R = std::max(1, q.acceleration);
   prog.line_flags.assign(q.matrix, 0);
   for (int i = 0; i < c.adc_count; ++i) prog.line_flags[c.adc_line[i]] |= c.adc_flags[i];
-  return prog;
+  return c;
+}
+
+SequenceProgram build_sequence_program(const SequenceSpec& q) {
+  return scenario_program(q, scenario_blocks(q, "sequence")).program;
 }
 
 }  // namespace mrwb

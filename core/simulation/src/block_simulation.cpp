@@ -36,15 +36,21 @@ std::vector<float> velocity_truth_m_per_s(const CellPhantom& ph, int axis) {
   return out;
 }
 
+seq::ConversionOptions block_playback() {
+  seq::ConversionOptions o;
+  o.hard_rf = true;
+  o.ideal_spoiling = true;
+  o.max_free_step_s = 20e-6;
+  return o;
+}
+
 std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::BlockSequence& s, SimulationEngine& engine,
                                              const CoilMaps& coils, Image2D* truth, const ProgressFn& progress,
-                                             const CancelToken& cancel, const BlockSimulationOptions& options) {
-  seq::ConversionOptions opt;
-  opt.hard_rf = true;  // each RF one instant rotation at its centre (2-D phantom: no slice profile)
-  opt.ideal_spoiling = options.ideal_spoiling;
+                                             const CancelToken& cancel, const seq::ConversionOptions& options) {
+  seq::ConversionOptions opt = options;
   // Pieces matter to moving spins only: for a still phantom the pieces of an interval compose to its one
-  // rotation, so it is played whole (fewer rounding steps; the scenario's own program does the same).
-  opt.max_free_step_s = phantom_moves(ph) ? options.max_step_s : 0;
+  // rotation, so it is played whole (fewer rounding steps).
+  if (!phantom_moves(ph)) opt.max_free_step_s = 0;
   seq::ProgramConversion c = seq::to_sequence_program(s, opt);
   const SequenceProgram& prog = c.program;
   // Samples come in ADC order either way; per-sample readouts (spiral gradients) need one length per ADC.

@@ -5,7 +5,6 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
-#include "mrwb/sequence/sequence_noncart_gre.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
@@ -14,53 +13,56 @@
 
 namespace mrwb {
 
-RawData simulated_raw_header(const Scenario& scenario, const SequenceProgram& prog, int ncoils) {
+RawData simulated_raw_header(const Scenario& scenario, const seq::BuiltSequence& built, int ncoils) {
   const auto& seq = scenario.sequence;
   RawData raw;
-  raw.nx = prog.nx;
-  raw.ny = prog.ny;
   raw.ncoils = ncoils;
   raw.fov_x_m = raw.fov_y_m = seq.fov_m;
-  raw.TR_s = seq.TR_s;
-  raw.TE_s = seq.TE_s;
-  raw.flip_angle_deg = seq.flip_angle_deg;
+  raw.TR_s = built.TR_s;  // as built: on the block raster
+  raw.TE_s = built.TE_s;
+  raw.flip_angle_deg = seq::cartesian_params(seq).flip_angle_deg;
   raw.scenario_name = scenario.name;
   return raw;
 }
 
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel) {
-  validate_scenario(scenario, "scenario");
+  return simulate(scenario, validated_sequence(scenario, "scenario"), engine, progress, cancel);
+}
+
+SimulationResult simulate(const Scenario& scenario, const seq::BuiltSequence& built, SimulationEngine& engine,
+                          const ProgressFn& progress, const CancelToken& cancel) {
   if (is_volume_scenario(scenario))
     throw InputError("scenario: sequence.slices / sequence.partitions above 1 give a volume (simulate_volume, volume_simulation.hpp)");
-  if (scenario.sequence.trajectory != Trajectory::Cartesian) return simulate_noncart(scenario, engine, progress, cancel);
+  if (scenario.sequence.trajectory != Trajectory::Cartesian) return simulate_noncart(scenario, built, engine, progress, cancel);
   const auto t0 = std::chrono::steady_clock::now();
   const auto& seq = scenario.sequence;
   const CellPhantom ph = build_phantom(scenario);  // with its flow field when the scenario has one
-  const SequenceProgram prog = build_sequence_program(seq);
+  const seq::ProgramConversion conversion = scenario_program(seq, built);
+  const SequenceProgram& prog = conversion.program;
 
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
   std::vector<std::complex<float>> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<std::complex<float>> cell_truth(ph.size());
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
+  seq::demodulate(conversion, samples, coils.ncoils);  // the builders' ADC follows the RF: a no-op but for rounding
 
   SimulationResult r;
   r.backend = engine.name();
   RawData& raw = r.raw;
-  raw = simulated_raw_header(scenario, prog, coils.ncoils);
+  raw = simulated_raw_header(scenario, built, coils.ncoils);
+  raw.nx = prog.nx;
+  raw.ny = prog.ny;
   raw.dwell_s = prog.dwell_s;
   raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
   // Signal in voxel units: each cell carries (cell area / voxel area) of a voxel's magnetization.
   const int cpv = ph.cells_per_voxel;
   const float scale = 1.0f / static_cast<float>(cpv * cpv);
   // Readout r fills its line; unacquired lines stay zero and are flagged so.
-  std::vector<int> line_of;
-  for (const auto& e : prog.events)
-    if (e.kind == EventKind::Readout) line_of.push_back(e.line);
   for (int c = 0; c < raw.ncoils; ++c)
     for (int r = 0; r < prog.readouts; ++r)
       for (int s = 0; s < raw.nx; ++s)
-        raw.at(c, line_of[r], s) = samples[(static_cast<std::size_t>(c) * prog.readouts + r) * raw.nx + s] * scale;
+        raw.at(c, conversion.adc_line[r], s) = samples[(static_cast<std::size_t>(c) * prog.readouts + r) * raw.nx + s] * scale;
   raw.accel_R = prog.accel_R;
   if (prog.accel_R > 1 || seq.acs_lines > 0) raw.line_flags = prog.line_flags;
   // Receiver noise on the acquired samples, and a noise scan of the same statistics for prewhitening.

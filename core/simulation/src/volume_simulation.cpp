@@ -25,38 +25,20 @@ struct ReadoutPlace {
 };
 
 struct VolumeProgram {
-  SequenceProgram prog;
-  seq::ProgramConversion conversion;  // for the receiver demodulation (slice offsets leave a phase)
+  seq::ProgramConversion conversion;  // the program, and the receiver demodulation (slice offsets leave a phase)
   std::vector<ReadoutPlace> place;    // [readout]
 };
 
-VolumeProgram volume_program(const SequenceSpec& q) {
-  const seq::BuiltSequence b = seq::build_blocks(q.type, seq::cartesian_params(q), "sequence");
-  seq::ConversionOptions o;
-  // Hard-pulse step: 10 rotations per 1 ms pulse (time-bandwidth 4) for one slice or slab. The hard-pulse
-  // approximation repeats the profile every (steps per pulse / time-bandwidth) thicknesses, so multi-slice
-  // steps finer until the repeats lie (slices + 1) spacings away: beyond every other slice of the stack.
-  const double spacing = q.slice_thickness_m + q.slice_gap_m;
-  o.rf_step_s = q.slices > 1 ? std::max(1e-6, 250e-6 * q.slice_thickness_m / ((q.slices + 1) * spacing)) : 100e-6;
-  o.follow_rf_phase = true;
-  o.ideal_spoiling = true;
+VolumeProgram volume_program(const SequenceSpec& q, const seq::BuiltSequence& b) {
   VolumeProgram v;
-  v.conversion = seq::to_sequence_program(b.seq, o);
-  if (v.conversion.per_sample_readouts) throw std::logic_error("volume_program: readouts are not uniform");
+  v.conversion = scenario_program(q, b);  // shaped RF stepped finer for a stack of slices, ideal spoiling
   // The labels of every ADC block, in order (the conversion keeps LIN; SLC and PAR are read here).
   std::map<std::string, int> labels;
   for (const seq::Block& bl : b.seq.blocks) {
     for (const seq::Label& l : bl.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
     if (bl.adc) v.place.push_back({labels["SLC"], labels["PAR"], labels["LIN"]});
   }
-  SequenceProgram& prog = v.prog = v.conversion.program;
-  if (static_cast<int>(v.place.size()) != prog.readouts) throw std::logic_error("volume_program: ADC count");
-  prog.nx = prog.ny = q.matrix;
-  prog.fov_m = q.fov_m;
-  prog.flip_angle_deg = q.flip_angle_deg;
-  prog.accel_R = std::max(1, q.acceleration);
-  prog.line_flags.assign(q.matrix, 0);
-  for (int i = 0; i < v.conversion.adc_count; ++i) prog.line_flags[v.conversion.adc_line[i]] |= v.conversion.adc_flags[i];
+  if (static_cast<int>(v.place.size()) != v.conversion.program.readouts) throw std::logic_error("volume_program: ADC count");
   return v;
 }
 
@@ -85,19 +67,23 @@ bool is_volume_scenario(const Scenario& s) { return s.sequence.slices > 1 || s.s
 
 VolumeSimulationResult simulate_volume(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                                        const CancelToken& cancel) {
-  validate_scenario(scenario, "scenario");
-  return simulate_volume(scenario, build_phantom(scenario), engine, progress, cancel);
+  return simulate_volume(scenario, validated_sequence(scenario, "scenario"), build_phantom(scenario), engine, progress, cancel);
 }
 
 VolumeSimulationResult simulate_volume(const Scenario& scenario, const CellPhantom& ph, SimulationEngine& engine,
                                        const ProgressFn& progress, const CancelToken& cancel) {
+  return simulate_volume(scenario, seq::scenario_blocks(scenario.sequence, "scenario: sequence"), ph, engine, progress, cancel);
+}
+
+VolumeSimulationResult simulate_volume(const Scenario& scenario, const seq::BuiltSequence& built, const CellPhantom& ph,
+                                       SimulationEngine& engine, const ProgressFn& progress, const CancelToken& cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   const SequenceSpec& q = scenario.sequence;
   if (!is_volume_scenario(scenario))
     throw InputError("scenario: sequence.slices and sequence.partitions are 1: not a volume (use simulate)");
   if (ph.nz < 2) throw InputError("scenario: a multi-slice / 3-D scan needs a slab phantom (phantom.slab_thickness_m > 0)");
-  const VolumeProgram vp = volume_program(q);
-  const SequenceProgram& prog = vp.prog;
+  const VolumeProgram vp = volume_program(q, built);
+  const SequenceProgram& prog = vp.conversion.program;
   const int S = q.slices, P = q.partitions, nx = prog.nx;
   const double spacing = q.slice_thickness_m + q.slice_gap_m;
 
@@ -154,7 +140,8 @@ VolumeSimulationResult simulate_volume(const Scenario& scenario, const CellPhant
   seq::demodulate(vp.conversion, samples, ncoils);
 
   RawData& raw = r.raw;
-  raw = simulated_raw_header(scenario, prog, ncoils);
+  raw = simulated_raw_header(scenario, built, ncoils);
+  raw.nx = raw.ny = q.matrix;
   raw.slices = S;
   raw.partitions = P;
   raw.fov_z_m = q.slice_thickness_m;

@@ -30,6 +30,9 @@ struct PhaseContrastResult {
 // FFT reconstruction of every segment, velocity map. InputError for a timing the builder cannot meet.
 PhaseContrastResult simulate_phase_contrast(const Scenario& scenario, SimulationEngine& engine,
                                             const ProgressFn& progress, const CancelToken& cancel);
+// The same on the scenario's sequence as validated_sequence built it.
+PhaseContrastResult simulate_phase_contrast(const Scenario& scenario, const seq::BuiltSequence& built, SimulationEngine& engine,
+                                            const ProgressFn& progress, const CancelToken& cancel);
 
 }  // namespace mrwb
 

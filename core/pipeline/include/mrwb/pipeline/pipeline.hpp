@@ -21,8 +21,7 @@ struct PipelineResult {
   std::vector<float> error_map;  // |recon| − |truth|
   Metrics metrics;
   std::string backend;           // simulation engine used
-  std::string sequence_played;   // how the sequence's blocks were played (played_fidelity_text); empty for
-                                 // the paths sequence.fidelity does not reach yet (volume, phase contrast, non-Cartesian)
+  std::string sequence_played;   // how the sequence's blocks were played (played_fidelity_text)
   double simulate_seconds = 0;
   double recon_seconds = 0;
   // sequence.type "phase_contrast": velocity per encoded direction (raw/recon/truth: the reference segment).

@@ -10,6 +10,7 @@
 #include "mrwb/flow/flow_spec.hpp"
 #include "mrwb/phantom/coil_spec.hpp"
 #include "mrwb/phantom/phantom_spec.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_spec.hpp"
 
 namespace mrwb {
@@ -51,6 +52,9 @@ std::string scenario_to_json_text(const Scenario& s);
 void save_scenario(const Scenario& s, const std::string& path);
 // Validates all ranges and the timing (TE, readout and TR must fit). Throws InputError.
 void validate_scenario(const Scenario& s, const std::string& source);
+// The same, and the scenario's sequence as the blocks those checks built (scenario_blocks): the one build
+// of a run, which the simulation plays, the raw data's header describes and `mrwb sequence` exports.
+seq::BuiltSequence validated_sequence(const Scenario& s, const std::string& source);
 
 // Shipped presets for `mrwb phantom --preset NAME`.
 std::vector<std::string> scenario_preset_names();

@@ -10,7 +10,7 @@
 
 namespace mrwb {
 
-// validate_noncart_sequence (sequence_noncart_gre.hpp) and recon.method gridding | cg. One-line InputError
+// validate_noncart_sequence (noncart_design.hpp) and recon.method gridding | cg. One-line InputError
 // naming the field.
 void validate_noncart_scenario(const Scenario& s, const std::string& source);
 // recon.method for the sequence's trajectory: fft | grappa (Cartesian), gridding | cg (the others). `method`
@@ -26,8 +26,8 @@ namespace mrwb::seq {
 // `t_max_s` (<= 0: one TR).
 SequenceDiagram sequence_diagram(const Scenario& scenario, double t_max_s = 0);
 // The k-space positions of every ADC sample of the scenario's sequence, integrated from its gradients
-// (cycles per FOV, BART convention [readout][sample][dims], dims = 2: kx, ky), in acquisition order;
-// radial / spiral scenarios: the trajectory their program plays (noncart_trajectory).
+// (cycles per FOV, BART convention [readout][sample][dims], dims = 2: kx, ky), in acquisition order: the
+// trajectory the simulator plays, for every trajectory type.
 noncart::Trajectory scenario_trajectory(const Scenario& scenario);
 
 }  // namespace mrwb::seq

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/trajectory.hpp"
 
 namespace mrwb::seq {
 
@@ -267,5 +268,11 @@ void write_diagram_png(const SequenceDiagram& d, const std::string& path, int wi
 
 // Applies the receiver demodulation to simulated samples ([coil][flat ADC sample]).
 void demodulate(const ProgramConversion& c, std::span<std::complex<float>> samples, int ncoils);
+
+// The k of every ADC sample as played (integrated from the blocks' gradients) in cycles per FOV, k [cycles/m]
+// times fov_m per axis: readout r is the ADC with LIN label r (or the r-th ADC without labels), dims 2
+// (kz left out) or 3. InputError unless every ADC has the same sample count and every line 0 .. ADCs - 1
+// appears once.
+noncart::Trajectory played_trajectory(const ProgramConversion& c, const double (&fov_m)[3], int dims);
 
 }  // namespace mrwb::seq

@@ -7,8 +7,9 @@ namespace mrwb {
 
 // RF: "hard" plays each pulse as one instant rotation at its centre (the event model of Jurczuk et al.
 // 2016); "shaped" as hard-pulse steps of 100 us along its envelope (relaxation, off-resonance and the
-// slice-select gradient act within the pulse); "auto" the choice each type is validated with: hard for
-// spoiled GE and spin echo, shaped for bSSFP and time of flight.
+// slice-select gradient act within the pulse; multi-slice: finer, so that each pulse excites its own
+// slice); "auto" the choice each type is validated with: hard for spoiled GE (any trajectory), spin echo
+// and phase contrast, shaped for bSSFP, time of flight and every multi-slice or 3-D slab scan.
 enum class RfFidelity { Auto, Hard, Shaped };
 inline constexpr EnumNames<RfFidelity, 3> k_rf_fidelity_names{{
     {RfFidelity::Auto, "auto"},
@@ -19,9 +20,11 @@ constexpr std::string_view to_string(RfFidelity f) { return enum_name(k_rf_fidel
 
 // Gradients: "moments" applies each interval's moment between RF and ADC instants at once (exact for
 // still spins); "waveform" cuts intervals into 20 us pieces with their own moments, so moving spins see
-// when a gradient acts (its first moment), as the ramped waveform does.
-enum class GradientFidelity { Moments, Waveform };
-inline constexpr EnumNames<GradientFidelity, 2> k_gradient_fidelity_names{{
+// when a gradient acts (its first moment), as the ramped waveform does; "auto": waveform for phase
+// contrast (its velocity phase is the bipolar's first moment), moments otherwise.
+enum class GradientFidelity { Auto, Moments, Waveform };
+inline constexpr EnumNames<GradientFidelity, 3> k_gradient_fidelity_names{{
+    {GradientFidelity::Auto, "auto"},
     {GradientFidelity::Moments, "moments"},
     {GradientFidelity::Waveform, "waveform"},
 }};
@@ -40,7 +43,7 @@ constexpr std::string_view to_string(SpoilingFidelity f) { return enum_name(k_sp
 
 struct SequenceFidelity {
   RfFidelity rf = RfFidelity::Auto;
-  GradientFidelity gradients = GradientFidelity::Moments;
+  GradientFidelity gradients = GradientFidelity::Auto;
   SpoilingFidelity spoiling = SpoilingFidelity::Ideal;
   bool operator==(const SequenceFidelity&) const = default;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Radial, golden-angle radial, spiral and stack-of-spirals spoiled gradient echo as Pulseq blocks: the
-// readouts of the simulator's noncart_trajectory (sequence_noncart_gre.hpp) played by real gradients, so
+// readouts of the simulator's noncart_trajectory (noncart_design.hpp) played by real gradients, so
 // `mrwb sequence --scenario S --out X.seq` exports what `mrwb simulate --scenario S` simulates.
 #include <string>
 

@@ -32,18 +32,22 @@ SystemLimits scenario_system_limits(const SequenceSpec& spec);
 
 namespace mrwb {
 
-// A Cartesian scenario sequence (spoiled_gre, spin_echo, bssfp, tof) as the simulator's program: the
-// blocks of scenario_blocks' builders converted by to_sequence_program, so the simulation plays the
-// sequence that the diagram shows and the Pulseq file holds. Spoiled GE and spin echo: hard RF and ideal
-// spoiling; bSSFP: shaped RF, RF phase followed (its 0/180° alternation: samples come out demodulated);
-// tof: shaped RF and ideal spoiling. Lines and flags come from the labels, ny = matrix. InputError for
-// phase_contrast (one program per encoding: simulate_phase_contrast) and for parameters the builder refuses.
-SequenceProgram build_sequence_program(const SequenceSpec& spec);
-// The fidelity build_sequence_program plays `spec` with: sequence.fidelity with "auto" resolved (hard RF for
-// spoiled GE and spin echo, shaped for bSSFP and TOF) and bSSFP unspoiled; and as one line for the user,
-// e.g. "hard RF, gradient moments, ideal spoiling".
+// How the simulator plays a scenario's blocks: sequence.fidelity with "auto" resolved (RF: hard for spoiled
+// GE of any trajectory, spin echo and phase contrast; shaped for bSSFP, time of flight and multi-slice / 3-D
+// slabs. Gradients: waveform pieces for phase contrast, moments otherwise) and bSSFP unspoiled; and as one
+// line for the user, e.g. "hard RF, gradient moments, ideal spoiling".
 SequenceFidelity played_fidelity(const SequenceSpec& spec);
 std::string played_fidelity_text(const SequenceSpec& spec);
+// played_fidelity as conversion options: shaped RF in 100 us steps (multi-slice: finer, so that the
+// hard-pulse steps' repeated profile lies beyond the stack), gradient pieces of 20 us, ideal spoiling, and
+// the RF phase followed where it changes with an ADC that follows it (bSSFP's alternation, slice offsets,
+// RF spoiling played as designed), so that samples come out demodulated.
+seq::ConversionOptions scenario_conversion(const SequenceSpec& spec);
+// A scenario's blocks (scenario_blocks: the one build of a run) as the simulator's program, converted with
+// scenario_conversion. Cartesian: nx = ny = matrix, lines and flags from the labels; radial: one Readout
+// event per spoke; spiral: one per sample (per_sample_readouts); phase contrast: segments by the SET label.
+seq::ProgramConversion scenario_program(const SequenceSpec& spec, const seq::BuiltSequence& built);
+// scenario_program(spec, scenario_blocks(spec)).program, for tests and benchmarks.
+SequenceProgram build_sequence_program(const SequenceSpec& spec);
 
 }  // namespace mrwb
-

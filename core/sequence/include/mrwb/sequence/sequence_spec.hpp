@@ -56,7 +56,7 @@ struct SequenceSpec {
   int acs_lines = 0;                 // fully sampled calibration lines at the k-space centre (GRAPPA)
   std::string acs_mode = "integrated";  // "integrated": ACS lines among the imaging lines; "separate": a
                                         // fully sampled calibration block before the imaging scan
-  // spoiled_gre k-space trajectory (sequence_noncart_gre.hpp): cartesian | radial | golden_radial | spiral |
+  // spoiled_gre k-space trajectory (noncart_design.hpp): cartesian | radial | golden_radial | spiral |
   // stack_of_spirals (3-D: the spiral at `matrix` partitions kz, for a phantom.slab_thickness_m slab)
   Trajectory trajectory = Trajectory::Cartesian;
   int spokes = 0;       // radial: spokes of `matrix` samples; 0 = ceil(pi/2 · matrix) (Nyquist)

@@ -12,25 +12,20 @@
 
 namespace mrwb {
 
-struct BlockSimulationOptions {
-  // Longest Free piece under a gradient (ConversionOptions::max_free_step_s): moving spins see when each
-  // gradient acts (a bipolar's first moment, the phase-encode lobe's centre), not only its total. A still
-  // phantom plays every interval whole (its pieces compose to the same rotation).
-  double max_step_s = 20e-6;
-  // Mxy = 0 before every excitation (Jurczuk et al. 2016; ConversionOptions::ideal_spoiling): the builders' spoiler
-  // moment is a whole number of turns per cell for 1 or 2 cells per voxel, so on the cell grid it cannot
-  // dephase. false: play the spoiler as built.
-  bool ideal_spoiling = true;
-};
+// How an imported block sequence is played unless told otherwise: each RF pulse one hard pulse at its
+// centre (2-D phantom: slice profile not modelled); Free intervals under a gradient in 20 us pieces, so that
+// moving spins see when each gradient acts (a bipolar's first moment, the phase-encode lobe's centre);
+// ideal spoiling (Jurczuk et al. 2016: the builders' spoiler moment is a whole number of turns per cell for
+// 1 or 2 cells per voxel, so on the cell grid it cannot dephase).
+seq::ConversionOptions block_playback();
 
-// Plays a block sequence over `phantom` with `engine`: converted with each RF pulse as one hard pulse at
-// its centre (2-D phantom: slice profile not modelled), Free events split at max_step_s, demodulated,
-// and split by the SET label into one RawData per segment (lines by LIN). Signal in voxel units (cell area / voxel area).
+// Plays a block sequence over `phantom` with `engine`: converted with `options` (a still phantom plays
+// every interval whole: its pieces compose to the same rotation), demodulated, and split by the SET label into one RawData per segment (lines by LIN). Signal in voxel units (cell area / voxel area).
 // `truth` (optional) receives the voxel-averaged Mxy at the k-space centre in the receiver's frame.
 std::vector<RawData> simulate_block_sequence(const CellPhantom& phantom, const seq::BlockSequence& s,
                                              SimulationEngine& engine, const CoilMaps& coils, Image2D* truth,
                                              const ProgressFn& progress, const CancelToken& cancel,
-                                             const BlockSimulationOptions& options = {});
+                                             const seq::ConversionOptions& options = block_playback());
 
 // The velocity a phase-contrast voxel should read along `axis` (0 x, 1 y, 2 z) [m/s]: the proton-density
 // weighted mean of its cells' velocity, still cells counting as 0 (the phase of a voxel is, for small

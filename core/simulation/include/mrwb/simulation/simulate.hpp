@@ -11,6 +11,7 @@
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
@@ -23,16 +24,18 @@ struct SimulationResult {
   double seconds = 0;
 };
 
-// The raw-data header every simulation path fills the same way: matrix (nx, ny from the program),
-// coils, in-plane FOV, TR, TE, flip angle and the scenario's name; k-space left empty.
-RawData simulated_raw_header(const Scenario& scenario, const SequenceProgram& prog, int ncoils);
-
-// Builds phantom and program from the scenario, runs `engine`, scales the signal to voxel units
-// (cell area / voxel area) so the FFT image and the truth share one scale. Non-Cartesian scenarios
-// (sequence.trajectory) go to simulate_noncart (noncart_simulation.hpp).
+// The raw-data header every simulation path fills the same way, from the scenario and its sequence as
+// built: coils, in-plane FOV, TR and TE as built, flip angle (spin echo: 90°) and the scenario's name;
+// matrix and k-space left to the caller.
+RawData simulated_raw_header(const Scenario& scenario, const seq::BuiltSequence& built, int ncoils);
+// Validates the scenario, which builds its sequence once (validated_sequence), and simulates that.
 SimulationResult simulate(const Scenario& scenario, SimulationEngine& engine, const ProgressFn& progress,
                           const CancelToken& cancel);
-
+// Plays `built` (the scenario's validated sequence) on the scenario's phantom: program by scenario_program,
+// `engine`, signal scaled to voxel units (cell area / voxel area) so the FFT image and the truth share one
+// scale. Non-Cartesian scenarios (sequence.trajectory) go to simulate_noncart (noncart_simulation.hpp).
+SimulationResult simulate(const Scenario& scenario, const seq::BuiltSequence& built, SimulationEngine& engine,
+                          const ProgressFn& progress, const CancelToken& cancel);
 // The scenario's receive coils on the phantom's cell grid (none: one uniform coil).
 CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph);
 // Ground truth on the image grid: Mxy at TE averaged over the cells of each voxel (in voxel units) and,

@@ -8,6 +8,7 @@
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario.hpp"
+#include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {
@@ -31,5 +32,8 @@ VolumeSimulationResult simulate_volume(const Scenario& scenario, SimulationEngin
 // The same on a given phantom (tests use phantoms whose content varies along z).
 VolumeSimulationResult simulate_volume(const Scenario& scenario, const CellPhantom& phantom, SimulationEngine& engine,
                                        const ProgressFn& progress, const CancelToken& cancel);
+// The same with the scenario's sequence as validated_sequence built it.
+VolumeSimulationResult simulate_volume(const Scenario& scenario, const seq::BuiltSequence& built, const CellPhantom& phantom,
+                                       SimulationEngine& engine, const ProgressFn& progress, const CancelToken& cancel);
 
 }  // namespace mrwb

@@ -1,11 +1,9 @@
 #pragma once
-// Non-Cartesian spoiled gradient echo for the simulator: the readouts of a radial, golden-angle radial or
-// spiral Trajectory (trajectory.hpp, cycles/FOV) played as simulator events (k increments in cycles/m =
-// cycles/FOV / fov_m), and the raw data it yields carrying that trajectory for gridding / cg.
+// The design of a scenario's non-Cartesian spoiled GE: the readouts of a radial, golden-angle radial or
+// spiral Trajectory (trajectory.hpp, cycles/FOV) that build_noncart_gre_blocks (sequence_noncart_blocks.hpp)
+// plays with gradients, and the scenario checks of its fields.
 #include <string>
 
-#include "mrwb/base/raw_data.hpp"
-#include "mrwb/sequence/sequence_program.hpp"
 #include "mrwb/sequence/sequence_spec.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 
@@ -27,22 +25,10 @@ double noncart_dwell_s(const SequenceSpec& seq);
 // Index of the k = 0 sample of each readout (played at TE).
 int noncart_echo_sample(const SequenceSpec& seq);
 
-// Spoiled GE: dummy TRs, then per readout an RF pulse, a prephaser to the readout's first k point, the
-// readout, ideal spoiling, recovery to TR. Readouts with equally spaced samples (radial) are one Readout
-// event with constant dk (program nx = samples, one line per readout); others (spiral) are one event per
-// sample (program nx = 1, one line per sample), which finish_noncart_raw folds back.
-SequenceProgram build_noncart_gre(const SequenceSpec& seq);
-
 // Scenario checks for a non-Cartesian trajectory (one-line InputError naming the field): type spoiled_gre,
 // no acceleration / ACS, spokes 0..4096, interleaves 0..256,
-// design_interleaves 0 or interleaves..256 (spiral only), the readout after TE fits in TR. (The scenario
-// checks recon.method gridding | cg besides: validate_scenario.)
+// design_interleaves 0 or interleaves..256 (spiral only). (TE and TR against the minima of the blocks:
+// scenario_timing; recon.method gridding | cg: validate_scenario.)
 void validate_noncart_sequence(const SequenceSpec& seq, const std::string& source);
-
-// Raw data the simulator produced from build_noncart_gre's program -> readouts x samples with the
-// trajectory (traj_dims 2, or 3 for stack_of_spirals; ISMRMRD type radial / goldenangle / spiral) and the
-// samples scaled by the voxel area 1/matrix^2 (volume 1/matrix^3 in 3-D), so that they are the object's
-// Fourier transform in FOV units (recon/noncart_types.hpp convention).
-void finish_noncart_raw(const SequenceSpec& seq, RawData& raw);
 
 }  // namespace mrwb
