@@ -139,8 +139,8 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--velocity-out", o->velocity_out,
                   "Phase contrast: velocity maps [m/s] per encoded axis, V_<axis> and V_<axis>_truth (.h5, .cfl or .png)");
   sub->add_option("--seq", o->seq,
-                  "Play this Pulseq .seq (1.4/1.5; Cartesian, radial or spiral readouts) on the scenario's phantom and coils "
-                  "instead of the scenario's sequence (non-Cartesian: the trajectory from its gradients)");
+                  "Play this Pulseq .seq (1.2 to 1.5; Cartesian, radial or spiral readouts) on the scenario's phantom and coils "
+                  "instead of the scenario's sequence, with its sequence.fidelity (non-Cartesian: the trajectory from its gradients)");
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the scenario's)");
   sub->add_flag("--quiet", o->quiet, "No progress output");

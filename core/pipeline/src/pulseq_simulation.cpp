@@ -67,7 +67,9 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
   ImportedSequenceRun r;
   r.backend = engine.name();
-  r.segments = simulate_block_sequence(ph, sequence, engine, coils, &r.truth, progress, cancel);
+  // Played with the scenario's sequence.fidelity ("auto": hard RF, gradient waveforms: the file's type is unknown).
+  r.segments = simulate_block_sequence(ph, sequence, engine, coils, &r.truth, progress, cancel,
+                                       block_playback(scenario.sequence.fidelity));
   if (r.segments.empty()) throw InputError("the sequence has no ADC to simulate");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // The k of every sample, as simulate_block_sequence integrates it (k needs no fine RF steps).

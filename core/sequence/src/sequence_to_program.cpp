@@ -2,6 +2,7 @@
 // (piecewise linear) between consecutive RF / ADC instants, ADC samples at their exact times.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -141,16 +142,21 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       // builders' convention) needs no demodulation.
       if (spoil_pending) frame = -rf.phase_rad;
       if (opt.follow_rf_phase) {
-        // Rotate the spins by exp(-i·delta): two 180° pulses about phases 0 and −delta/2 compose to it.
+        // Rotate the spins by exp(-i·delta): two 180° pulses about phases 0 and −delta/2 compose to it. A
+        // rotation about z commutes with free precession, relaxation and transport, so it goes before the
+        // trailing Free events: they stay one run that merges as without the rotation (the moving spins of
+        // "gradient moments" then see the same intervals whether the RF phase is followed or not).
         const double delta = std::remainder(-rf.phase_rad - frame, 2 * M_PI);
         if (std::abs(delta) > 1e-12) {
-          for (double axis : {0.0, -delta / 2}) {
-            SeqEvent e;
-            e.kind = EventKind::Rf;
-            e.flip_rad = M_PI;
-            e.phase_rad = axis;
-            p.events.push_back(e);
+          auto at = p.events.end();
+          while (at != p.events.begin() && std::prev(at)->kind == EventKind::Free) --at;
+          SeqEvent pair[2];
+          for (int i = 0; i < 2; ++i) {
+            pair[i].kind = EventKind::Rf;
+            pair[i].flip_rad = M_PI;
+            pair[i].phase_rad = i == 0 ? 0.0 : -delta / 2;
           }
+          p.events.insert(at, pair, pair + 2);
         }
         frame = -rf.phase_rad;
       }

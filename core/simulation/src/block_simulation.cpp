@@ -36,11 +36,12 @@ std::vector<float> velocity_truth_m_per_s(const CellPhantom& ph, int axis) {
   return out;
 }
 
-seq::ConversionOptions block_playback() {
+seq::ConversionOptions block_playback(const SequenceFidelity& f) {
   seq::ConversionOptions o;
-  o.hard_rf = true;
-  o.ideal_spoiling = true;
-  o.max_free_step_s = 20e-6;
+  o.hard_rf = f.rf != RfFidelity::Shaped;
+  o.rf_step_s = 100e-6;
+  o.ideal_spoiling = f.spoiling != SpoilingFidelity::Gradients;
+  o.max_free_step_s = f.gradients == GradientFidelity::Moments ? 0 : 20e-6;
   return o;
 }
 

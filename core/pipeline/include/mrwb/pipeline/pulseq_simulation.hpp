@@ -22,7 +22,8 @@ struct ImportedSequenceRun {
   double seconds = 0;
 };
 
-// Throws InputError when the sequence has no ADC; Cancelled when `cancel` is set.
+// Played with block_playback(scenario.sequence.fidelity) on the scenario's phantom and coils. Throws InputError
+// when the sequence has no ADC; Cancelled when `cancel` is set.
 ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const seq::BlockSequence& sequence,
                                                SimulationEngine& engine, const ProgressFn& progress,
                                                const CancelToken& cancel);

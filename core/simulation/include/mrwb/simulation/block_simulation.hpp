@@ -8,16 +8,18 @@
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/sequence/sequence_fidelity.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {
 
-// How an imported block sequence is played unless told otherwise: each RF pulse one hard pulse at its
-// centre (2-D phantom: slice profile not modelled); Free intervals under a gradient in 20 us pieces, so that
-// moving spins see when each gradient acts (a bipolar's first moment, the phase-encode lobe's centre);
-// ideal spoiling (Jurczuk et al. 2016: the builders' spoiler moment is a whole number of turns per cell for
-// 1 or 2 cells per voxel, so on the cell grid it cannot dephase).
-seq::ConversionOptions block_playback();
+// How a block sequence of unknown type (an imported file, phase contrast) is played: sequence.fidelity with
+// "auto" resolved to each RF pulse one hard pulse at its centre (2-D phantom: slice profile not modelled)
+// and gradients in 20 us pieces, so that moving spins see when each gradient acts (a bipolar's first moment,
+// the phase-encode lobe's centre); spoiling ideal by default (Jurczuk et al. 2016: the builders' spoiler
+// moment is a whole number of turns per cell for 1 or 2 cells per voxel, so on the cell grid it cannot
+// dephase). Shaped RF: 100 us steps.
+seq::ConversionOptions block_playback(const SequenceFidelity& fidelity = {});
 
 // Plays a block sequence over `phantom` with `engine`: converted with `options` (a still phantom plays
 // every interval whole: its pieces compose to the same rotation), demodulated, and split by the SET label into one RawData per segment (lines by LIN). Signal in voxel units (cell area / voxel area).
