@@ -187,7 +187,7 @@ class TestPulseq : public QObject {
     QTest::newRow("short block") << head + "[BLOCKS]\n1 10 0 0 0\n" << "t.seq:7:";
     QTest::newRow("not a number") << head + "[BLOCKS]\n1 1x 0 0 0 0 0 0\n" << "t.seq:7:";
     QTest::newRow("undefined trap") << head + "[BLOCKS]\n1 10 0 3 0 0 0 0\n" << "t.seq:7:";
-    QTest::newRow("version") << QString("[VERSION]\nmajor 1\nminor 2\n") << "allowed: 1.4, 1.5";
+    QTest::newRow("version") << QString("[VERSION]\nmajor 1\nminor 1\n") << "allowed: 1.2, 1.3, 1.4, 1.5";
     QTest::newRow("bad shape") << head + "[SHAPES]\nshape_id 1\nnum_samples 5\n0\n0\n9\n" << "t.seq:7:";
     QTest::newRow("required ext") << "[VERSION]\nmajor 1\nminor 5\n[DEFINITIONS]\nRequiredExtensions ROTATIONS\n"
                                      "[BLOCKS]\n1 10 0 0 0 0 0 0\n[EXTENSIONS]\nextension ROTATIONS 1\n" << "required extension";

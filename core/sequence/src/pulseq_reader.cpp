@@ -1,4 +1,7 @@
-// Pulseq .seq reader (1.4, 1.5): tables by section, shapes decompressed, labels resolved, md5 verified.
+// Pulseq .seq reader (1.2 to 1.5): tables by section, shapes decompressed, labels resolved, md5 verified.
+// Older files (1.2, 1.3) are read as the Pulseq reference readers port them to 1.4 (MATLAB Sequence/read.m,
+// the scanner interpreter ExternalSequence.cpp): delay events become block durations, RF and gradient rows
+// gain the fields 1.4 added, and every shape is run-length compressed.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -11,14 +14,23 @@
 
 namespace mrwb::seq {
 
-std::vector<double> decompress_shape(const std::vector<double>& packed, int num_samples) {
-  if (num_samples < 0) throw InputError("shape: negative num_samples");
+namespace {
+
+// Longest shape accepted: 2^26 samples (67 s at a 1 us raster), so a corrupt count cannot exhaust memory.
+constexpr int kMaxShapeSamples = 1 << 26;
+
+// `raw_when_full`: a shape with as many stored values as samples is stored uncompressed (Pulseq 1.4 and
+// later). In the 1.2 / 1.3 format every shape is compressed, whatever its length (read.m re-decodes them).
+std::vector<double> expand_shape(const std::vector<double>& packed, int num_samples, bool raw_when_full) {
+  if (num_samples < 0 || num_samples > kMaxShapeSamples)
+    throw InputError("shape: num_samples " + std::to_string(num_samples) + " is out of range (allowed: 0.." +
+                     std::to_string(kMaxShapeSamples) + ")");
   std::vector<double> w;
-  if (static_cast<int>(packed.size()) == num_samples) {
+  if (raw_when_full && static_cast<int>(packed.size()) == num_samples) {
     w = packed;  // stored uncompressed
     return w;
   }
-  w.reserve(num_samples);
+  w.reserve(std::min<std::size_t>(static_cast<std::size_t>(num_samples), 4 * packed.size() + 16));
   std::size_t i = 0;
   while (i + 1 < packed.size()) {
     if (packed[i] != packed[i + 1]) {
@@ -39,6 +51,12 @@ std::vector<double> decompress_shape(const std::vector<double>& packed, int num_
                      std::to_string(num_samples));
   for (std::size_t k = 1; k < w.size(); ++k) w[k] += w[k - 1];  // the stored data are the derivative
   return w;
+}
+
+}  // namespace
+
+std::vector<double> decompress_shape(const std::vector<double>& packed, int num_samples) {
+  return expand_shape(packed, num_samples, true);
 }
 
 namespace {
@@ -74,9 +92,12 @@ class Parser {
   std::size_t sig_pos_ = std::string::npos;
 
   int major_ = 0, minor_ = 0;
+  int version_line_ = 1;                     // where the version is stated, for errors
+  std::map<std::string, int> header_line_;   // section name -> line of its header
   std::map<std::string, std::vector<std::string>> defs_;
   std::vector<std::pair<std::string, std::string>> extra_defs_;
-  struct BlockRow { int id; double dur; int ev[6]; int line; };
+  // dur: block raster units (1.4 and later); delay: id into [DELAYS] (before 1.4, whose blocks have no duration).
+  struct BlockRow { int id; double dur; int ev[6]; int line; int delay = 0; };
   std::vector<BlockRow> blocks_;
   std::map<int, RfRow> rf_;
   std::map<int, GradRow> grad_;
@@ -87,6 +108,7 @@ class Parser {
   std::map<int, std::string> ext_names_;                       // type id -> name
   std::map<int, std::map<int, std::pair<int, std::string>>> ext_specs_;  // type id -> ref -> (value, label)
   std::map<int, std::vector<double>> shapes_;
+  bool legacy_ = false;  // 1.2 or 1.3
 
   [[noreturn]] void fail(int line, const std::string& what) const {
     throw InputError(src_ + ":" + std::to_string(line) + ": " + what);
@@ -135,6 +157,7 @@ class Parser {
         for (const auto& sec : sections_)
           if (sec.first == current) fail(number, "section [" + current + "] appears twice");
         sections_.emplace_back(current, std::vector<Line>{});
+        header_line_[current] = number;
         if (current == "SIGNATURE") {
           sig_pos_ = line_start;
           sig_line_ = number;
@@ -166,18 +189,26 @@ class Parser {
   }
 
   void parse_sections() {
+    if (auto it = header_line_.find("VERSION"); it != header_line_.end()) version_line_ = it->second;
     for (const auto& [name, lines] : sections_)
       if (name == "VERSION")
         for (const auto& l : lines) {
           if (l.tok.size() != 2) fail(l.number, "[VERSION] expects 'major|minor|revision N'");
-          if (l.tok[0] == "major") major_ = integer(l, 1);
-          else if (l.tok[0] == "minor") minor_ = integer(l, 1);
-          else if (l.tok[0] != "revision") fail(l.number, "unknown [VERSION] field '" + l.tok[0] + "'");
+          if (l.tok[0] == "major") {
+            major_ = integer(l, 1);
+            version_line_ = l.number;
+          } else if (l.tok[0] == "minor") {
+            minor_ = integer(l, 1);
+            version_line_ = l.number;
+          } else if (l.tok[0] != "revision") {
+            fail(l.number, "unknown [VERSION] field '" + l.tok[0] + "'");
+          }
         }
-    if (major_ != 1 || (minor_ != 4 && minor_ != 5))
-      throw InputError(src_ + ": Pulseq version " + std::to_string(major_) + "." + std::to_string(minor_) +
-                       " is not supported (allowed: 1.4, 1.5)");
+    if (major_ != 1 || minor_ < 2 || minor_ > 5)
+      fail(version_line_, "Pulseq version " + std::to_string(major_) + "." + std::to_string(minor_) +
+                              " is not supported (allowed: 1.2, 1.3, 1.4, 1.5)");
     const bool v15 = minor_ >= 5;
+    legacy_ = minor_ < 4;
     for (const auto& [name, lines] : sections_) {
       if (name == "VERSION" || name == "SIGNATURE") continue;
       if (name == "DEFINITIONS") {
@@ -193,10 +224,17 @@ class Parser {
           }
         }
       } else if (name == "BLOCKS") {
+        // 1.2: id delay rf gx gy gz adc; 1.3 adds ext; 1.4 puts the duration where the delay id was.
+        const std::size_t cols = minor_ == 2 ? 7 : 8;
         for (const auto& l : lines) {
-          need(l, name, 8);
-          BlockRow b{integer(l, 0), num(l, 1), {}, l.number};
-          for (int k = 0; k < 6; ++k) b.ev[k] = integer(l, 2 + k);
+          need(l, name, cols);
+          BlockRow b{integer(l, 0), legacy_ ? 0.0 : num(l, 1), {}, l.number};
+          for (std::size_t k = 0; k + 2 < cols; ++k) b.ev[k] = integer(l, 2 + k);
+          if (legacy_) {
+            b.delay = integer(l, 1);
+            if (b.delay < 0)
+              fail(l.number, "negative delay id " + std::to_string(b.delay) + " (allowed: 0 or an id in [DELAYS])");
+          }
           if (b.dur < 0) fail(l.number, "negative block duration");
           blocks_.push_back(b);
         }
@@ -208,6 +246,9 @@ class Parser {
             need(l, name, 12);
             r = {num(l, 1), integer(l, 2), integer(l, 3), integer(l, 4), num(l, 5), num(l, 6), num(l, 7),
                  num(l, 8), num(l, 9), num(l, 10), l.tok[11][0], l.number};
+          } else if (legacy_) {  // 1.2 / 1.3: id amp mag phase delay freq phase (no time shape)
+            need(l, name, 7);
+            r = {num(l, 1), integer(l, 2), integer(l, 3), 0, -1, num(l, 4), 0, 0, num(l, 5), num(l, 6), 'u', l.number};
           } else {
             need(l, name, 8);
             r = {num(l, 1), integer(l, 2), integer(l, 3), integer(l, 4), -1, num(l, 5), 0, 0, num(l, 6), num(l, 7),
@@ -220,6 +261,9 @@ class Parser {
           if (v15) {
             need(l, name, 7);
             grad_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), integer(l, 4), integer(l, 5), num(l, 6), l.number};
+          } else if (legacy_) {  // 1.2 / 1.3: id amp shape delay (no time shape)
+            need(l, name, 4);
+            grad_[integer(l, 0)] = {num(l, 1), NAN, NAN, integer(l, 2), 0, num(l, 3), l.number};
           } else {
             need(l, name, 5);
             grad_[integer(l, 0)] = {num(l, 1), NAN, NAN, integer(l, 2), integer(l, 3), num(l, 4), l.number};
@@ -248,6 +292,7 @@ class Parser {
       } else if (name == "DELAYS") {
         for (const auto& l : lines) {
           need(l, name, 2);
+          if (num(l, 1) < 0) fail(l.number, "negative delay " + l.tok[1] + " us (allowed: >= 0)");
           delays_[integer(l, 0)] = num(l, 1);
         }
       } else if (name == "EXTENSIONS") {
@@ -274,7 +319,7 @@ class Parser {
         auto flush = [&] {
           if (id < 0) return;
           try {
-            shapes_[id] = decompress_shape(data, n);
+            shapes_[id] = expand_shape(data, n, !legacy_);
           } catch (const InputError& e) {
             fail(start_line, e.what());
           }
@@ -318,6 +363,29 @@ class Parser {
     return it->second;
   }
 
+  // A 1.2 / 1.3 block lasts as long as its longest event or its delay event (read.m, ExternalSequence.cpp),
+  // rounded up to the block raster as the scanner interpreter does, which then plays it.
+  double legacy_duration(const Block& b, const BlockRow& br, BlockSequence& s) const {
+    const SystemLimits& sys = s.sys;
+    double d = 0;
+    if (br.delay) {
+      auto it = delays_.find(br.delay);
+      if (it == delays_.end())
+        fail(br.line,
+             "delay " + std::to_string(br.delay) + " is not defined in [DELAYS] (allowed: 0 or an id in [DELAYS])");
+      d = it->second * 1e-6;
+    }
+    if (b.rf) d = std::max(d, b.rf->delay_s + b.rf->duration_s(sys.rf_raster_s));
+    for (const auto* g : {&b.gx, &b.gy, &b.gz})
+      if (*g) d = std::max(d, (*g)->duration_s(sys.grad_raster_s));
+    if (b.adc) d = std::max(d, b.adc->duration_s());
+    const double steps = std::ceil(d / sys.block_raster_s - 1e-6);
+    if (std::abs(steps * sys.block_raster_s - d) > 1e-9)
+      s.warnings.push_back("block " + std::to_string(br.id) + ": duration " + std::to_string(d * 1e6) +
+                           " us rounded up to the block raster");
+    return steps * sys.block_raster_s;
+  }
+
   BlockSequence assemble() {
     BlockSequence s;
     SystemLimits& sys = s.sys;
@@ -344,6 +412,7 @@ class Parser {
     for (const BlockRow& br : blocks_) {
       Block b;
       b.duration_s = br.dur * sys.block_raster_s;
+      double end_values[3] = {0, 0, 0};
       if (br.ev[0]) {
         auto it = rf_.find(br.ev[0]);
         if (it == rf_.end()) fail(br.line, "RF " + std::to_string(br.ev[0]) + " is not defined in [RF]");
@@ -419,7 +488,7 @@ class Parser {
           }
           *g3[a] = g;
         }
-        last_grad[a] = end_value;
+        end_values[a] = end_value;
       }
       if (br.ev[4]) {
         auto it = adc_.find(br.ev[4]);
@@ -451,6 +520,13 @@ class Parser {
           b.labels.push_back({nm->second == "LABELINC", sp->second.second, sp->second.first});
         }
         ext = it->second.next;
+      }
+      if (legacy_) b.duration_s = legacy_duration(b, br, s);
+      // As read.m: a gradient that stops before the block ends hands on zero, not its last value.
+      const std::optional<Gradient>* ends[3] = {&b.gx, &b.gy, &b.gz};
+      for (int a = 0; a < 3; ++a) {
+        const bool to_the_end = *ends[a] && (*ends[a])->duration_s(sys.grad_raster_s) + 1e-12 >= b.duration_s;
+        last_grad[a] = to_the_end ? end_values[a] : 0;
       }
       s.blocks.push_back(std::move(b));
     }
