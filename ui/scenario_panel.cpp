@@ -160,6 +160,15 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                    tr("Square image matrix (readout × phase encode)"), [](Scenario& s, int v) { s.sequence.matrix = v; });
   bandwidth_ = addDouble(qform, QStringLiteral("sequence.bandwidth_Hz_per_pixel"), tr("Bandwidth"), 1, 1e6, 0, 50,
                          tr(" Hz/px"), {}, [](Scenario& s, double v) { s.sequence.bandwidth_Hz_per_pixel = v; });
+  maxGrad_ = addDouble(qform, QStringLiteral("sequence.max_grad_mT_per_m"), tr("Max gradient"), 0, 100, 1, 1, tr(" mT/m"),
+                       tr("Gradient amplitude limit the sequence is designed within (0: 32 mT/m; spiral 40)"),
+                       [](Scenario& s, double v) { s.sequence.max_grad_mT_per_m = v; });
+  maxSlew_ = addDouble(qform, QStringLiteral("sequence.max_slew_T_per_m_per_s"), tr("Max slew rate"), 0, 300, 0, 10,
+                       tr(" T/m/s"), tr("Slew-rate limit the sequence is designed within (0: 130 T/m/s; spiral 150)"),
+                       [](Scenario& s, double v) { s.sequence.max_slew_T_per_m_per_s = v; });
+  partialFourier_ = addDouble(qform, QStringLiteral("sequence.partial_fourier"), tr("Partial Fourier"), 0.5, 1, 3, 0.0625,
+                              {}, tr("Fraction of the phase-encode lines acquired (Cartesian; the rest zero-filled)"),
+                              [](Scenario& s, double v) { s.sequence.partial_fourier = v; });
   dummyScans_ = addInt(qform, QStringLiteral("sequence.dummy_scans"), tr("Dummy scans"), 0, 1000000, 50,
                        tr("TRs played before the first line (steady state)"),
                        [](Scenario& s, int v) { s.sequence.dummy_scans = v; });
@@ -371,6 +380,9 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   matrix_->setValue(s.sequence.matrix);
   bandwidth_->setValue(s.sequence.bandwidth_Hz_per_pixel);
   dummyScans_->setValue(s.sequence.dummy_scans);
+  maxGrad_->setValue(s.sequence.max_grad_mT_per_m);
+  maxSlew_->setValue(s.sequence.max_slew_T_per_m_per_s);
+  partialFourier_->setValue(s.sequence.partial_fourier);
   filling_ = false;
 }
 

@@ -58,6 +58,9 @@ Scenario family_scenario(const QString& name) {
     const seq::BuiltSequence b = seq::scenario_blocks(shortest, "test");
     s.sequence.TE_s = b.TE_s;
     s.sequence.TR_s = b.TR_s;
+  } else if (n == "partial_fourier") {
+    s = shipped("teaching_flow_void_spin_echo");
+    s.sequence.partial_fourier = 0.625;
   } else if (n == "radial") disc(Trajectory::Radial);
   else if (n == "golden_radial") disc(Trajectory::GoldenRadial);
   else if (n == "spiral") disc(Trajectory::Spiral);
@@ -100,7 +103,7 @@ class TestSequenceRoundTrip : public QObject {
  private slots:
   void exportImportSimulateIsTheScenario_data() {
     QTest::addColumn<QString>("family");
-    for (const char* f : {"spoiled_gre", "spin_echo", "bssfp", "bssfp_still", "tof", "phase_contrast", "grappa_separate_acs", "multi_slice",
+    for (const char* f : {"spoiled_gre", "spin_echo", "bssfp", "bssfp_still", "tof", "phase_contrast", "grappa_separate_acs", "partial_fourier", "multi_slice",
                           "tof_3d", "radial", "golden_radial", "spiral", "stack_of_spirals"})
       QTest::newRow(f) << QString(f);
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "fixtures.hpp"
+#include "input_error.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
 #include "mrwb/phantom/tissue.hpp"
@@ -198,6 +199,41 @@ class TestSequence : public QObject {
   // moments or as 20 us waveform pieces give the same signal; shaped RF moves the spoiled GE's signal by
   // the relaxation within the pulse only (well under 1 %); gradient spoiling plays no ideal spoil. JSON
   // round trip, and a bad value refused with the field's name.
+  // sequence.max_grad_mT_per_m / max_slew_T_per_m_per_s and partial_fourier: JSON round trip, the limits
+  // reach the blocks (no gradient beyond them), the skipped lines are flagged unacquired, ranges refused.
+  void designLimitsAndPartialFourier() {
+    Scenario s = scenario_preset("default");
+    s.sequence.max_grad_mT_per_m = 20;
+    s.sequence.max_slew_T_per_m_per_s = 80;
+    s.sequence.partial_fourier = 0.75;
+    const std::string text = scenario_to_json_text(s);
+    const Scenario back = scenario_from_json_text(text, "s.json");
+    QCOMPARE(back.sequence.max_grad_mT_per_m, 20.0);
+    QCOMPARE(back.sequence.max_slew_T_per_m_per_s, 80.0);
+    QCOMPARE(back.sequence.partial_fourier, 0.75);
+    QVERIFY(scenario_to_json_text(scenario_preset("default")).find("max_grad") == std::string::npos);  // written when set
+    const BuiltSequence b = validated_sequence(back, "s.json");
+    QVERIFY(std::abs(b.seq.sys.max_grad_Hz_per_m - 20e-3 * gamma_Hz_per_T) < 1e-6);
+    double gmax = 0;
+    for (const Block& bl : b.seq.blocks)
+      for (const auto* g : {&bl.gx, &bl.gy, &bl.gz})
+        if (*g)
+          for (const auto& pt : (*g)->points(b.seq.sys.grad_raster_s)) gmax = std::max(gmax, std::abs(pt.second));
+    QVERIFY(gmax > 0 && gmax <= b.seq.sys.max_grad_Hz_per_m * (1 + 1e-9));
+    const SequenceProgram prog = build_sequence_program(back.sequence);
+    int acquired = 0;
+    for (std::uint8_t f : prog.line_flags) acquired += (f & kLineAcquired) != 0;
+    QCOMPARE(acquired, static_cast<int>(std::lround(0.75 * back.sequence.matrix)));
+    QCOMPARE(prog.line_flags.front() & kLineAcquired, 0);  // the lowest lines are the skipped ones
+    Scenario bad = s;
+    bad.sequence.max_grad_mT_per_m = 500;
+    QVERIFY(mrwb::test::input_error([&] { validate_scenario(bad, "b.json"); }).contains("sequence.max_grad_mT_per_m"));
+    bad = s, bad.sequence.partial_fourier = 0.3;
+    QVERIFY(mrwb::test::input_error([&] { validate_scenario(bad, "b.json"); }).contains("sequence.partial_fourier"));
+    bad = s, bad.sequence.trajectory = Trajectory::Radial, bad.recon.method = ReconMethod::Gridding;
+    QVERIFY(mrwb::test::input_error([&] { validate_scenario(bad, "b.json"); }).contains("allowed below 1: cartesian"));
+  }
+
   void fidelityIsAChoiceOfOneConversion() {
     Scenario s = scenario_preset("default");
     s.sequence.dummy_scans = 20;

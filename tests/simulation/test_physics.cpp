@@ -5,7 +5,9 @@
 #include <cmath>
 #include <random>
 
+#include "mrwb/base/errors.hpp"
 #include "mrwb/metrics/metrics.hpp"
+#include "mrwb/phantom/tissue.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -47,6 +49,18 @@ CellPhantom uniform_object(int n, double fov_m, float PD, float T1, float T2) {
 class TestPhysics : public QObject {
   Q_OBJECT
  private slots:
+  // A design change shows in the image: lowering the gradient limits from 32 mT/m, 130 T/m/s to 10 mT/m,
+  // 20 T/m/s lengthens the slice rephaser, the prephaser and the ramps, so the minimum TE the scenario reports (its blocks, validated_sequence)
+  // rises; simulated at each minimum TE, the echo of a tissue whose T2 stands for T2* (no field
+  // inhomogeneity within a cell) falls by exp(-dTE/T2*), within 1 %.
+  void gradientLimitMovesTheEcho() {
+    try {
+      gradientLimitMovesTheEchoBody();
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+  }
+
   void ernstSteadyState_data() {
     QTest::addColumn<double>("flip_deg");
     QTest::addColumn<double>("TR_s");
@@ -204,6 +218,49 @@ class TestPhysics : public QObject {
           cells_per_voxel, mean, expected, 100 * (mean - expected) / expected, m.psnr_db);
     QVERIFY(std::abs(mean - expected) <= 0.01 * expected);
   }
+ private:
+  void gradientLimitMovesTheEchoBody() {
+    Scenario s;
+    s.phantom.preset = "uniform_disc";
+    s.phantom.disc_radius_m = 0.05;
+    s.sequence.matrix = 32;
+    s.sequence.fov_m = 0.128;
+    s.sequence.TR_s = 0.05;
+    s.sequence.dummy_scans = 200;
+    s.sequence.bandwidth_Hz_per_pixel = 250;
+    s.sequence.slice_thickness_m = 0.01;  // its 1 ms sinc selects within 10 mT/m
+    s.backend = Backend::Cpu;
+    const double T2star_s = tissue_1p5T(s.phantom.background_tissue, "test").T2_s;
+    double te[2], echo[2];
+    const double limits_mT_per_m[2] = {32, 10}, slew_T_per_m_per_s[2] = {130, 20};
+    for (int i = 0; i < 2; ++i) {
+      s.sequence.max_grad_mT_per_m = limits_mT_per_m[i];
+      s.sequence.max_slew_T_per_m_per_s = slew_T_per_m_per_s[i];
+      SequenceSpec shortest = s.sequence;
+      shortest.TE_s = 0;  // the builder's minimum
+      te[i] = seq::scenario_blocks(shortest, "test").min_TE_s;
+      s.sequence.TE_s = te[i];
+      const seq::BuiltSequence built = validated_sequence(s, "test");
+      QVERIFY(std::abs(built.TE_s - te[i]) < 1e-9);
+      CpuSimulationEngine engine;
+      const RawData raw = simulate(s, built, engine, {}, {}).raw;
+      echo[i] = std::abs(raw.at(0, raw.ny / 2, raw.nx / 2));  // k = 0: the echo of the whole object
+    }
+    const double expected = std::exp(-(te[1] - te[0]) / T2star_s), measured = echo[1] / echo[0];
+    qInfo("minimum TE %.3f ms at 32 mT/m and 130 T/m/s, %.3f ms at 10 mT/m and 20 T/m/s; echo ratio %.5f, exp(-dTE/T2*) %.5f (T2* %.0f ms)", te[0] * 1e3,
+          te[1] * 1e3, measured, expected, T2star_s * 1e3);
+    QVERIFY(1 - expected >= 0.02);  // a change twice the tolerance or more
+    QVERIFY(std::abs(measured / expected - 1) <= 0.01);
+    // The old TE is now below the minimum: refused, naming the field and the minimum.
+    s.sequence.TE_s = te[0];
+    try {
+      validate_scenario(s, "s.json");
+      QFAIL("TE below the minimum accepted");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("TE_s") && QString(e.what()).contains("minimum"), e.what());
+    }
+  }
+
 };
 
 QTEST_GUILESS_MAIN(TestPhysics)

@@ -231,6 +231,9 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.slice_gap_m = r.number("slice_gap_m", s.slice_gap_m);
   s.partitions = r.integer("partitions", s.partitions);
   s.slice_thickness_m = r.number("slice_thickness_m", s.slice_thickness_m);
+  s.max_grad_mT_per_m = r.number("max_grad_mT_per_m", s.max_grad_mT_per_m);
+  s.max_slew_T_per_m_per_s = r.number("max_slew_T_per_m_per_s", s.max_slew_T_per_m_per_s);
+  s.partial_fourier = r.number("partial_fourier", s.partial_fourier);
   if (r.has("fidelity")) {
     ObjectReader f(r.object("fidelity"), source, "sequence.fidelity.");
     s.fidelity.rf = f.named("rf", k_rf_fidelity_names, s.fidelity.rf);
@@ -314,6 +317,15 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   check_range(source, "sequence.slice_gap_m", q.slice_gap_m, 0, false, 0.1, false, "m");
   check_range(source, "sequence.partitions", q.partitions, 1, false, 256, false, "");
   check_range(source, "sequence.slice_thickness_m", q.slice_thickness_m, 5e-4, false, 0.05, false, "m (the builders' 0.5 .. 50 mm)");
+  if (q.max_grad_mT_per_m != 0)
+    check_range(source, "sequence.max_grad_mT_per_m", q.max_grad_mT_per_m, 5, false, 100, false, "mT/m (or 0: the default)");
+  if (q.max_slew_T_per_m_per_s != 0)
+    check_range(source, "sequence.max_slew_T_per_m_per_s", q.max_slew_T_per_m_per_s, 10, false, 300, false,
+                "T/m/s (or 0: the default)");
+  check_range(source, "sequence.partial_fourier", q.partial_fourier, 0.5, false, 1, false, "(fraction of the phase-encode lines)");
+  if (q.partial_fourier != 1 && (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast))
+    throw InputError(source + ": sequence.partial_fourier = " + fmt(q.partial_fourier) + " with '" + name_of(q.type) + "', '" +
+                     name_of(q.trajectory) + "' (allowed below 1: cartesian spoiled_gre, spin_echo, bssfp, tof)");
   if (q.slices > 1 && ((q.type != SequenceType::SpoiledGre && q.type != SequenceType::Tof) ||
                        q.trajectory != Trajectory::Cartesian || q.partitions > 1))
     throw InputError(source + ": sequence.slices = " + std::to_string(q.slices) + " with '" + name_of(q.type) + "', '" +
@@ -586,6 +598,9 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.type == SequenceType::Tof) j["sequence"]["flow_compensation"] = q.flow_compensation;
   // Written when set, so that files without them (the shipped presets) keep their exact text.
   if (q.acs_mode != "integrated") j["sequence"]["acs_mode"] = q.acs_mode;
+  if (q.max_grad_mT_per_m != 0) j["sequence"]["max_grad_mT_per_m"] = q.max_grad_mT_per_m;
+  if (q.max_slew_T_per_m_per_s != 0) j["sequence"]["max_slew_T_per_m_per_s"] = q.max_slew_T_per_m_per_s;
+  if (q.partial_fourier != 1) j["sequence"]["partial_fourier"] = q.partial_fourier;
   if (q.fidelity != SequenceFidelity{})
     j["sequence"]["fidelity"] = {{"rf", name_of(q.fidelity.rf)},
                                  {"gradients", name_of(q.fidelity.gradients)},

@@ -22,6 +22,8 @@ noncart::SpiralLimits spiral_limits(const SequenceSpec& seq) {
   noncart::SpiralLimits lim;
   lim.fov_m = seq.fov_m;
   lim.dt_s = kSpiralRaster_s;
+  if (seq.max_grad_mT_per_m > 0) lim.gmax_T_per_m = seq.max_grad_mT_per_m * 1e-3;
+  if (seq.max_slew_T_per_m_per_s > 0) lim.smax_T_per_m_s = seq.max_slew_T_per_m_per_s;
   return lim;
 }
 

@@ -144,6 +144,9 @@ SystemLimits noncart_system_limits(const SequenceSpec& q) {
     sys.max_slew_Hz_per_m_per_s = lim.smax_T_per_m_s * gamma_Hz_per_T;
     sys.grad_raster_s = noncart_dwell_s(q);
   }
+  // The scenario's own hardware (the spiral is then designed within it: noncart_trajectory).
+  if (q.max_grad_mT_per_m > 0) sys.max_grad_Hz_per_m = q.max_grad_mT_per_m * 1e-3 * gamma_Hz_per_T;
+  if (q.max_slew_T_per_m_per_s > 0) sys.max_slew_Hz_per_m_per_s = q.max_slew_T_per_m_per_s * gamma_Hz_per_T;
   return sys;
 }
 

@@ -32,11 +32,18 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
   p.slice_gap_m = q.slice_gap_m;
   p.partitions = q.partitions;
   p.slice_thickness_m = q.slice_thickness_m;
+  p.partial_fourier = q.partial_fourier;
+  p.sys = scenario_system_limits(q);
   return p;
 }
 
 SystemLimits scenario_system_limits(const SequenceSpec& q) {
-  return q.trajectory == Trajectory::Cartesian ? SystemLimits{} : noncart_system_limits(q);
+  // noncart_system_limits takes sequence.max_grad / max_slew too (the spiral is designed within them).
+  if (q.trajectory != Trajectory::Cartesian) return noncart_system_limits(q);
+  SystemLimits sys;
+  if (q.max_grad_mT_per_m > 0) sys.max_grad_Hz_per_m = q.max_grad_mT_per_m * 1e-3 * gamma_Hz_per_T;
+  if (q.max_slew_T_per_m_per_s > 0) sys.max_slew_Hz_per_m_per_s = q.max_slew_T_per_m_per_s * gamma_Hz_per_T;
+  return sys;
 }
 
 BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) {

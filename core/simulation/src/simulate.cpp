@@ -64,7 +64,7 @@ SimulationResult simulate(const Scenario& scenario, const seq::BuiltSequence& bu
       for (int s = 0; s < raw.nx; ++s)
         raw.at(c, conversion.adc_line[r], s) = samples[(static_cast<std::size_t>(c) * prog.readouts + r) * raw.nx + s] * scale;
   raw.accel_R = prog.accel_R;
-  if (prog.accel_R > 1 || seq.acs_lines > 0) raw.line_flags = prog.line_flags;
+  if (prog.accel_R > 1 || seq.acs_lines > 0 || seq.partial_fourier < 1) raw.line_flags = prog.line_flags;
   // Receiver noise on the acquired samples, and a noise scan of the same statistics for prewhitening.
   add_receiver_noise(raw, scenario.coils.noise_std, scenario.coils.noise_correlation);
 

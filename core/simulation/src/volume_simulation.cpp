@@ -156,7 +156,7 @@ VolumeSimulationResult simulate_volume(const Scenario& scenario, const seq::Buil
         raw.kspace[raw.index(c, p.slice, p.partition, p.line, s)] =
             samples[(static_cast<std::size_t>(c) * prog.readouts + ro) * nx + s] * scale;
     }
-  if (prog.accel_R > 1 || q.acs_lines > 0) raw.line_flags = prog.line_flags;
+  if (prog.accel_R > 1 || q.acs_lines > 0 || q.partial_fourier < 1) raw.line_flags = prog.line_flags;
   // Receiver noise per slice / partition (its own draw), and the noise scan of the first.
   if (scenario.coils.noise_std > 0) {
     const std::size_t plane = static_cast<std::size_t>(raw.ny) * raw.nx;

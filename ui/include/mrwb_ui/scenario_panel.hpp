@@ -101,6 +101,9 @@ class ScenarioPanel : public QWidget {
   QSpinBox* matrix_ = nullptr;
   QDoubleSpinBox* bandwidth_ = nullptr;
   QSpinBox* dummyScans_ = nullptr;
+  QDoubleSpinBox* maxGrad_ = nullptr;
+  QDoubleSpinBox* maxSlew_ = nullptr;
+  QDoubleSpinBox* partialFourier_ = nullptr;
   QComboBox* sequenceType_ = nullptr;
   QComboBox* rfFidelity_ = nullptr;
   QComboBox* gradientFidelity_ = nullptr;

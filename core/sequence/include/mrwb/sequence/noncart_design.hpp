@@ -13,7 +13,7 @@ namespace mrwb {
 //  radial / golden_radial: `spokes` (0: ceil(pi/2 · matrix)) of `matrix` samples from -matrix/2, dwell
 //    1 / (bandwidth_Hz_per_pixel · matrix) as the Cartesian readout, the spoke centre (sample matrix/2) at TE;
 //  spiral: Archimedean spiral-out, `interleaves` (0: 16), designed on a 4 us raster (= ADC dwell) within
-//    40 mT/m and 150 T/m/s for fov_m, k = 0 (sample 0) at TE. Each design is at Nyquist (the turn spacing
+//    40 mT/m and 150 T/m/s (or sequence.max_grad_mT_per_m / max_slew_T_per_m_per_s) for fov_m, k = 0 (sample 0) at TE. Each design is at Nyquist (the turn spacing
 //    at the edge is interleaves cycles/FOV), so the sample count barely changes with `interleaves`;
 //    `design_interleaves` > interleaves keeps the readout of that design and acquires only `interleaves`
 //    rotations of it: angular undersampling by design_interleaves / interleaves;

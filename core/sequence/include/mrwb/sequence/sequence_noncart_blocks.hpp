@@ -11,7 +11,8 @@ namespace mrwb::seq {
 
 // The hardware a scenario's non-Cartesian trajectory was designed for: radial the defaults (32 mT/m,
 // 130 T/m/s, 10 us raster); spiral the spiral design's 40 mT/m, 150 T/m/s and its 4 us gradient raster
-// (= ADC dwell), so each design step is one raster value.
+// (= ADC dwell), so each design step is one raster value; sequence.max_grad_mT_per_m / max_slew_T_per_m_per_s
+// when set.
 SystemLimits noncart_system_limits(const SequenceSpec& spec);
 
 // Per readout: a slice-selective sinc (2-D; stack of spirals: a non-selective 0.2 ms block pulse), a

@@ -77,8 +77,15 @@ struct SequenceSpec {
   double slice_gap_m = 0;            // 0 .. 0.1
   int partitions = 1;                // 1 .. 256 (above 1: tof with slices = 1)
   double slice_thickness_m = 5e-3;   // slice (2-D) or slab (3-D) thickness, 0.5 .. 50 mm
-  // How the simulator plays the blocks of a Cartesian single-slice sequence (sequence_fidelity.hpp).
-  // JSON: written when not default.
+  // Gradient hardware the builders design within (minimum TE / TR, ramps, the spiral's design): 0 = the
+  // defaults, 32 mT/m and 130 T/m/s (spiral and stack of spirals: their design's 40 mT/m, 150 T/m/s).
+  // JSON: written when set.
+  double max_grad_mT_per_m = 0;       // 0, or 5 .. 100
+  double max_slew_T_per_m_per_s = 0;  // 0, or 10 .. 300
+  // Cartesian partial Fourier: the fraction of phase-encode lines acquired, 0.5 .. 1 (the lowest lines
+  // skipped; the reconstruction zero-fills them). JSON: written when not 1.
+  double partial_fourier = 1;
+  // How the simulator plays the sequence's blocks (sequence_fidelity.hpp). JSON: written when not default.
   SequenceFidelity fidelity;
 };
 
