@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fixtures.hpp"
+#include "sequence_families.hpp"
 #include "numeric.hpp"
 #include "mrwb/pipeline/phase_contrast.hpp"
 #include "mrwb/pipeline/pulseq_simulation.hpp"
@@ -24,59 +25,6 @@
 using namespace mrwb;
 
 namespace {
-
-// The family's scenario (the shipped one where there is one), few dummy scans, no receiver noise (the import
-// path adds none), sequence.fidelity spelled out as played so that the file is played alike.
-Scenario family_scenario(const QString& name) {
-  Scenario s;
-  const std::string n = name.toStdString();
-  auto disc = [&](Trajectory t) {
-    s = test::uniform_disc_scenario(32, 1);
-    s.sequence.trajectory = t;
-    s.sequence.TE_s = 0.004;
-    s.sequence.TR_s = 0.012;
-    s.recon.method = ReconMethod::Gridding;
-  };
-  auto shipped = [](const char* file) { return load_scenario(std::string(MRWB_SOURCE_DIR "/phantoms/") + file + ".json"); };
-  if (n == "spoiled_gre") s = shipped("teaching_inflow_spoiled_gre");
-  else if (n == "spin_echo") s = shipped("teaching_flow_void_spin_echo");
-  else if (n == "phase_contrast") s = shipped("teaching_phase_contrast");
-  else if (n == "multi_slice") s = shipped("tof_multislice");
-  else if (n == "tof_3d") s = shipped("tof_3d");
-  else if (n == "grappa_separate_acs") {
-    s = test::cpu_preset("default", 32, 10);
-    s.coils.count = 4;
-    s.sequence.acceleration = 2;
-    s.sequence.acs_lines = 12;
-    s.sequence.acs_mode = "separate";
-    s.recon.method = ReconMethod::Grappa;
-  } else if (n == "bssfp" || n == "tof" || n == "bssfp_still") {
-    s = n == "bssfp_still" ? test::cpu_preset("default", 32, 10) : shipped("teaching_inflow_spoiled_gre");
-    s.sequence.type = n == "tof" ? SequenceType::Tof : SequenceType::Bssfp;
-    SequenceSpec shortest = s.sequence;
-    shortest.TE_s = shortest.TR_s = 0;  // the builder's minima (bSSFP: TE = TR / 2)
-    const seq::BuiltSequence b = seq::scenario_blocks(shortest, "test");
-    s.sequence.TE_s = b.TE_s;
-    s.sequence.TR_s = b.TR_s;
-  } else if (n == "partial_fourier") {
-    s = shipped("teaching_flow_void_spin_echo");
-    s.sequence.partial_fourier = 0.625;
-  } else if (n == "radial") disc(Trajectory::Radial);
-  else if (n == "golden_radial") disc(Trajectory::GoldenRadial);
-  else if (n == "spiral") disc(Trajectory::Spiral);
-  else if (n == "stack_of_spirals") {
-    disc(Trajectory::StackOfSpirals);
-    s.sequence.matrix = 16;
-    s.sequence.interleaves = 4;
-    s.sequence.dummy_scans = 2;
-    s.phantom.slab_thickness_m = 0.128 * 6 / 16;
-  }
-  s.sequence.dummy_scans = std::min(s.sequence.dummy_scans, 10);
-  s.coils.noise_std = 0;
-  s.backend = Backend::Cpu;
-  s.sequence.fidelity = played_fidelity(s.sequence);
-  return s;
-}
 
 // Relative RMS of b against a over the lines both hold (an accelerated file ends at its last acquired line).
 double rel_rms_common(const RawData& a, const RawData& b) {
@@ -103,9 +51,7 @@ class TestSequenceRoundTrip : public QObject {
  private slots:
   void exportImportSimulateIsTheScenario_data() {
     QTest::addColumn<QString>("family");
-    for (const char* f : {"spoiled_gre", "spin_echo", "bssfp", "bssfp_still", "tof", "phase_contrast", "grappa_separate_acs", "partial_fourier", "multi_slice",
-                          "tof_3d", "radial", "golden_radial", "spiral", "stack_of_spirals"})
-      QTest::newRow(f) << QString(f);
+    for (const std::string& f : test::sequence_family_names()) QTest::newRow(f.c_str()) << QString::fromStdString(f);
   }
   void exportImportSimulateIsTheScenario() {
     QFETCH(QString, family);
@@ -120,7 +66,7 @@ class TestSequenceRoundTrip : public QObject {
   // spins rotated about z as without, demodulated afterwards, for still and for flowing spins (the
   // rotation commutes with precession, relaxation and transport, and leaves the free intervals as they are).
   void followingTheRfPhaseIsAFrameChange() {
-    const Scenario s = family_scenario("bssfp");
+    const Scenario s = test::sequence_family_scenario("bssfp", MRWB_SOURCE_DIR);
     const seq::BuiltSequence built = validated_sequence(s, "scenario");
     CellPhantom moving = build_phantom(s);
     CellPhantom still = moving;
@@ -146,7 +92,7 @@ class TestSequenceRoundTrip : public QObject {
 
  private:
   void roundTrip(const QString& family) {
-    const Scenario s = family_scenario(family);
+    const Scenario s = test::sequence_family_scenario(family.toStdString(), MRWB_SOURCE_DIR);
     const seq::BuiltSequence built = validated_sequence(s, "scenario");
     seq::BuiltSequence imported = built;  // TE / TR / report as built; the blocks from the file
     imported.seq = seq::parse_pulseq(seq::pulseq_text(built.seq), "exported.seq");
