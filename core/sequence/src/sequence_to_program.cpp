@@ -2,6 +2,7 @@
 // (piecewise linear) between consecutive RF / ADC instants, ADC samples at their exact times.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iterator>
 #include <map>
 #include <string>
@@ -102,8 +103,21 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
 
   // Consecutive Free intervals merge, but never beyond max_free_step_s (the split pieces stay apart).
   const double max_step = opt.max_free_step_s;
+  // A per-sample Readout event takes the interval that follows it (to the next instant) as its own dwell
+  // and moment, as a Readout event of several samples does: half the events of a sample then a Free.
+  std::size_t open_sample = SIZE_MAX;
   auto push_free = [&](double dt, double dkx, double dky, double dkz) {
     if (dt <= 0 && dkx == 0 && dky == 0 && dkz == 0) return;
+    if (open_sample != SIZE_MAX && open_sample + 1 == p.events.size() && (max_step <= 0 || dt <= max_step * (1 + 1e-9))) {
+      SeqEvent& e = p.events.back();
+      e.dt_s = dt;
+      e.dk_x = dkx;
+      e.dk_y = dky;
+      e.dk_z = dkz;
+      open_sample = SIZE_MAX;
+      return;
+    }
+    open_sample = SIZE_MAX;
     if (!p.events.empty() && p.events.back().kind == EventKind::Free &&
         (max_step <= 0 || p.events.back().dt_s + dt <= max_step * (1 + 1e-9))) {
       SeqEvent& e = p.events.back();
@@ -309,6 +323,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
             e.n_samples = 1;
             e.line = c.adc_line.back();
             p.events.push_back(e);
+            open_sample = p.events.size() - 1;
             ++p.readouts;
           }
           break;
