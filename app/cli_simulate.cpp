@@ -11,8 +11,8 @@
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/pulseq.hpp"
-#include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
@@ -75,9 +75,9 @@ SimulationResult written_result(RawData raw, Image2D truth, const std::string& b
 // Phase contrast: every encoding as its own raw-data file (the reference at `out`, each encoded axis at
 // <out>_venc_<axis>), and per axis the measured velocity <velocity_out>_<axis> and its truth
 // <velocity_out>_<axis>_truth. Everything is simulated before anything is written.
-SimulationResult simulate_phase_contrast_files(const Scenario& s, SimulationEngine& engine, const std::string& out,
-                                               const std::string& velocity_out, bool quiet) {
-  PhaseContrastResult pc = simulate_phase_contrast(s, engine, terminal_progress(quiet), interrupt_token());
+SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::BuiltSequence& built, SimulationEngine& engine,
+                                               const std::string& out, const std::string& velocity_out, bool quiet) {
+  PhaseContrastResult pc = simulate_phase_contrast(s, built, engine, terminal_progress(quiet), interrupt_token());
   for (std::size_t seg = 0; seg < pc.segments.size(); ++seg)
     write_raw(seg == 0 ? out : with_suffix(out, std::string("_venc_") + axis_name(pc.velocity.axes[seg - 1])), pc.segments[seg]);
   if (!velocity_out.empty())
@@ -106,17 +106,18 @@ SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engi
 }
 
 // Multi-slice / 3-D: the raw data (ISMRMRD only) and the truth volume(s); names checked before simulating.
-SimulationResult simulate_volume_files(const Scenario& s, SimulationEngine& engine, const std::string& out,
-                                       const std::vector<std::string>& truth, bool quiet) {
+SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequence& built, SimulationEngine& engine,
+                                       const std::string& out, const std::vector<std::string>& truth, bool quiet) {
   if (extension(out) != ".h5")
     throw InputError(out + ": multi-slice / 3-D raw data are written as ISMRMRD (allowed: .h5)");
   for (const auto& t : truth) check_image_volume_path(t);
-  VolumeSimulationResult v = simulate_volume(s, engine, terminal_progress(quiet), interrupt_token());
+  VolumeSimulationResult v = simulate_volume(s, built, build_phantom(s), engine, terminal_progress(quiet), interrupt_token());
   write_raw_ismrmrd(out, v.raw);
   for (const auto& t : truth) write_image_volume(t, v.truth);
   if (!quiet)
     std::cerr << "wrote " << out << " (" << v.raw.slices << " slice(s) x " << v.raw.partitions << " partition(s) x "
-              << v.raw.ny << " lines x " << v.raw.nx << " samples, " << v.seconds << " s on " << v.backend << ")\n";
+              << v.raw.ny << " lines x " << v.raw.nx << " samples, " << v.seconds << " s on " << v.backend
+              << "; sequence played with " << played_fidelity_text(s.sequence) << ")\n";
   return written_result(std::move(v.raw), {}, v.backend, v.seconds);
 }
 
@@ -145,7 +146,8 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the scenario's)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   return [o] {
-    Scenario s = load_scenario(o->scenario);
+    seq::BuiltSequence built;  // the sequence, built once by the scenario's checks
+    Scenario s = load_scenario(o->scenario, &built);
     if (!o->backend.empty()) s.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
     // Check every output name before the (long) simulation, so bad names fail at once.
     const std::string ext = extension(o->out);
@@ -175,13 +177,13 @@ Action add_simulate(CLI::App& app) {
     auto engine = make_simulation_engine(s.backend);
     if (!o->quiet) std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << "\n";
     if (is_volume_scenario(s)) {
-      simulate_volume_files(s, *engine, o->out, o->truth, o->quiet);
+      simulate_volume_files(s, built, *engine, o->out, o->truth, o->quiet);
       return 0;
     }
     // Radial / spiral scenarios: the raw data carries the trajectory as played.
     SimulationResult r = !o->seq.empty() ? simulate_pulseq_files(s, *engine, o->seq, o->out, o->quiet)
-                         : pc ? simulate_phase_contrast_files(s, *engine, o->out, o->velocity_out, o->quiet)
-                         : simulate(s, *engine, terminal_progress(o->quiet), interrupt_token());
+                         : pc ? simulate_phase_contrast_files(s, built, *engine, o->out, o->velocity_out, o->quiet)
+                         : simulate(s, built, *engine, terminal_progress(o->quiet), interrupt_token());
     std::string traj_written;
     if (pc || !o->seq.empty()) {
       // written above, every encoding / segment

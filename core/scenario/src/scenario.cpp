@@ -455,7 +455,7 @@ seq::BuiltSequence validated_sequence(const Scenario& s, const std::string& sour
   return built;
 }
 
-Scenario scenario_from_json_text(const std::string& text, const std::string& source) {
+Scenario scenario_from_json_text(const std::string& text, const std::string& source, seq::BuiltSequence* built) {
   json j;
   try {
     j = json::parse(text);
@@ -493,16 +493,16 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
   }
   s.backend = r.named("backend", k_backend_names, s.backend);
   r.reject_unknown();
-  validate_scenario(s, source);
+  check_scenario(s, source, built);
   return s;
 }
 
-Scenario load_scenario(const std::string& path) {
+Scenario load_scenario(const std::string& path, seq::BuiltSequence* built) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open scenario file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return scenario_from_json_text(ss.str(), path);
+  return scenario_from_json_text(ss.str(), path, built);
 }
 
 std::string scenario_to_json_text(const Scenario& s) {

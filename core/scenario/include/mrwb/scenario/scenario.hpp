@@ -45,8 +45,10 @@ struct Scenario {
 
 // Parse and validate. `source` names the file in error messages. Throws InputError with one line
 // naming source, field and allowed range.
-Scenario scenario_from_json_text(const std::string& text, const std::string& source);
-Scenario load_scenario(const std::string& path);
+// With `built`, the sequence's blocks as validated_sequence builds them come back too (a run that loads its
+// scenario builds the sequence once).
+Scenario scenario_from_json_text(const std::string& text, const std::string& source, seq::BuiltSequence* built = nullptr);
+Scenario load_scenario(const std::string& path, seq::BuiltSequence* built = nullptr);
 std::string scenario_to_json_text(const Scenario& s);
 // Atomic: written to a temporary file beside `path`, then renamed.
 void save_scenario(const Scenario& s, const std::string& path);
