@@ -1,5 +1,5 @@
 // Bad sequence input through the CLI (`mrwb sequence`, `mrwb simulate`): TE below the minimum, slew beyond
-// the limit, ACS larger than the matrix, a malformed .seq. Each exits 2 with one line on stderr that names
+// the limit, ACS larger than the matrix, a malformed .seq (version 1.4 and 1.2). Each exits 2 with one line on stderr that names
 // the field and its allowed range (or the file and line) and leaves no output file.
 #include <QtTest>
 
@@ -171,6 +171,13 @@ class TestCliSequenceErrors : public QObject {
     const QString header = write("header.seq", "[VERSION]\nmajor 1\nminor 4\nrevision 0\n[BLOCKS\n");
     r = run_mrwb({"sequence", "--in", header, "--plot", path("h.png")});
     expectRefused(r, {"header.seq:5:", "malformed section header"}, path("h.png"));
+    // Version 1.2: a 7-column block whose delay event is not defined, through `mrwb sequence` and
+    // `mrwb simulate --seq`.
+    const QString legacy = write("legacy.seq", "[VERSION]\nmajor 1\nminor 2\nrevision 0\n\n[BLOCKS]\n1 1 0 0 0 0 0\n");
+    r = run_mrwb({"sequence", "--in", legacy, "--plot", path("l.png")});
+    expectRefused(r, {"legacy.seq:7:", "delay"}, path("l.png"));
+    r = run_mrwb({"simulate", "--scenario", sc, "--seq", legacy, "--out", path("l.h5"), "--quiet"});
+    expectRefused(r, {"legacy.seq:7:", "delay"}, path("l.h5"));
   }
 };
 
