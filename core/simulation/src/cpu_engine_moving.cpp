@@ -71,7 +71,19 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   };
   std::barrier sync(n_threads, complete);
 
+  const bool frame = gradient_frame_ && moving;
   auto worker = [&](int t) {
+    // The gradient frame (set_gradient_frame_transport): k in cycles per cell, followed by every thread alike.
+    double frame_k_cell[3] = {0, 0, 0};
+    float face_turn[12];
+    if (frame) transport::frame_face_turns(frame_k_cell, face_turn);
+    auto frame_add = [&](double dkx, double dky, double dkz) {
+      if (!frame) return;
+      frame_k_cell[0] += dkx * ph.cell_size_m;
+      frame_k_cell[1] += dky * ph.cell_size_m;
+      frame_k_cell[2] += dkz * ph.cell_size_m;
+      transport::frame_face_turns(frame_k_cell, face_turn);
+    };
     // This thread's blocks: t, t + T, t + 2T, ...
     auto for_own_rows = [&](auto&& fn) {
       for (int b = t; b < n_blocks; b += n_threads)
@@ -122,9 +134,12 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
           if (truth) cell_truth[i] = {Ax[i], Ay[i]};
           bloch::Mag m{Ax[i], Ay[i], Az[i]};
           if (moving) {
-            const auto tm = transport::donor_cell_gather<float>(
+            auto tm = transport::donor_cell_gather<float>(
                 ix, iy, iz, nx, ny, nz, Ax, Ay, Az, ph.ux.data(), ph.uy.data(), uz, ph.type.data(), ph.PD.data(),
-                static_cast<float>(scale), true, ph.open_end.size() == n ? ph.open_end.data() : nullptr);
+                static_cast<float>(scale), true, ph.open_end.size() == n ? ph.open_end.data() : nullptr, nullptr,
+                frame ? face_turn : nullptr);
+            if (frame && ph.type[i] == transport::k_fluid)
+              transport::frame_turn_by_motion(tm, frame_k_cell, ph.ux[i], ph.uy[i], uz ? uz[i] : 0.f, scale);
             m = {tm.x, tm.y, tm.z};
           }
           bloch::precess_relax(m, ph.PD[i], omE1[i], E2[i], c[i], s[i]);
@@ -168,16 +183,26 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
           const float ca = static_cast<float>(std::cos(e.flip_rad)), sa = static_cast<float>(std::sin(e.flip_rad));
           const float cp = static_cast<float>(std::cos(e.phase_rad)), sp = static_cast<float>(std::sin(e.phase_rad));
           in_place([&](bloch::Mag& m) { bloch::rf_rotate(m, ca, sa, cp, sp); });
+          // A refocusing pulse conjugates the transverse magnetization: its frame's k changes sign.
+          if (frame && e.flip_rad >= 150 * M_PI / 180) frame_add(-2 * frame_k_cell[0] / ph.cell_size_m,
+                                                               -2 * frame_k_cell[1] / ph.cell_size_m,
+                                                               -2 * frame_k_cell[2] / ph.cell_size_m);
           break;  // the next Free/Readout starts with a fence before reading neighbours
         }
         case EventKind::Spoil:
           in_place([](bloch::Mag& m) { bloch::spoil(m); });
+          // Mxy = 0 everywhere: the frame restarts for free.
+          if (frame) frame_add(-frame_k_cell[0] / ph.cell_size_m, -frame_k_cell[1] / ph.cell_size_m,
+                               -frame_k_cell[2] / ph.cell_size_m);
           break;
         case EventKind::Free: {
           const int k = substeps(e.dt_s);
           fence();  // neighbours are read by the next step: all in-place work must be finished first
           factors(e.dt_s / k, e.dk_x / k, e.dk_y / k, e.dk_z / k);
-          for (int j = 0; j < k && !stop; ++j) step(e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0), -1, false);
+          for (int j = 0; j < k && !stop; ++j) {
+            step(e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0), -1, false);
+            frame_add(e.dk_x / k, e.dk_y / k, e.dk_z / k);
+          }
           break;
         }
         case EventKind::Readout: {
@@ -186,8 +211,10 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
           factors(e.dt_s / k, e.dk_x / k, e.dk_y / k, e.dk_z / k);
           const double scale = e.dt_s / k / (ph.flow_dt_s > 0 ? ph.flow_dt_s : 1.0);
           for (int j = 0; j < e.n_samples && !stop; ++j)
-            for (int sub = 0; sub < k && !stop; ++sub)
+            for (int sub = 0; sub < k && !stop; ++sub) {
               step(scale, sub == 0 ? static_cast<long>(readout) * prog.nx + j : -1, sub == 0 && j == e.truth_sample);
+              frame_add(e.dk_x / k, e.dk_y / k, e.dk_z / k);
+            }
           ++readout;
           break;
         }
