@@ -24,6 +24,7 @@
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/lagrangian_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 using namespace mrwb;
@@ -261,59 +262,31 @@ class TestSimFlowPhysics : public QObject {
   // compensated), and the magnitude centroid converges slowly and not monotonically: −0.77 / −0.27 /
   // −1.10 / −1.79 px at 1 mm / 500 / 250 / 125 µm cells (the last within 1 px, but 6 minutes of CPU).
   void displacementArtifactOfObliqueFlow() {
-    const double angle = 45, r = 4e-3, v_peak = 1.0;
-    Scenario s = tube_scenario(angle, r, v_peak);
-    s.phantom.cells_per_voxel = 4;  // 500 µm cells
-    seq::CartesianParams p = seq::cartesian_params(s.sequence);
-    p.TE_s = 0.012;
-    p.TR_s = 0.016;
-    p.flip_angle_deg = 30;
-    p.dummy_scans = 3;
-    const seq::BuiltSequence built = seq::build_spoiled_gre_blocks(p, "test");
-    const double dt_echo_pe = echo_minus_phase_encode_s(built.seq);
-    QVERIFY(dt_echo_pe > 0.005);
-
-    CellPhantom moving = build_phantom(s);
-    const double v_mean = mean_fluid_speed(moving, angle * M_PI / 180);
-    const double to_lattice = moving.flow_dt_s / moving.cell_size_m;
-    for (std::size_t i = 0; i < moving.size(); ++i) {
-      if (moving.type[i] != static_cast<std::uint8_t>(CellType::Fluid)) {  // vessel only: no tissue signal
-        moving.type[i] = static_cast<std::uint8_t>(CellType::Background);
-        moving.PD[i] = 0.f;
-      } else {  // plug flow
-        moving.ux[i] = static_cast<float>(v_mean * std::cos(angle * M_PI / 180) * to_lattice);
-        moving.uy[i] = static_cast<float>(v_mean * std::sin(angle * M_PI / 180) * to_lattice);
-      }
-    }
-    CellPhantom still = moving;
-    std::fill(still.ux.begin(), still.ux.end(), 0.f);
-    std::fill(still.uy.begin(), still.uy.end(), 0.f);
-
-    CpuSimulationEngine engine, stepped;
-    stepped.set_force_time_stepping(true);  // same numerics as the moving run, less the flow
-    seq::ConversionOptions opt = block_playback();
-    opt.max_free_step_s = 50e-6;
-    const auto raw_moving = simulate_block_sequence(moving, built.seq, engine, {}, nullptr, {}, {}, opt);
-    const auto raw_still = simulate_block_sequence(still, built.seq, stepped, {}, nullptr, {}, {}, opt);
-    const Image2D img_moving = reconstruct_fft(raw_moving.front()), img_still = reconstruct_fft(raw_still.front());
-
-    // Columns |x| <= 14 mm: the vessel (and its shifted image) lies inside the FOV along y, more than one TR
-    // of travel downstream of the inlet corner. Centroid of the magnitude within ±8 rows of the axis.
-    const int n = s.sequence.matrix, x0 = n / 2 - 7, x1 = n / 2 + 7;
-    const auto cm = column_centroids(img_moving, x0, x1, angle, 8), cs = column_centroids(img_still, x0, x1, angle, 8);
-    double shift_vox = 0;
-    for (std::size_t k = 0; k < cm.size(); ++k) shift_vox += cm[k] - cs[k];
-    shift_vox /= static_cast<double>(cm.size());
-    const double voxel_m = s.sequence.fov_m / n;
-    const double v_y = v_mean * std::sin(angle * M_PI / 180);
-    const double expected_px = -v_y * dt_echo_pe / voxel_m;
-    qInfo("displacement, plug flow (2 mm voxels, %d x %d cells per voxel): t_echo − t_pe = %.3f ms, v_y = %.3f m/s, "
-          "expected shift %.2f px, measured %.2f px, difference %.2f px (bar 1 px)",
-          moving.cells_per_voxel, moving.cells_per_voxel, 1e3 * dt_echo_pe, v_y, expected_px, shift_vox,
-          shift_vox - expected_px);
+    double expected_px = 0;
+    const double shift_vox = oblique_flow_shift_px(4, Model::DonorCell, true, expected_px);
     QVERIFY(std::isfinite(shift_vox));
     QVERIFY(std::abs(expected_px) > 1.5);  // the test can tell a shift from none
     QVERIFY(std::abs(shift_vox - expected_px) < 1.0);
+  }
+
+  // The same plug flow at 1 mm cells (2 per voxel) with the CPU engine transporting in the gradient frame
+  // (docs/flow_transport.md): within 0.3 px of the analytic shift.
+  void displacementArtifactInTheGradientFrame() {
+    double expected_px = 0;
+    const double shift_vox = oblique_flow_shift_px(2, Model::GradientFrame, true, expected_px);
+    QVERIFY(std::abs(expected_px) > 1.5);
+    QVERIFY2(std::abs(shift_vox - expected_px) <= 0.3, qPrintable(QString("%1 px against %2").arg(shift_vox).arg(expected_px)));
+  }
+
+  // Poiseuille flow, which is no single shifted object: the gradient-frame engine within 0.5 px of the
+  // Lagrangian spin-tracking reference at 1 mm cells.
+  void poiseuilleDisplacementAgainstLagrangian() {
+    double expected_px = 0;
+    const double frame = oblique_flow_shift_px(2, Model::GradientFrame, false, expected_px);
+    const double spins = oblique_flow_shift_px(2, Model::Lagrangian, false, expected_px);
+    qInfo("Poiseuille: gradient frame %.2f px, Lagrangian %.2f px, difference %.2f px", frame, spins, frame - spins);
+    QVERIFY(std::isfinite(frame) && std::isfinite(spins));
+    QVERIFY(std::abs(frame - spins) <= 0.5);
   }
 
   // Prototype of a transport fix (for the engines' owner; the engines do not use it): 1-D plug flow at
@@ -502,6 +475,67 @@ class TestSimFlowPhysics : public QObject {
     qInfo("teaching scenarios: %d", count);
     QVERIFY(count >= 5);
   }
+ private:
+  enum class Model { DonorCell, GradientFrame, Lagrangian };
+  // Measured shift [px] of the 45° vessel (plug or Poiseuille flow) against its still copy, and the
+  // analytic one of plug flow at the mean speed.
+  static double oblique_flow_shift_px(int cells_per_voxel, Model model, bool plug, double& expected_px) {
+    const double angle = 45, r = 4e-3, v_peak = 1.0;
+    Scenario s = tube_scenario(angle, r, v_peak);
+    s.phantom.cells_per_voxel = cells_per_voxel;
+    seq::CartesianParams p = seq::cartesian_params(s.sequence);
+    p.TE_s = 0.012;
+    p.TR_s = 0.016;
+    p.flip_angle_deg = 30;
+    p.dummy_scans = 3;
+    const seq::BuiltSequence built = seq::build_spoiled_gre_blocks(p, "test");
+    const double dt_echo_pe = echo_minus_phase_encode_s(built.seq);
+
+    CellPhantom moving = build_phantom(s);
+    const double v_mean = mean_fluid_speed(moving, angle * M_PI / 180);
+    const double to_lattice = moving.flow_dt_s / moving.cell_size_m;
+    for (std::size_t i = 0; i < moving.size(); ++i) {
+      if (moving.type[i] != static_cast<std::uint8_t>(CellType::Fluid)) {  // vessel only: no tissue signal
+        moving.type[i] = static_cast<std::uint8_t>(CellType::Background);
+        moving.PD[i] = 0.f;
+      } else if (plug) {
+        moving.ux[i] = static_cast<float>(v_mean * std::cos(angle * M_PI / 180) * to_lattice);
+        moving.uy[i] = static_cast<float>(v_mean * std::sin(angle * M_PI / 180) * to_lattice);
+      }
+    }
+    CellPhantom still = moving;
+    std::fill(still.ux.begin(), still.ux.end(), 0.f);
+    std::fill(still.uy.begin(), still.uy.end(), 0.f);
+
+    CpuSimulationEngine cells, stepped;
+    LagrangianCpuEngine spins;
+    stepped.set_force_time_stepping(true);  // same numerics as the moving run, less the flow
+    cells.set_gradient_frame_transport(model == Model::GradientFrame);
+    SimulationEngine& engine = model == Model::Lagrangian ? static_cast<SimulationEngine&>(spins) : cells;
+    seq::ConversionOptions opt = block_playback();
+    opt.max_free_step_s = 50e-6;
+    const auto raw_moving = simulate_block_sequence(moving, built.seq, engine, {}, nullptr, {}, {}, opt);
+    const auto raw_still = simulate_block_sequence(still, built.seq, stepped, {}, nullptr, {}, {}, opt);
+    const Image2D img_moving = reconstruct_fft(raw_moving.front()), img_still = reconstruct_fft(raw_still.front());
+
+    // Columns |x| <= 14 mm: the vessel (and its shifted image) lies inside the FOV along y, more than one TR
+    // of travel downstream of the inlet corner. Centroid of the magnitude within ±8 rows of the axis.
+    const int n = s.sequence.matrix, x0 = n / 2 - 7, x1 = n / 2 + 7;
+    const auto cm = column_centroids(img_moving, x0, x1, angle, 8), cs = column_centroids(img_still, x0, x1, angle, 8);
+    double shift_vox = 0;
+    for (std::size_t k = 0; k < cm.size(); ++k) shift_vox += cm[k] - cs[k];
+    shift_vox /= static_cast<double>(cm.size());
+    const double voxel_m = s.sequence.fov_m / n;
+    const double v_y = v_mean * std::sin(angle * M_PI / 180);
+    expected_px = -v_y * dt_echo_pe / voxel_m;
+    const char* name = model == Model::Lagrangian ? "Lagrangian" : model == Model::GradientFrame ? "gradient frame" : "donor cell";
+    qInfo("displacement, %s flow (2 mm voxels, %d x %d cells per voxel, %s): t_echo − t_pe = %.3f ms, v_y = %.3f m/s, "
+          "expected shift %.2f px (plug flow), measured %.2f px, difference %.2f px", plug ? "plug" : "Poiseuille",
+          moving.cells_per_voxel, moving.cells_per_voxel, name,
+          1e3 * dt_echo_pe, v_y, expected_px, shift_vox, shift_vox - expected_px);
+    return shift_vox;
+  }
+
 };
 
 QTEST_GUILESS_MAIN(TestSimFlowPhysics)
