@@ -380,8 +380,10 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
                      fmt(q.TE_s + half_readout_s) + " s");
   // The minimum TE / TR with real RF, prephaser and ramps, decided where `mrwb sequence` builds the same
   // scenario (sequence_scenario.hpp), so both accept the same scenarios (block-model types: above).
-  if ((q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho) && q.slices == 1)
-    seq::scenario_timing(q, source + ": sequence");
+  if ((q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho) && q.slices == 1) {
+    if (built && q.trajectory == Trajectory::Cartesian) *built = seq::scenario_blocks(q, source + ": sequence");
+    else seq::scenario_timing(q, source + ": sequence");
+  }
 
   check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc", "vessel_tree"});
   check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel, 1, false, 16, false, "");
@@ -441,7 +443,8 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   if (bytes > k_limit)
     throw InputError(source + ": phantom.cells_per_voxel = " + fmt(p.cells_per_voxel) + " with sequence.matrix = " +
                      fmt(q.matrix) + " needs " + fmt(bytes / (1024.0 * 1024 * 1024)) + " GiB; at most 4 GiB allowed");
-  // Spoiled GE and spin echo were only timed above (a stack of spirals holds many waveforms).
+  // Radial and spiral were only timed above: assembled once the sizes are known to fit (a stack of spirals
+  // holds many waveforms).
   if (built && built->seq.blocks.empty()) *built = seq::scenario_blocks(q, source + ": sequence");
 }
 
