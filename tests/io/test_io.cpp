@@ -419,6 +419,10 @@ class TestIo : public QObject {
     QTest::newRow("unknown field") << head + R"("sequence": {"TR_ms": 10}})" << "sequence.TR_ms is not a known field";
     QTest::newRow("unknown top field") << head + R"("colour": 1})" << "colour is not a known field";
     QTest::newRow("wrong type") << head + R"("sequence": {"matrix": "big"}})" << "sequence.matrix must be an integer";
+    QTest::newRow("integer beyond 32 bits") << head + R"("sequence": {"matrix": 4294967328}})"
+                                            << "sequence.matrix = 4294967328 is out of range: allowed a 32-bit integer";
+    QTest::newRow("negative integer beyond 32 bits") << head + R"("sequence": {"dummy_scans": -4294967296}})"
+                                                     << "sequence.dummy_scans = -4294967296 is out of range";
     QTest::newRow("bad format") << R"({"format": "other", "version": 1})" << "format must be";
     QTest::newRow("no version") << R"({"format": "mrwb-scenario"})" << "version is missing";
     QTest::newRow("malformed") << R"({"format": "mrwb-scenario", )" << "not valid JSON";

@@ -1,5 +1,6 @@
 #include "mrwb/scenario/scenario.hpp"
 
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -59,6 +60,10 @@ class ObjectReader {
     if (!has(key)) return fallback;
     const json& v = obj_.at(key);
     if (!v.is_number_integer()) fail(field(key), "must be an integer");
+    // Read at full width first: get<int> would wrap 2^32 + 32 to 32.
+    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
+                                             : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
+    if (!fits) fail(field(key), "= " + v.dump() + " is out of range: allowed a 32-bit integer (then the field's own range)");
     return v.get<int>();
   }
   std::string text(const std::string& key, const std::string& fallback) {
