@@ -69,7 +69,7 @@ class TestLagrangian : public QObject {
     const seq::BuiltSequence built = validated_sequence(s, "teaching_phase_contrast");
     LagrangianCpuEngine spins;
     CpuSimulationEngine cells, framed;
-    framed.set_gradient_frame_transport(true);
+    framed.set_flow_transport(FlowTransport::GradientFrame);
     const PhaseContrastResult lag = simulate_phase_contrast(s, built, spins, {}, {});
     const PhaseContrastResult eul = simulate_phase_contrast(s, built, cells, {}, {});
     const PhaseContrastResult frm = simulate_phase_contrast(s, built, framed, {}, {});
@@ -84,7 +84,7 @@ class TestLagrangian : public QObject {
     QVERIFY(std::abs(mf - tf) <= 0.02 * tf);
   }
 
-  // The Eulerian engine transporting in the gradient frame (CpuSimulationEngine::set_gradient_frame_transport)
+  // The Eulerian engine transporting in the gradient frame (SimulationEngine::set_flow_transport)
   // at 0.5 mm cells: the same bar, 2 % of the truth (the plain donor cell reads -22 % there).
   void gradientFrameAtHalfMillimetre() {
     Scenario s = load_scenario(MRWB_SOURCE_DIR "/phantoms/teaching_phase_contrast.json");
@@ -92,7 +92,7 @@ class TestLagrangian : public QObject {
     s.phantom.cells_per_voxel = 4;  // 64 mm / 32 voxels / 4 = 0.5 mm
     const seq::BuiltSequence built = validated_sequence(s, "teaching_phase_contrast");
     CpuSimulationEngine framed;
-    framed.set_gradient_frame_transport(true);
+    framed.set_flow_transport(FlowTransport::GradientFrame);
     const PhaseContrastResult frm = simulate_phase_contrast(s, built, framed, {}, {});
     double mf, tf;
     mean_along_vessel(frm, s.phantom.vessel_angle_deg, mf, tf);

@@ -510,7 +510,7 @@ class TestSimFlowPhysics : public QObject {
     CpuSimulationEngine cells, stepped;
     LagrangianCpuEngine spins;
     stepped.set_force_time_stepping(true);  // same numerics as the moving run, less the flow
-    cells.set_gradient_frame_transport(model == Model::GradientFrame);
+    cells.set_flow_transport(model == Model::GradientFrame ? FlowTransport::GradientFrame : FlowTransport::DonorCell);
     SimulationEngine& engine = model == Model::Lagrangian ? static_cast<SimulationEngine&>(spins) : cells;
     seq::ConversionOptions opt = block_playback();
     opt.max_free_step_s = 50e-6;

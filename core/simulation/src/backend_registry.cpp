@@ -4,7 +4,9 @@
 #include <thread>
 
 #include "mrwb/base/backend_registry.hpp"
+#include "mrwb/base/errors.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/lagrangian_engine.hpp"
 
 namespace mrwb {
 namespace {
@@ -23,9 +25,14 @@ BackendInfo cpu_info() {
   return BackendInfo{Backend::Cpu, std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " CPU threads", true};
 }
 
+std::unique_ptr<SimulationEngine> make_cpu_engine(SimulationModel model) {
+  if (model == SimulationModel::Lagrangian) return std::make_unique<LagrangianCpuEngine>();
+  return std::make_unique<CpuSimulationEngine>();
+}
+
 EngineRegistry& registry() {
   static EngineRegistry r(
-      {{{k_engine, Backend::Cpu}, engine_entry({cpu_info, [] { return std::make_unique<CpuSimulationEngine>(); }})}});
+      {{{k_engine, Backend::Cpu}, engine_entry({cpu_info, make_cpu_engine})}});
   return r;
 }
 
@@ -49,8 +56,13 @@ std::vector<BackendInfo> list_backends() {
   return out;
 }
 
-std::unique_ptr<SimulationEngine> make_simulation_engine(Backend choice) {
-  return registry().choose(k_engine, choice, refusal).make();
+std::unique_ptr<SimulationEngine> make_simulation_engine(Backend choice, SimulationModel model) {
+  const SimulationBackend& b = registry().choose(k_engine, choice, refusal);
+  std::unique_ptr<SimulationEngine> engine = b.make(model);
+  if (!engine)
+    throw InputError("simulation.model lagrangian: the " + name_of(b.info().name) +
+                     " backend has no Lagrangian engine (allowed with it: eulerian)");
+  return engine;
 }
 
 }  // namespace mrwb

@@ -71,9 +71,9 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   };
   std::barrier sync(n_threads, complete);
 
-  const bool frame = gradient_frame_ && moving;
+  const bool frame = flow_transport_ == FlowTransport::GradientFrame && moving;
   auto worker = [&](int t) {
-    // The gradient frame (set_gradient_frame_transport): k in cycles per cell, followed by every thread alike.
+    // The gradient frame (transport_cell_ops.hpp: face_turn, frame_turn_by_motion): k in cycles per cell, followed by every thread alike.
     double frame_k_cell[3] = {0, 0, 0};
     float face_turn[12];
     if (frame) transport::frame_face_turns(frame_k_cell, face_turn);

@@ -18,7 +18,10 @@ void register_backends() {
                                    noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
   register_simulation_backend(
       Backend::Cuda, SimulationBackend{[] { return BackendInfo{Backend::Cuda, device_description(), device_available()}; },
-                                       [] { return make_cuda_simulation_engine(); }});
+                                       [](SimulationModel model) {
+                                         return model == SimulationModel::Eulerian ? make_cuda_simulation_engine()
+                                                                                   : std::unique_ptr<SimulationEngine>{};
+                                       }});
 }
 
 }  // namespace mrwb::gpu

@@ -18,14 +18,16 @@ struct BackendInfo {
   bool available = false;   // a CUDA build on a machine with no GPU: false
 };
 
+// `make` returns the backend's engine of a model, or null when the backend has none of that model.
 struct SimulationBackend {
   std::function<BackendInfo()> info;
-  std::function<std::unique_ptr<SimulationEngine>()> make;
+  std::function<std::unique_ptr<SimulationEngine>(SimulationModel)> make;
 };
 
 void register_simulation_backend(Backend name, SimulationBackend backend);
 std::vector<BackendInfo> list_backends();
-// Throws InputError for a missing or unavailable choice.
-std::unique_ptr<SimulationEngine> make_simulation_engine(Backend choice);
+// Throws InputError for a missing or unavailable choice, or a backend without that model.
+std::unique_ptr<SimulationEngine> make_simulation_engine(Backend choice,
+                                                         SimulationModel model = SimulationModel::Eulerian);
 
 }  // namespace mrwb

@@ -22,10 +22,6 @@ class CpuSimulationEngine final : public SimulationEngine {
            const ProgressFn& progress, const CancelToken& cancel) override;
   // Forces the time-stepped path even for a static phantom (tests compare the two paths).
   void set_force_time_stepping(bool on) { force_time_stepping_ = on; }
-  // Transports moving magnetization in the gradient frame (transport_cell_ops.hpp: face_turn,
-  // frame_turn_by_motion): k follows the program's gradient moments, restarts at each ideal spoil (Mxy = 0
-  // there) and changes sign at a refocusing pulse. Off: the donor cell on the lab-frame magnetization.
-  void set_gradient_frame_transport(bool on) { gradient_frame_ = on; }
 
  private:
   void run_static(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
@@ -36,7 +32,6 @@ class CpuSimulationEngine final : public SimulationEngine {
                         const ProgressFn& progress, const CancelToken& cancel);
   int threads_;
   bool force_time_stepping_ = false;
-  bool gradient_frame_ = false;
 };
 
 }  // namespace mrwb

@@ -20,10 +20,22 @@ struct CoilMaps {
   bool uniform() const { return sens.empty(); }
 };
 
+// The two simulation models (docs/flow_transport.md): Eulerian cells (Jurczuk et al. 2016), magnetization
+// transported between fixed cells, or Lagrangian spin tracking (spins carried by the flow).
+enum class SimulationModel { Eulerian, Lagrangian };
+
+// How an Eulerian engine moves magnetization between cells: the donor cell on the magnetization in the
+// gradient frame (docs/flow_transport.md: exact for the phase the gradients write), or on the lab-frame
+// magnetization as Jurczuk et al. 2016 Eq. 1 (diffuses that phase as (k·cell)²; kept for comparison).
+enum class FlowTransport { GradientFrame, DonorCell };
+
 class SimulationEngine {
  public:
   virtual ~SimulationEngine() = default;
-  virtual std::string name() const = 0;  // "cpu" or "cuda"
+  virtual std::string name() const = 0;  // "cpu", "cuda", "cpu-lagrangian", "cuda-lagrangian"
+  // Eulerian engines only (a Lagrangian engine has no cells to transport between and ignores it).
+  void set_flow_transport(FlowTransport t) { flow_transport_ = t; }
+  FlowTransport flow_transport() const { return flow_transport_; }
   // Plays `program` over `phantom` from thermal equilibrium (M = PD·z). Static phantoms (flow_dt_s = 0 or
   // all velocities zero) are advanced event by event (exact); moving ones are time-stepped with
   // transport (transport_cell_ops.hpp) and sub-steps that keep the Courant number <= 1. (The CUDA engine
@@ -40,6 +52,9 @@ class SimulationEngine {
            std::span<std::complex<float>> cell_truth, const ProgressFn& progress, const CancelToken& cancel) {
     run(phantom, program, CoilMaps{}, samples, cell_truth, progress, cancel);
   }
+
+ protected:
+  FlowTransport flow_transport_ = FlowTransport::DonorCell;
 };
 
 // sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).
