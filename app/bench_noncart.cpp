@@ -256,7 +256,7 @@ void gpu_large_case(const Samples& s, gpu::FhdConfig c, double sfu_bound, nlohma
 int gpu_paper_case(nlohmann::json& report) {
   const int n = 128;
   const gpu::DeviceFacts f = gpu::device_facts();
-  const double sfu_bound = f.sms * 16.0 * f.clock_hz / 2.0;  // voxel-sample pairs per second
+  const double sfu_bound = f.sfu_ops_per_s() / 2.0;  // voxel-sample pairs per second
   std::printf("GPU: %s\nSFU bound: %d SMs x 16 sin/cos per clock x %.3f GHz / 2 = %.3e pairs/s\n",
               gpu::device_description().c_str(), f.sms, f.clock_hz * 1e-9, sfu_bound);
   Samples s;

@@ -28,19 +28,6 @@
 namespace mrwb::cli {
 namespace {
 
-// Jurczuk et al. 2016, object (a): a straight tube filling the grid, blood, Poiseuille profile across y with a peak
-// of u_max cells per flow step.
-CellPhantom straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s) {
-  const TissueProperties& blood = tissue_1p5T("blood");
-  CellPhantom ph = uniform_phantom(nx, ny, cell_m, static_cast<float>(blood.PD), static_cast<float>(blood.T1_s),
-                                 static_cast<float>(blood.T2_s), CellType::Fluid);
-  ph.flow_dt_s = flow_dt_s;
-  for (int iy = 0; iy < ny; ++iy) {
-    const double r = (iy + 0.5) / ny * 2 - 1;  // −1 .. 1 across the tube
-    for (int ix = 0; ix < nx; ++ix) ph.ux[static_cast<std::size_t>(iy) * nx + ix] = static_cast<float>(u_max * (1 - r * r));
-  }
-  return ph;
-}
 
 SequenceSpec bench_ge(int lines, double fov_m) {
   SequenceSpec seq;
@@ -157,6 +144,19 @@ std::string roof_text(double gbs) {
 }
 double roof_fraction(double gbs) { return roofline_GB_per_s() > 0 ? gbs / roofline_GB_per_s() : 0; }
 
+// The SFU roof of the card in use [ops/s] (0: no device), and the SFU operations a time-stepped fluid
+// cell-step issues on the device (moving_step_ops.hpp): sin and cos of the precession and exp of E2, and
+// sin and cos of the gradient frame's turn by motion (docs/flow_transport.md).
+double sfu_roof_ops_per_s() {
+#ifdef MRWB_HAVE_CUDA
+  static const double roof = gpu::device_facts().sfu_ops_per_s();
+  return roof;
+#else
+  return 0;
+#endif
+}
+double sfu_ops_per_fluid_step(FlowTransport t) { return t == FlowTransport::GradientFrame ? 5 : 3; }
+
 // Times one moving case on every engine; the CPU's time is estimated from `cpu_probe` (a sub-volume and
 // a shorter program of the same objects) when given: cell-steps/s measured there, applied to the case.
 void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json& report,
@@ -182,12 +182,22 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
       const double probe_steps = static_cast<double>(time_step_count(run.ph, run.prog)) * static_cast<double>(run.ph.size());
       sec *= cell_steps / probe_steps;
     }
-    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %s%s\n", c.name.c_str(), name_of(b).c_str(), sec, cell_steps / sec,
-                gbs, roof_text(gbs).c_str(), estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
+    // SFU: the time-stepped fluid cells' share, on the device only.
+    const double sfu = b == Backend::Cuda && sfu_roof_ops_per_s() > 0
+                           ? t.stepped_cells * static_cast<double>(time_step_count(run.ph, run.prog)) *
+                                 sfu_ops_per_fluid_step(engine->flow_transport()) / sec / sfu_roof_ops_per_s()
+                           : 0;
+    char sfu_text[16] = "      -";
+    if (sfu > 0) std::snprintf(sfu_text, sizeof sfu_text, "%6.1f%%", 100 * sfu);
+    std::printf("%-44s %-6s %10.4f %14.3e %10.1f %s %s%s\n", c.name.c_str(), name_of(b).c_str(), sec, cell_steps / sec,
+                gbs, roof_text(gbs).c_str(), sfu_text, estimate ? ("  (estimate from " + run.name + ")").c_str() : "");
     nlohmann::json row = {{"case", c.name}, {"engine", name_of(b)}, {"seconds", sec}, {"estimated", estimate},
                           {"cell_steps", cell_steps}, {"cell_steps_per_s", cell_steps / sec},
                           {"time_stepped_cells", t.stepped_cells}, {"closed_form_cells", t.closed_form_cells},
-                          {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", roof_fraction(gbs)}};
+                          {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", roof_fraction(gbs)},
+                          {"sfu_fraction", sfu},
+                          {"flow_transport", engine->flow_transport() == FlowTransport::GradientFrame ? "gradient_frame"
+                                                                                                      : "donor_cell"}};
     if (b == Backend::Cuda && t.separable_passes > 0) {
       const double kernel_gbs = cuda_kernel_bytes(run.ph, t) / sec * 1e-9;
       std::printf("%-44s %-6s %10s %14s %10.1f %s\n", "  at the bytes its kernels move", name_of(b).c_str(), "-", "-",
@@ -212,12 +222,31 @@ std::vector<Backend> engines(const BenchOptions& options) {
 
 }  // namespace
 
+// Jurczuk et al. 2016, object (a): a straight tube filling the grid, blood, Poiseuille profile across y with a peak
+// of u_max cells per flow step.
+CellPhantom straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s) {
+  const TissueProperties& blood = tissue_1p5T("blood");
+  CellPhantom ph = uniform_phantom(nx, ny, cell_m, static_cast<float>(blood.PD), static_cast<float>(blood.T1_s),
+                                   static_cast<float>(blood.T2_s), CellType::Fluid);
+  ph.flow_dt_s = flow_dt_s;
+  for (int iy = 0; iy < ny; ++iy) {
+    const double r = (iy + 0.5) / ny * 2 - 1;  // −1 .. 1 across the tube
+    for (int ix = 0; ix < nx; ++ix) ph.ux[static_cast<std::size_t>(iy) * nx + ix] = static_cast<float>(u_max * (1 - r * r));
+  }
+  return ph;
+}
+
 int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   report["cases"] = nlohmann::json::array();
   if (roofline_GB_per_s() > 0)
     std::printf("roof: %% of the card's peak memory bandwidth, %.0f GB/s (read from the device)\n", roofline_GB_per_s());
   report["roofline_GB_per_s"] = roofline_GB_per_s();
-  std::printf("%-44s %-6s %10s %14s %10s %7s\n", "case", "engine", "seconds", "cell-steps/s", "GB/s", "roof");
+  if (sfu_roof_ops_per_s() > 0)
+    std::printf("SFU: %% of the card's special-function rate, %.3e ops/s (read from the device: SMs x 16 x clock), "
+                "for the time-stepped fluid cells' sin, cos and exp\n",
+                sfu_roof_ops_per_s());
+  report["sfu_ops_per_s"] = sfu_roof_ops_per_s();
+  std::printf("%-44s %-6s %10s %14s %10s %7s %7s\n", "case", "engine", "seconds", "cell-steps/s", "GB/s", "roof", "SFU");
 
   // The CUDA context and first allocations, outside every timed case (when --case skips the static one).
   for (const auto& b : engines(options))

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mrwb/base/backend.hpp"
+#include "mrwb/phantom/phantom.hpp"
 
 namespace mrwb::cli {
 
@@ -21,5 +22,10 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report);
 int bench_grappa(const BenchOptions& options, nlohmann::json& report);
 int bench_noncart(const BenchOptions& options, nlohmann::json& report);
 int bench_flow(const BenchOptions& options, nlohmann::json& report);
+int bench_lagrangian(const BenchOptions& options, nlohmann::json& report);
+
+// Jurczuk et al. 2016, object (a), as the sim and lagrangian suites time it: a straight tube of blood filling
+// the nx × ny grid, Poiseuille profile across y, peak u_max cells per flow step (bench_sim.cpp).
+CellPhantom straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s);
 
 }  // namespace mrwb::cli

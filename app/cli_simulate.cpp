@@ -8,13 +8,13 @@
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/pipeline/phase_contrast.hpp"
 #include "mrwb/pipeline/pulseq_simulation.hpp"
+#include "mrwb/pipeline/scenario_engine.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
-#include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
@@ -126,7 +126,7 @@ SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequen
 Action add_simulate(CLI::App& app) {
   auto* sub = app.add_subcommand("simulate", "Run the Bloch simulator on a scenario; write ISMRMRD or BART raw data");
   struct Opts {
-    std::string scenario, out, traj_out, backend, velocity_out, seq;
+    std::string scenario, out, traj_out, backend, model, flow_transport, velocity_out, seq;
     std::vector<std::string> truth;
     PngOptions png;
     bool quiet = false;
@@ -144,11 +144,18 @@ Action add_simulate(CLI::App& app) {
                   "instead of the scenario's sequence, with its sequence.fidelity (non-Cartesian: the trajectory from its gradients)");
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the scenario's)");
+  sub->add_option("--model", o->model,
+                  "Simulation model: eulerian (cells) | lagrangian (spin tracking) (default: the scenario's simulation.model)");
+  sub->add_option("--flow-transport", o->flow_transport,
+                  "Eulerian flow transport: gradient_frame | donor_cell (default: the scenario's simulation.flow_transport)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   return [o] {
     seq::BuiltSequence built;  // the sequence, built once by the scenario's checks
     Scenario s = load_scenario(o->scenario, &built);
     if (!o->backend.empty()) s.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
+    if (!o->model.empty()) s.simulation.model = parse_flag("--model", o->model, k_simulation_model_names, "simulation model");
+    if (!o->flow_transport.empty())
+      s.simulation.flow_transport = parse_flag("--flow-transport", o->flow_transport, k_flow_transport_names, "flow transport");
     // Check every output name before the (long) simulation, so bad names fail at once.
     const std::string ext = extension(o->out);
     if (ext != ".h5" && ext != ".cfl")
@@ -174,8 +181,10 @@ Action add_simulate(CLI::App& app) {
                        "(a non-Cartesian .cfl gets <out>_traj.cfl)");
     if (is_volume_scenario(s) && (!o->seq.empty() || !o->traj_out.empty()))
       throw InputError(o->scenario + ": a multi-slice / 3-D scenario does not combine with --seq or --traj-out");
-    auto engine = make_simulation_engine(s.backend);
-    if (!o->quiet) std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << "\n";
+    auto engine = make_scenario_engine(s);
+    if (!o->quiet)
+      std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
+                << simulation_model_text(s.simulation) << ")\n";
     if (is_volume_scenario(s)) {
       simulate_volume_files(s, built, *engine, o->out, o->truth, o->quiet);
       return 0;

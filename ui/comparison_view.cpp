@@ -22,6 +22,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
+#include "mrwb/pipeline/pipeline.hpp"
 
 namespace mrwb::ui {
 
@@ -41,6 +42,9 @@ std::pair<double, double> maxAbsRange(const std::vector<const std::vector<float>
 
 struct ComparisonView::Job {
   ReconComparison result;
+  bool models = false;  // a model comparison (compareModels), not methods on one raw data set
+  double difference = 0;
+  std::string eulerian, lagrangian;  // model and engine of each run, for the status line
 };
 
 ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
@@ -84,12 +88,18 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   runBar->addWidget(new QLabel(tr("Backend:"), this));
   runBar->addWidget(backendBox_);
   runButton_ = new QPushButton(tr("Reconstruct && compare"), this);
+  modelsButton_ = new QPushButton(tr("Compare models"), this);
+  modelsButton_->setObjectName(QStringLiteral("compareModels"));
+  modelsButton_->setToolTip(tr("Simulate and reconstruct the scenario with the Eulerian and the Lagrangian model; show "
+                               "both images and their difference (the Lagrangian image is the reference)"));
   cancelButton_ = new QPushButton(tr("Cancel"), this);
   progress_ = new QProgressBar(this);
   progress_->setTextVisible(false);
   worker_ = new BackgroundJob(this);
   worker_->driveProgressBar(progress_);
   worker_->attachControls(runButton_, cancelButton_);
+  connect(worker_, &BackgroundJob::started, modelsButton_, [this] { modelsButton_->setEnabled(false); });
+  connect(worker_, &BackgroundJob::finished, modelsButton_, [this] { modelsButton_->setEnabled(true); });
   connect(worker_, &BackgroundJob::finished, this, &ComparisonView::onFinished);
   onRunBox_ = new QCheckBox(tr("On Run"), this);
   onRunBox_->setObjectName(QStringLiteral("compareOnRun"));
@@ -97,6 +107,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   onRunBox_->setToolTip(tr("The main Run simulates once, then reconstructs with every chosen method here"));
   runBar->addWidget(onRunBox_);
   runBar->addWidget(runButton_);
+  runBar->addWidget(modelsButton_);
   runBar->addWidget(cancelButton_);
   runBar->addWidget(progress_, 1);
   layout->addLayout(runBar);
@@ -120,6 +131,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   for (auto* b : {pngButton, niiButton, h5Button, cflButton}) viewBar->addWidget(b);
   layout->addLayout(viewBar);
   status_ = new QLabel(tr("No raw data yet: run a simulation or open raw data."), this);
+  status_->setObjectName(QStringLiteral("comparisonStatus"));
+  referenceLabel_ = tr("Truth");
+  referenceName_ = tr("truth");
   layout->addWidget(status_);
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -144,6 +158,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   rebuildPanes();
 
   connect(runButton_, &QPushButton::clicked, this, &ComparisonView::run);
+  connect(modelsButton_, &QPushButton::clicked, this, &ComparisonView::compareModels);
   connect(colormapBox_, &QComboBox::currentIndexChanged, this,
           [this](int i) { setColormap(static_cast<ImageView::Colormap>(i)); });
   connect(errorBox_, &QComboBox::currentIndexChanged, this,
@@ -170,6 +185,7 @@ void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
   }
   reconSpec_ = scenario.recon;
   setBackend(scenario.backend);
+  scenario_ = scenario;
 }
 
 bool ComparisonView::compareOnRun() const { return onRunBox_->isChecked(); }
@@ -267,11 +283,50 @@ void ComparisonView::run() {
   status_->setText(tr("Reconstructing with %1 method(s)…").arg(requests.size()));
 }
 
+void ComparisonView::compareModels() {
+  if (worker_->busy()) return;
+  auto job = std::make_shared<Job>();
+  job->models = true;
+  job_ = job;
+  worker_->start(
+      [job, scenario = scenario_](const ProgressFn& progress, const CancelToken& cancel) {
+        ModelComparison m = compare_models(scenario, progress, cancel);
+        job->result = std::move(m.comparison);
+        job->difference = m.relative_rms_difference;
+        job->eulerian = m.eulerian.model + " on " + m.eulerian.backend;
+        job->lagrangian = m.lagrangian.model + " on " + m.lagrangian.backend;
+      },
+      QStringLiteral("mrwb-models"));
+  progress_->setValue(0);
+  status_->setText(tr("Simulating “%1” with the Eulerian and the Lagrangian model…").arg(QString::fromStdString(scenario_.name)));
+}
+
 void ComparisonView::cancel() {
   worker_->cancel();
 }
 
+QString ComparisonView::statusText() const { return status_->text(); }
+
+void ComparisonView::onModelsFinished() {
+  const Job& job = *job_;
+  if (worker_->outcome() != BackgroundJob::Outcome::Done) {
+    status_->setText(worker_->outcome() == BackgroundJob::Outcome::Cancelled
+                         ? tr("Model comparison cancelled; the previous results are kept")
+                         : tr("Model comparison failed: %1").arg(worker_->error()));
+    emit modelComparisonFinished(false);
+    return;
+  }
+  progress_->setValue(1000);
+  showComparison(job.result, tr("Lagrangian (reference)"), tr("Lagrangian"));
+  modelDifference_ = job.difference;
+  status_->setText(tr("%1 vs %2: relative RMS difference %3 % (RMS(|E| − |L|) / RMS(|L|))")
+                       .arg(QString::fromStdString(job.eulerian), QString::fromStdString(job.lagrangian))
+                       .arg(100.0 * job.difference, 0, 'f', 2));
+  emit modelComparisonFinished(true);
+}
+
 void ComparisonView::onFinished() {
+  if (job_->models) return onModelsFinished();
   const Job& job = *job_;
   if (worker_->outcome() != BackgroundJob::Outcome::Done) {
     status_->setText(worker_->outcome() == BackgroundJob::Outcome::Cancelled
@@ -290,6 +345,14 @@ void ComparisonView::onFinished() {
 }
 
 void ComparisonView::setComparison(const mrwb::ReconComparison& comparison) {
+  showComparison(comparison, tr("Truth"), tr("truth"));
+}
+
+void ComparisonView::showComparison(const mrwb::ReconComparison& comparison, const QString& referenceLabel,
+                                    const QString& referenceName) {
+  modelDifference_.reset();
+  referenceLabel_ = referenceLabel;
+  referenceName_ = referenceName;
   comparison_ = comparison;
   rebuildPanes();
   showImages();
@@ -337,7 +400,7 @@ void ComparisonView::showImages() {
     if (e.ok()) mags.push_back(&e.magnitude);
   const auto magRange = maxAbsRange(mags);
   if (comparison_.has_truth)
-    truthPane_->setImage(comparison_.truth_magnitude, comparison_.truth.nx, comparison_.truth.ny, false, tr("Truth"), magRange);
+    truthPane_->setImage(comparison_.truth_magnitude, comparison_.truth.nx, comparison_.truth.ny, false, referenceLabel_, magRange);
   else
     truthPane_->clearImage(tr("No truth"));
   truthPane_->setColormap(colormap_);
@@ -369,13 +432,13 @@ void ComparisonView::showErrorMaps() {
       error->clearImage(comparison_.has_truth ? tr("Truth has another size") : tr("No truth"));
     } else if (errorMode_ == ErrorMode::Signed) {
       error->setColorbarVisible(false);
-      error->setImage(e.error_map, e.image.nx, e.image.ny, true, tr("%1 − truth").arg(label), std::pair{-errMax, errMax});
+      error->setImage(e.error_map, e.image.nx, e.image.ny, true, tr("%1 − %2").arg(label, referenceName_), std::pair{-errMax, errMax});
     } else {
       std::vector<float> absErr(e.error_map.size());
       std::transform(e.error_map.begin(), e.error_map.end(), absErr.begin(), [](float v) { return std::abs(v); });
       error->setColormap(ImageView::Colormap::Hot);
       error->setColorbarVisible(true);
-      error->setImage(absErr, e.image.nx, e.image.ny, false, tr("|%1 − truth|").arg(label), std::pair{0.0, errMax});
+      error->setImage(absErr, e.image.nx, e.image.ny, false, tr("|%1 − %2|").arg(label, referenceName_), std::pair{0.0, errMax});
     }
   }
 }
@@ -476,7 +539,7 @@ void ComparisonView::selectPane(int pane) {
 
 const mrwb::Image2D* ComparisonView::selectedImage(QString* label) const {
   if (selected_ < 0) {
-    if (label) *label = tr("Truth");
+    if (label) *label = referenceLabel_;
     return comparison_.has_truth ? &comparison_.truth : nullptr;
   }
   const ComparisonEntry& e = comparison_.entries[selected_];

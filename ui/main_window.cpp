@@ -32,6 +32,7 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
 #include "mrwb/phantom/phantom.hpp"
+#include "mrwb/pipeline/scenario_engine.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_ui/autosave.hpp"
 #include "mrwb_ui/comparison_view.hpp"
@@ -332,6 +333,15 @@ void MainWindow::buildActions() {
   runAction_->setStatusTip(tr("Simulate, reconstruct and compare"));
   connect(runAction_, &QAction::triggered, this, &MainWindow::run);
 
+  // Runs in the Compare panel's own worker (its progress bar and Cancel), beside the main Run.
+  compareModelsAction_ = new QAction(tr("Compare &models"), this);
+  compareModelsAction_->setStatusTip(tr("Simulate and reconstruct the scenario with the Eulerian and the Lagrangian model, "
+                                        "side by side with their difference (Compare panel)"));
+  connect(compareModelsAction_, &QAction::triggered, this, [this] {
+    showPanel(QStringLiteral("compareDock"));
+    comparison_->compareModels();
+  });
+
   cancelAction_ = new QAction(toolbarIcon(QStringLiteral("cancel")), tr("&Cancel"), this);
   cancelAction_->setShortcut(Qt::Key_Escape);
   cancelAction_->setStatusTip(tr("Stop the running job; nothing partial is kept"));
@@ -368,6 +378,8 @@ void MainWindow::buildActions() {
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
   sim->addAction(runAction_);
   sim->addAction(cancelAction_);
+  sim->addSeparator();
+  sim->addAction(compareModelsAction_);
   QMenu* teachingMenu = menuBar()->addMenu(tr("&Teaching"));
   teaching_ = new TeachingMenu(teachingMenu, this);
   connect(teaching_, &TeachingMenu::entryChosen, this, [this](const TeachingEntry& e) {
@@ -673,10 +685,11 @@ void MainWindow::run() {
   }
   if (!worker_->start(scenario())) return;
   setRunning(true);
-  setRunMessage(tr("Running “%1” (%2 × %2, backend %3)…")
+  setRunMessage(tr("Running “%1” (%2 × %2, backend %3, model %4)…")
                     .arg(QString::fromStdString(scenario().name))
                     .arg(scenario().sequence.matrix)
-                    .arg(QString::fromStdString(mrwb::name_of(scenario().backend))),
+                    .arg(QString::fromStdString(mrwb::name_of(scenario().backend)),
+                         QString::fromStdString(mrwb::simulation_model_text(scenario().simulation))),
                 false);
   statusBar()->showMessage(runMessage());
 }
@@ -736,10 +749,10 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   metrics_->item(0, kBackend)->setText(QString::fromStdString(r.backend));
   metrics_->item(0, kSimSeconds)->setText(QString::number(r.simulate_seconds, 'g', 3));
   metrics_->item(0, kReconSeconds)->setText(QString::number(r.recon_seconds, 'g', 3));
-  const QString done = tr("Done: PSNR %1 dB, simulated in %2 s on %3, reconstructed in %4 s")
+  const QString done = tr("Done: PSNR %1 dB, simulated in %2 s on %3 (%4), reconstructed in %5 s")
                            .arg(psnrText_)
                            .arg(r.simulate_seconds, 0, 'g', 3)
-                           .arg(QString::fromStdString(r.backend))
+                           .arg(QString::fromStdString(r.backend), QString::fromStdString(r.model))
                            .arg(r.recon_seconds, 0, 'g', 3) +
                        (r.sequence_played.empty() ? QString() : tr("; sequence played with %1").arg(QString::fromStdString(r.sequence_played)));
   setRunMessage(done, false);

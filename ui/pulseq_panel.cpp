@@ -14,7 +14,7 @@
 #include "mrwb/pipeline/pulseq_simulation.hpp"
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
-#include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/pipeline/scenario_engine.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/sequence_diagram_view.hpp"
@@ -137,7 +137,7 @@ void PulseqPanel::simulate() {
   const Scenario sc = scenario_;
   worker_->start(
       [job, sc, s = *sequence_](const ProgressFn& progress, const CancelToken& cancel) {
-        auto engine = make_simulation_engine(sc.backend);
+        auto engine = make_scenario_engine(sc);
         ImportedSequenceRun run = simulate_imported_sequence(sc, s, *engine, progress, cancel);
         job->backend = run.backend;
         job->segments = std::move(run.segments);
@@ -145,8 +145,9 @@ void PulseqPanel::simulate() {
       },
       QStringLiteral("mrwb-pulseq"));
   progress_->setValue(0);
-  status_->setText(tr("Simulating %1 on “%2” (backend %3)…")
-                       .arg(fileName_, QString::fromStdString(sc.name), QString::fromStdString(name_of(sc.backend))));
+  status_->setText(tr("Simulating %1 on “%2” (backend %3, model %4)…")
+                       .arg(fileName_, QString::fromStdString(sc.name), QString::fromStdString(name_of(sc.backend)),
+                            QString::fromStdString(simulation_model_text(sc.simulation))));
 }
 
 void PulseqPanel::cancel() {

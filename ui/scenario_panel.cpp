@@ -140,6 +140,28 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   flowDensity_ = addDouble(fform, QStringLiteral("flow.density_kg_per_m3"), tr("Density"), 0, 100000, 0, 10,
                            tr(" kg/m³"), {}, [](Scenario& s, double v) { s.flow.density_kg_per_m3 = v; });
 
+  // --- simulation model (the items hold core's names) ---------------------------------------------
+  auto* mform = makeForm(addGroup(layout, tr("Simulation"), this));
+  model_ = addCombo(mform, QStringLiteral("simulation.model"), tr("Model"),
+                    {{tr("Eulerian (magnetization on fixed cells)"), q(name_of(SimulationModel::Eulerian))},
+                     {tr("Lagrangian (spins carried by the flow)"), q(name_of(SimulationModel::Lagrangian))}},
+                    tr("How moving blood is simulated. Lagrangian spin tracking is the reference for flow (CPU only so "
+                       "far, slower); on a still phantom both give the same image"),
+                    [](Scenario& s, const std::string& v) {
+                      if (const auto m = parse_simulation_model(v)) s.simulation.model = *m;
+                    });
+  flowTransport_ = addCombo(mform, QStringLiteral("simulation.flow_transport"), tr("Flow transport"),
+                            {{tr("Gradient frame (keeps the gradients' phase)"), q(name_of(FlowTransport::GradientFrame))},
+                             {tr("Donor cell (Jurczuk et al. 2016, diffuses it)"), q(name_of(FlowTransport::DonorCell))}},
+                            tr("Eulerian model: how magnetization moves between cells (docs/flow_transport.md)"),
+                            [](Scenario& s, const std::string& v) {
+                              if (const auto t = parse_flow_transport(v)) s.simulation.flow_transport = *t;
+                            });
+  // The Lagrangian model has no cells to transport between.
+  connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+    flowTransport_->setEnabled(model_->currentData().toString() == q(name_of(SimulationModel::Eulerian)));
+  });
+
   // --- sequence (shown in ms / mm; the scenario stays in SI) ------------------------------------
   auto* qform = makeForm(addGroup(layout, tr("Sequence"), this));
   sequenceType_ = addCombo(qform, QStringLiteral("sequence.type"), tr("Sequence"),
@@ -358,6 +380,9 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   flowViscosity_->setValue(s.flow.viscosity_Pa_s * 1e3);
   flowDensity_->setValue(s.flow.density_kg_per_m3);
   setFlowEditorsEnabled(s.flow.enabled);
+  selectData(model_, q(name_of(s.simulation.model)));
+  selectData(flowTransport_, q(name_of(s.simulation.flow_transport)));
+  flowTransport_->setEnabled(s.simulation.model == SimulationModel::Eulerian);
   selectData(sequenceType_, q(name_of(s.sequence.type)));
   selectData(rfFidelity_, q(name_of(s.sequence.fidelity.rf)));
   selectData(gradientFidelity_, q(name_of(s.sequence.fidelity.gradients)));

@@ -410,6 +410,28 @@ class TestIo : public QObject {
     const Scenario b = load_scenario(path("s.json"));
     QCOMPARE(scenario_to_json_text(b), scenario_to_json_text(s));
   }
+  // "simulation": {"model", "flow_transport"}: the default (eulerian, gradient_frame) is not written, so files
+  // without it keep their text; any other choice is written whole and read back.
+  void scenarioSimulationModelRoundTrip() {
+    Scenario s = scenario_preset("default");
+    QVERIFY(scenario_to_json_text(s).find("\"simulation\"") == std::string::npos);
+    QCOMPARE(s.simulation.model, SimulationModel::Eulerian);
+    QCOMPARE(s.simulation.flow_transport, FlowTransport::GradientFrame);
+    for (const auto& [model, transport] : {std::pair{SimulationModel::Lagrangian, FlowTransport::GradientFrame},
+                                           std::pair{SimulationModel::Eulerian, FlowTransport::DonorCell},
+                                           std::pair{SimulationModel::Lagrangian, FlowTransport::DonorCell}}) {
+      s.simulation = {model, transport};
+      save_scenario(s, path("model.json"));
+      const Scenario b = load_scenario(path("model.json"));
+      QCOMPARE(b.simulation.model, model);
+      QCOMPARE(b.simulation.flow_transport, transport);
+      QCOMPARE(scenario_to_json_text(b), scenario_to_json_text(s));
+    }
+    const Scenario j = scenario_from_json_text(
+        R"({"format": "mrwb-scenario", "version": 1, "simulation": {"model": "lagrangian"}})", "S.json");
+    QCOMPARE(j.simulation.model, SimulationModel::Lagrangian);
+    QCOMPARE(j.simulation.flow_transport, FlowTransport::GradientFrame);
+  }
   void scenarioErrorsNameTheField_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("expected");
@@ -427,6 +449,12 @@ class TestIo : public QObject {
     QTest::newRow("no version") << R"({"format": "mrwb-scenario"})" << "version is missing";
     QTest::newRow("malformed") << R"({"format": "mrwb-scenario", )" << "not valid JSON";
     QTest::newRow("unknown tissue") << head + R"("phantom": {"vessel_tissue": "unobtainium"}})" << "unknown tissue 'unobtainium'";
+    QTest::newRow("bad simulation model") << head + R"("simulation": {"model": "particles"}})"
+                                          << "simulation.model = 'particles' is not allowed (allowed: eulerian, lagrangian)";
+    QTest::newRow("bad flow transport") << head + R"("simulation": {"flow_transport": "upwind"}})"
+                                        << "simulation.flow_transport = 'upwind' is not allowed (allowed: gradient_frame, donor_cell)";
+    QTest::newRow("unknown simulation field") << head + R"("simulation": {"spins": 3}})" << "simulation.spins is not a known field";
+    QTest::newRow("simulation not an object") << head + R"("simulation": "lagrangian"})" << "simulation must be a JSON object";
     QTest::newRow("readout too long") << head + R"("sequence": {"TE_s": 0.001, "bandwidth_Hz_per_pixel": 100}})" << "sequence.TE_s = 0.001 is out of range: must exceed half the readout";
   }
   void scenarioErrorsNameTheField() {

@@ -95,6 +95,67 @@ class TestCli : public QObject {
     QVERIFY(!QFileInfo::exists(path("bad.h5")));
     QVERIFY(!QFileInfo::exists(path("badt.h5")));
   }
+  // A small moving scenario: the shipped straight tube (Poiseuille flow) at 32 × 32 with 10 dummy TRs.
+  void writeSmallTube(const char* name, const nlohmann::json& simulation = nullptr) {
+    QFile f(QString(MRWB_SOURCE_DIR) + "/phantoms/straight_tube.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    auto j = nlohmann::json::parse(f.readAll().toStdString());
+    j["sequence"]["matrix"] = 32;
+    j["sequence"]["fov_m"] = 0.064;
+    j["sequence"]["dummy_scans"] = 10;
+    j["phantom"]["disc_radius_m"] = 0.03;
+    if (!simulation.is_null()) j["simulation"] = simulation;
+    write(name, QByteArray::fromStdString(j.dump(2)));
+  }
+  // The model comes from the scenario's "simulation" or --model / --flow-transport, and the run says which
+  // (beside the backend).
+  void simulateWithEitherModel() {
+    writeSmallTube("tube.json");
+    Run r = run_mrwb({"simulate", "--scenario", path("tube.json"), "--out", path("e.h5"), "--backend", "cpu"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("on backend cpu (model eulerian, gradient_frame transport)"), qPrintable(r.err));
+    r = run_mrwb({"simulate", "--scenario", path("tube.json"), "--out", path("l.h5"), "--truth", path("l_truth.h5"),
+                  "--backend", "cpu", "--model", "lagrangian"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("on backend cpu-lagrangian (model lagrangian)"), qPrintable(r.err));
+    QVERIFY(QFileInfo(path("l.h5")).size() > 1000);
+    QVERIFY(QFileInfo(path("l_truth.h5")).size() > 100);
+    r = run_mrwb({"simulate", "--scenario", path("tube.json"), "--out", path("d.h5"), "--backend", "cpu",
+                  "--flow-transport", "donor_cell"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("(model eulerian, donor_cell transport)"), qPrintable(r.err));
+    // The scenario's own choice, and --model overriding it.
+    writeSmallTube("tube_l.json", {{"model", "lagrangian"}, {"flow_transport", "donor_cell"}});
+    r = run_mrwb({"simulate", "--scenario", path("tube_l.json"), "--out", path("l2.h5"), "--backend", "cpu"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("cpu-lagrangian (model lagrangian)"), qPrintable(r.err));
+    r = run_mrwb({"simulate", "--scenario", path("tube_l.json"), "--out", path("e2.h5"), "--backend", "cpu", "--model",
+                  "eulerian", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.err.trimmed().isEmpty());
+    QVERIFY(QFileInfo(path("e2.h5")).size() > 1000);
+  }
+  // A bad model, from the command line or the file: exit 2, one line naming the option or field and the
+  // allowed values, nothing written.
+  void badModelExitsTwoWithOneLine() {
+    writeSmallTube("tube.json");
+    Run r = run_mrwb({"simulate", "--scenario", path("tube.json"), "--out", path("bad.h5"), "--model", "particles"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--model particles") && r.err.contains("allowed: eulerian, lagrangian"), qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    r = run_mrwb({"simulate", "--scenario", path("tube.json"), "--out", path("bad.h5"), "--flow-transport", "upwind"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("allowed: gradient_frame, donor_cell"), qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    writeSmallTube("bad_model.json", {{"model", "particles"}});
+    r = run_mrwb({"simulate", "--scenario", path("bad_model.json"), "--out", path("bad.h5")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("bad_model.json") && r.err.contains("simulation.model = 'particles'") &&
+                 r.err.contains("allowed: eulerian, lagrangian"),
+             qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    QVERIFY(!QFileInfo::exists(path("bad.h5")));
+  }
   void missingScenarioAndBadOptions() {
     Run r = run_mrwb({"simulate", "--scenario", path("missing.json"), "--out", path("m.h5")});
     QCOMPARE(r.code, 2);

@@ -238,9 +238,22 @@ class TestGpu : public QObject {
       seq.dummy_scans = 4;
       return build_sequence_program(seq);
     };
-    expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step stencil kernel)");
-    expect_agreement(slab, program(slab), "3-D slab vessel (per-step stencil kernel)");
-    expect_agreement(sink, program(sink), "3-D converging flow (per-step stencil kernel, 6 inflow slots)");
+    for (FlowTransport t : {FlowTransport::GradientFrame, FlowTransport::DonorCell}) {
+      expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step stencil kernel)", t);
+      expect_agreement(slab, program(slab), "3-D slab vessel (per-step stencil kernel)", t);
+      expect_agreement(sink, program(sink), "3-D converging flow (per-step stencil kernel, 6 inflow slots)", t);
+    }
+    // A spin echo: the 180° pulse meets a non-zero frame k (its turns do not commute with the RF, so the
+    // kernel applies the pulse before transport on those steps), and the frame changes sign there.
+    SequenceSpec se;
+    se.type = SequenceType::SpinEcho;
+    se.matrix = 16;
+    se.TR_s = 0.05;
+    se.TE_s = 0.02;
+    se.fov_m = flat.nx * flat.cell_size_m;
+    se.dummy_scans = 2;
+    for (FlowTransport t : {FlowTransport::GradientFrame, FlowTransport::DonorCell})
+      expect_agreement(flat, build_sequence_program(se), "2-D open vessel, spin echo (per-step stencil kernel)", t);
   }
 
   // Progress once per TR and a prompt cancel on the closed-form and the time-stepped CUDA paths (the

@@ -329,16 +329,16 @@ class TestSim3d : public QObject {
 
   // Plug flow through the slice: fresh spins enter at the rate f = v·TR / thickness per TR. The slab's
   // signal relative to its static value is compared with (a) the Lagrangian reference on the pulse's own
-  // profile (below) within 3 %: the donor-cell transport's numerical diffusion (variance ~ h per cell
-  // moved at small Courant numbers, as in the many short RF sub-intervals) smears the spins' age along z,
-  // an error that falls with the cell size; and (b) reported against the ideal rectangular-slice model,
+  // profile (below) within 2 % at 20 cells per slice thickness; and (b) reported against the ideal rectangular-slice model,
   // which misses by ~45 % here: at 30° and T1 = 1.2 s the low-flip edges of a TBW-4 profile carry much of
   // the static signal and are barely enhanced.
   void plugFlowInflowEnhancement() {
     SelectivePulse p;
-    // 40 cells across the slice: at 20 (0.25 mm) the transport's diffusion costs −1.2, −3.9 and −6.5 % at
-    // f = 0.1, 0.25, 0.5 (measured), over the bar.
-    const double TR = 20e-3, T1 = 1.2, T2 = 0.2, cell = 0.125e-3;
+    // 20 cells across the slice (0.25 mm). In the gradient frame, restarted at the shaped pulse's peak
+    // (frame_changes), the slice profile's phase is not diffused by the through-plane transport: measured
+    // +1.2, +1.3, +1.5 % at f = 0.1, 0.25, 0.5 against the Lagrangian reference. The plain donor cell read
+    // −1.2, −3.9 and −6.5 % here (numerical diffusion of the phase the slice-select gradient writes).
+    const double TR = 20e-3, T1 = 1.2, T2 = 0.2, cell = 0.25e-3;
     // 30 mm: 12.5 mm upstream of the slice (longer than any spin's stay).
     const int nz = static_cast<int>(std::lround(30e-3 / cell));
     const double E1 = std::exp(-TR / T1);
@@ -401,7 +401,7 @@ class TestSim3d : public QObject {
             "ideal rectangular slice %.4f (%+.2f %%)",
             f, got, ref, 100 * (got / ref - 1), ideal, 100 * (got / ideal - 1));
       QVERIFY(got > 1.5);
-      QVERIFY(std::abs(got / ref - 1) < 0.03);
+      QVERIFY(std::abs(got / ref - 1) < 0.02);
     }
   }
 

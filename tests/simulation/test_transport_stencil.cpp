@@ -69,14 +69,14 @@ double worst_cell_difference(const CellPhantom& ph, float scale) {
 }
 
 Run run_twin(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
-             const std::vector<FluidStep>& table) {
+             const std::vector<FluidStep>& table, const std::vector<FrameStep>& frames = {}) {
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
   const auto fluid = fluid_cells(ph);
   const FluidStencil st = build_fluid_stencil(ph, fluid);
   std::vector<float> mx(ph.size(), 0.f), my(ph.size(), 0.f), mz(ph.PD);
   std::vector<cd> s(per_coil * coils.ncoils);
   std::vector<cf> t(ph.size());
-  run_fluid_stencil_cpu(ph, fluid, st, table, coils.sens, coils.ncoils, per_coil, mx, my, mz, s, t);
+  run_fluid_stencil_cpu(ph, fluid, st, table, frames, coils.sens, coils.ncoils, per_coil, mx, my, mz, s, t);
   mx.insert(mx.end(), my.begin(), my.end());
   mx.insert(mx.end(), mz.begin(), mz.end());
   return {s, to_cd(t), mx};
@@ -166,16 +166,105 @@ class TestFluidStencil : public QObject {
       cases.push_back({"2-D tube, 2 coils", std::move(ph), short_ge(8, 10e-3), std::move(c)});
     }
     cases.push_back({"3-D slab", vessel_slab(60, 60, 14, 1e-3), short_ge(8, 60e-3, true), {}});
-    for (const Case& c : cases) {
-      const Run ref = run_engine(c.ph, c.prog, c.coils);
-      std::vector<std::pair<long, int>> trs_at;
-      const auto table = fluid_step_table(c.ph, c.prog, trs_at);
-      const Run twin = run_twin(c.ph, c.prog, c.coils, table);
-      const double dk = rel_l2(twin.samples, ref.samples), dt = rel_l2(twin.truth, ref.truth);
-      qInfo("%s, %zu steps: k-space rel L2 %.3g, truth rel L2 %.3g", c.name, table.size(), dk, dt);
-      QVERIFY(dk < 1e-5);
-      QVERIFY(dt < 1e-5);
+    {
+      // A spin echo: the frame meets a refocusing pulse with k != 0 and changes sign there.
+      CellPhantom ph = tube_2d(94, 19, true);
+      SequenceProgram se = short_ge(8, 10e-3);
+      se.events.clear();
+      const SequenceProgram ge = short_ge(8, 10e-3);
+      for (const SeqEvent& e : ge.events) {
+        se.events.push_back(e);
+        if (e.kind == EventKind::Readout) {  // a refocusing pulse and a second echo after each readout
+          SeqEvent rf;
+          rf.kind = EventKind::Rf;
+          rf.flip_rad = M_PI;
+          rf.phase_rad = M_PI / 2;
+          se.events.push_back(rf);
+        }
+      }
+      cases.push_back({"2-D tube, refocusing pulses", std::move(ph), std::move(se), {}});
     }
+    for (FlowTransport transport : {FlowTransport::GradientFrame, FlowTransport::DonorCell})
+      for (const Case& c : cases) {
+        CpuSimulationEngine engine;
+        engine.set_flow_transport(transport);
+        const Run ref = run_engine(c.ph, c.prog, c.coils, engine);
+        std::vector<std::pair<long, int>> trs_at;
+        // As the CUDA engine builds it: in the gradient frame every RF pulse has a step of its own.
+        const auto table = fluid_step_table(c.ph, c.prog, trs_at, transport == FlowTransport::GradientFrame);
+        const auto frames = transport == FlowTransport::GradientFrame ? fluid_frame_table(table, c.ph.cell_size_m)
+                                                                      : std::vector<FrameStep>{};
+        const Run twin = run_twin(c.ph, c.prog, c.coils, table, frames);
+        const double dk = rel_l2(twin.samples, ref.samples), dt = rel_l2(twin.truth, ref.truth);
+        qInfo("%s (%s), %zu steps: k-space rel L2 %.3g, truth rel L2 %.3g", c.name,
+              transport == FlowTransport::GradientFrame ? "gradient frame" : "donor cell", table.size(), dk, dt);
+        QVERIFY(dk < 1e-5);
+        QVERIFY(dt < 1e-5);
+      }
+  }
+
+  // The frame table follows the CPU engine's rules: k adds each step's moment after the step, restarts at a
+  // spoil and changes sign at a refocusing pulse; the face turns are exp(±i 2π k·cell) per axis.
+  void frameTableFollowsTheProgram() {
+    std::vector<FluidStep> t(5);
+    for (FluidStep& s : t) {
+      s.dk_x = 100;  // cycles/m: 0.1 cycles per 1 mm cell
+      s.dk_y = -50;
+    }
+    t[2].op = 1;
+    t[2].frame = static_cast<std::int16_t>(FrameChange::Conjugate);
+    t[4].op = 2;
+    t[4].frame = static_cast<std::int16_t>(FrameChange::Restart);
+    const auto f = fluid_frame_table(t, 1e-3);
+    const double kx[5] = {0, 0.1, -0.2, -0.1, 0};
+    for (int j = 0; j < 5; ++j) {
+      QVERIFY(std::abs(f[j].k_cell[0] - kx[j]) < 1e-6);
+      QVERIFY(std::abs(f[j].k_cell[1] + kx[j] / 2) < 1e-6);
+      QVERIFY(std::abs(f[j].face_turn[0] - std::cos(2 * M_PI * kx[j])) < 1e-6);  // +x
+      QVERIFY(std::abs(f[j].face_turn[1] - std::sin(2 * M_PI * kx[j])) < 1e-6);
+      QVERIFY(std::abs(f[j].face_turn[3] + std::sin(2 * M_PI * kx[j])) < 1e-6);  // −x: the conjugate
+    }
+  }
+
+  // Where the frame changes in a program: a spoil restarts, a lone 180° conjugates and a lone 20° keeps; a
+  // shaped excitation (pieces with gradient intervals between) restarts at its largest piece, a shaped
+  // refocusing pulse conjugates there.
+  void frameChangesOfAProgram() {
+    SequenceProgram p;
+    auto rf = [&](double flip_deg) {
+      SeqEvent e;
+      e.kind = EventKind::Rf;
+      e.flip_rad = flip_deg * M_PI / 180;
+      p.events.push_back(e);
+    };
+    auto add = [&](EventKind k) {
+      SeqEvent e;
+      e.kind = k;
+      e.dt_s = 1e-4;
+      e.n_samples = 1;
+      p.events.push_back(e);
+    };
+    add(EventKind::Spoil);  // 0
+    rf(20);                 // 1: lone excitation
+    add(EventKind::Free);   // 2
+    rf(180);                // 3: lone refocusing
+    add(EventKind::Readout);
+    for (double a : {5.0, 12.0, 5.0}) {  // 5, 7, 9: a shaped 22° excitation
+      rf(a);
+      add(EventKind::Free);
+    }
+    add(EventKind::Readout);  // 11
+    for (double a : {50.0, 80.0, 50.0}) {  // 12, 14, 16: a shaped 180° pulse
+      rf(a);
+      add(EventKind::Free);
+    }
+    const auto c = frame_changes(p);
+    QCOMPARE(c.size(), p.events.size());
+    QVERIFY(c[0] == FrameChange::Restart);
+    QVERIFY(c[1] == FrameChange::Keep);
+    QVERIFY(c[3] == FrameChange::Conjugate);
+    QVERIFY(c[5] == FrameChange::Keep && c[7] == FrameChange::Restart && c[9] == FrameChange::Keep);
+    QVERIFY(c[12] == FrameChange::Keep && c[14] == FrameChange::Conjugate && c[16] == FrameChange::Keep);
   }
 
   // A planted error must show: the transport played at 1.15 times its Courant scale.

@@ -105,12 +105,16 @@ struct Run {
   std::vector<float> state;  // twins only: final Mx, My, Mz
 };
 
-inline Run run_engine(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils) {
+inline Run run_engine(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                      SimulationEngine& engine) {
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
   std::vector<cf> s(per_coil * coils.ncoils), t(ph.size());
-  CpuSimulationEngine engine(2);
   engine.run(ph, prog, coils, s, t, {}, {});
   return {to_cd(s), to_cd(t)};
+}
+inline Run run_engine(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils) {
+  CpuSimulationEngine engine(2);
+  return run_engine(ph, prog, coils, engine);
 }
 
 // Two smooth, complex, clearly different receive maps on the cell grid.

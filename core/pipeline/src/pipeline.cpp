@@ -3,12 +3,12 @@
 #include <chrono>
 
 #include "mrwb/pipeline/phase_contrast.hpp"
+#include "mrwb/pipeline/scenario_engine.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
-#include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
@@ -17,7 +17,7 @@
 namespace mrwb {
 
 PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel) {
-  auto engine = make_simulation_engine(scenario.backend);
+  auto engine = make_scenario_engine(scenario);
   ProgressFn sim_progress;
   if (progress) sim_progress = [&](double f, std::string_view stage) { progress(0.95 * f, stage); };
   std::optional<VelocityMap> velocity;
@@ -43,6 +43,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
 
   PipelineResult r;
   r.backend = sim.backend;
+  r.model = simulation_model_text(scenario.simulation);
   r.sequence_played = played_fidelity_text(scenario.sequence);
   r.simulate_seconds = sim.seconds;
   const auto t0 = std::chrono::steady_clock::now();
@@ -75,6 +76,42 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   r.velocity = std::move(velocity);
   if (progress) progress(1.0, "done");
   return r;
+}
+
+ModelComparison compare_models(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel) {
+  auto part = [&](double lo, const char* model) -> ProgressFn {
+    if (!progress) return {};
+    return [&progress, lo, model](double f, std::string_view stage) {
+      progress(lo + 0.5 * f, std::string(model) + ": " + std::string(stage));
+    };
+  };
+  ModelComparison c;
+  Scenario s = scenario;
+  s.simulation.model = SimulationModel::Eulerian;
+  c.eulerian = run_pipeline(s, part(0.0, "eulerian"), cancel);
+  s.simulation.model = SimulationModel::Lagrangian;
+  c.lagrangian = run_pipeline(s, part(0.5, "lagrangian"), cancel);
+
+  ReconComparison& rc = c.comparison;
+  rc.has_truth = true;
+  rc.truth = c.lagrangian.recon;
+  rc.truth_magnitude = rc.truth.magnitude();
+  ComparisonEntry e;
+  e.label = "Eulerian (" + name_of(scenario.simulation.flow_transport) + ")";
+  e.method = scenario.recon.method;
+  e.backend = c.eulerian.backend;
+  e.image = c.eulerian.recon;
+  e.magnitude = e.image.magnitude();
+  e.seconds = c.eulerian.simulate_seconds + c.eulerian.recon_seconds;
+  if (e.image.nx == rc.truth.nx && e.image.ny == rc.truth.ny) {  // one scenario: always, unless a model crops
+    e.error_map = error_map(e.magnitude, rc.truth_magnitude);
+    e.metrics = compare_images(e.magnitude, rc.truth_magnitude, e.image.nx, e.image.ny);
+    e.has_metrics = true;
+    c.relative_rms_difference = e.metrics.percent_error / 100.0;
+  }
+  rc.entries.push_back(std::move(e));
+  if (progress) progress(1.0, "done");
+  return c;
 }
 
 }  // namespace mrwb

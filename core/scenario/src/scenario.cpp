@@ -500,6 +500,12 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     rr.reject_unknown();
   }
   s.backend = r.named("backend", k_backend_names, s.backend);
+  if (r.has("simulation")) {
+    ObjectReader m(r.object("simulation"), source, "simulation.");
+    s.simulation.model = m.named("model", k_simulation_model_names, s.simulation.model);
+    s.simulation.flow_transport = m.named("flow_transport", k_flow_transport_names, s.simulation.flow_transport);
+    m.reject_unknown();
+  }
   r.reject_unknown();
   check_scenario(s, source, built);
   return s;
@@ -618,6 +624,8 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.slice_gap_m != q0.slice_gap_m) j["sequence"]["slice_gap_m"] = q.slice_gap_m;
   if (q.partitions != q0.partitions) j["sequence"]["partitions"] = q.partitions;
   if (q.slice_thickness_m != q0.slice_thickness_m) j["sequence"]["slice_thickness_m"] = q.slice_thickness_m;
+  if (s.simulation != SimulationSpec{})  // both fields, so the choice reads whole in the file
+    j["simulation"] = {{"model", name_of(s.simulation.model)}, {"flow_transport", name_of(s.simulation.flow_transport)}};
   if (s.coils.noise_std != 0 || s.coils.noise_correlation != 0) {
     j["coils"]["noise_std"] = s.coils.noise_std;
     j["coils"]["noise_correlation"] = s.coils.noise_correlation;

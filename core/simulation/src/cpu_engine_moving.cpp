@@ -13,6 +13,7 @@
 #include "event_factors.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/internal/moving_step_table.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/tr_progress.hpp"
@@ -72,17 +73,22 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   std::barrier sync(n_threads, complete);
 
   const bool frame = flow_transport_ == FlowTransport::GradientFrame && moving;
+  const std::vector<FrameChange> frame_change = frame_changes(prog);  // moving_step_table.hpp
   auto worker = [&](int t) {
     // The gradient frame (transport_cell_ops.hpp: face_turn, frame_turn_by_motion): k in cycles per cell, followed by every thread alike.
     double frame_k_cell[3] = {0, 0, 0};
     float face_turn[12];
     if (frame) transport::frame_face_turns(frame_k_cell, face_turn);
-    auto frame_add = [&](double dkx, double dky, double dkz) {
+    auto frame_set = [&](double kx_cell, double ky_cell, double kz_cell) {
       if (!frame) return;
-      frame_k_cell[0] += dkx * ph.cell_size_m;
-      frame_k_cell[1] += dky * ph.cell_size_m;
-      frame_k_cell[2] += dkz * ph.cell_size_m;
+      frame_k_cell[0] = kx_cell;
+      frame_k_cell[1] = ky_cell;
+      frame_k_cell[2] = kz_cell;
       transport::frame_face_turns(frame_k_cell, face_turn);
+    };
+    auto frame_add = [&](double dkx, double dky, double dkz) {
+      frame_set(frame_k_cell[0] + dkx * ph.cell_size_m, frame_k_cell[1] + dky * ph.cell_size_m,
+                frame_k_cell[2] + dkz * ph.cell_size_m);
     };
     // This thread's blocks: t, t + T, t + 2T, ...
     auto for_own_rows = [&](auto&& fn) {
@@ -183,17 +189,15 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
           const float ca = static_cast<float>(std::cos(e.flip_rad)), sa = static_cast<float>(std::sin(e.flip_rad));
           const float cp = static_cast<float>(std::cos(e.phase_rad)), sp = static_cast<float>(std::sin(e.phase_rad));
           in_place([&](bloch::Mag& m) { bloch::rf_rotate(m, ca, sa, cp, sp); });
-          // A refocusing pulse conjugates the transverse magnetization: its frame's k changes sign.
-          if (frame && e.flip_rad >= 150 * M_PI / 180) frame_add(-2 * frame_k_cell[0] / ph.cell_size_m,
-                                                               -2 * frame_k_cell[1] / ph.cell_size_m,
-                                                               -2 * frame_k_cell[2] / ph.cell_size_m);
+          // The frame's k at a pulse (frame_changes): a refocusing pulse conjugates, a shaped excitation's peak restarts.
+          if (frame_change[ei] == FrameChange::Conjugate) frame_set(-frame_k_cell[0], -frame_k_cell[1], -frame_k_cell[2]);
+          if (frame_change[ei] == FrameChange::Restart) frame_set(0, 0, 0);
           break;  // the next Free/Readout starts with a fence before reading neighbours
         }
         case EventKind::Spoil:
           in_place([](bloch::Mag& m) { bloch::spoil(m); });
           // Mxy = 0 everywhere: the frame restarts for free.
-          if (frame) frame_add(-frame_k_cell[0] / ph.cell_size_m, -frame_k_cell[1] / ph.cell_size_m,
-                               -frame_k_cell[2] / ph.cell_size_m);
+          frame_set(0, 0, 0);
           break;
         case EventKind::Free: {
           const int k = substeps(e.dt_s);

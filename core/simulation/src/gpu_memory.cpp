@@ -45,10 +45,11 @@ std::size_t cuda_simulation_bytes(const CellPhantom& ph, const SequenceProgram& 
   const std::size_t events = prog.events.size() * (k_device_event_bytes + k_device_event_factor_bytes);
   const std::size_t table = events + (moving ? (static_cast<std::size_t>(time_step_count(ph, prog)) + prog.events.size()) * k_device_step_bytes : 0);
   // Fluid cells (either dimension): the per-step kernel's state twice in compact arrays (24 B), grid
-  // index, position, tissue, stencil (out and fresh, up to 6 inflow slots of rank and coefficient).
+  // index, position, tissue, stencil (out and fresh, up to 6 inflow slots of rank and coefficient), velocity
+  // (the gradient frame's turn by motion).
   if (!moving) fluid = 0;
   const std::size_t stencil = 6 * sizeof(float) + sizeof(std::uint32_t) + 8 + 4 * sizeof(float) + 2 * sizeof(float) +
-                              6 * (sizeof(std::int32_t) + sizeof(float));
+                              6 * (sizeof(std::int32_t) + sizeof(float)) + 4 * sizeof(float);
   const std::size_t flow = fluid * stencil;
   return n * (state + tissue + lists + truth + coils) + sums + table + flow;
 }

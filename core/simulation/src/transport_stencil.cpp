@@ -5,6 +5,7 @@
 #include <string>
 
 #include "moving_twin_steps.hpp"
+#include "mrwb/base/errors.hpp"
 #include "mrwb/simulation/internal/moving_step_ops.hpp"
 #include "mrwb/simulation/internal/transport_stencil.hpp"
 
@@ -14,6 +15,9 @@ FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uin
   const std::size_t n = ph.size(), nf = fluid.size();
   if (ph.ux.size() != n || ph.uy.size() != n) throw std::invalid_argument("build_fluid_stencil: no velocity field");
   const int faces = ph.nz > 1 ? 6 : 4;
+  if (nf > static_cast<std::size_t>(k_rank_mask))
+    throw InputError("simulate: " + std::to_string(nf) + " moving cells; the transport stencil holds at most " +
+                     std::to_string(k_rank_mask) + " (use coarser cells)");
   const std::vector<std::int32_t> face = fluid_face_ranks(ph, fluid);
   const float* u_axis[3] = {ph.ux.data(), ph.uy.data(), ph.uz.size() == n ? ph.uz.data() : nullptr};
   FluidStencil s;
@@ -44,7 +48,7 @@ FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uin
         s.out[r] += out;
       } else if (out < 0.f) {
         if (code >= 0) {
-          up[r * faces + n_in[r]] = code;
+          up[r * faces + n_in[r]] = code | (f << k_face_shift);
           up_c[r * faces + n_in[r]] = -out;
           ++n_in[r];
         } else {
@@ -63,7 +67,8 @@ FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uin
 namespace {
 
 void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, const FluidStencil& st,
-                 std::span<const FluidStep> table, std::span<const std::complex<float>> coil_sens, int ncoils,
+                 std::span<const FluidStep> table, std::span<const FrameStep> frames,
+                 std::span<const std::complex<float>> coil_sens, int ncoils,
                  std::size_t per_coil, std::span<float> Mx, std::span<float> My, std::span<float> Mz,
                  std::span<std::complex<double>> samples, std::span<std::complex<float>> cell_truth) {
   const std::size_t nf = fluid.size(), n = ph.size();
@@ -84,8 +89,18 @@ void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, co
     y[r] = ph.y0_m + static_cast<int>(row % static_cast<std::uint32_t>(ph.ny)) * ph.cell_size_m;
     z[r] = ph.z0_m + static_cast<int>(row / static_cast<std::uint32_t>(ph.ny)) * ph.cell_size_m;
   }
+  const bool frame = !frames.empty();
+  std::vector<float> u[3];  // velocity per rank: the frame's turn by motion
+  if (frame)
+    for (int a = 0; a < 3; ++a) {
+      const std::vector<float>& grid = a == 0 ? ph.ux : a == 1 ? ph.uy : ph.uz;
+      u[a].assign(nf, 0.f);
+      if (grid.size() == n)
+        for (std::size_t r = 0; r < nf; ++r) u[a][r] = grid[fluid[r]];
+    }
   int cur = 0;
-  for (const FluidStep& S : table) {
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const FluidStep& S = table[k];
     float *ax = m[cur][0].data(), *ay = m[cur][1].data(), *az = m[cur][2].data();
     fluid::apply_op_to(S, nf, ax, ay, az);
     if (S.sample >= 0) fluid::add_signal(coil_sens, ncoils, n, per_coil, S.sample, ax, ay, fluid.data(), nf, samples);
@@ -94,8 +109,13 @@ void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, co
     float *bx = m[cur ^ 1][0].data(), *by = m[cur ^ 1][1].data(), *bz = m[cur ^ 1][2].data();
     for (std::size_t r = 0; r < nf; ++r) {
       float fresh_z = 0.f;
-      const auto t = fluid::stencil_transport(st, r, ax, ay, az, S.scale, &fresh_z);
+      const auto t = fluid::stencil_transport(st, r, ax, ay, az, S.scale, &fresh_z, frame ? frames[k].face_turn : nullptr);
       bloch::Mag v{t.x, t.y, t.z};
+      if (frame) {
+        float c, s;
+        fluid::frame_motion_turn(frames[k], u[0][r], u[1][r], u[2][r], S.scale, &c, &s);
+        v = {t.x * c - t.y * s, t.x * s + t.y * c, t.z};
+      }
       const std::uint32_t i = fluid[r];
       fluid::fluid_bloch(v, ph.PD[i], r1[r], r2[r], ph.dB_T[i], x[r], y[r], z[r], S);
       bx[r] = v.Mx;
@@ -114,12 +134,14 @@ void run_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, co
 }  // namespace
 
 void run_fluid_stencil_cpu(const CellPhantom& ph, std::span<const std::uint32_t> fluid, const FluidStencil& stencil,
-                           std::span<const FluidStep> table, std::span<const std::complex<float>> coil_sens,
-                           int ncoils, std::size_t per_coil, std::span<float> Mx, std::span<float> My,
-                           std::span<float> Mz, std::span<std::complex<double>> samples,
-                           std::span<std::complex<float>> cell_truth) {
+                           std::span<const FluidStep> table, std::span<const FrameStep> frames,
+                           std::span<const std::complex<float>> coil_sens, int ncoils, std::size_t per_coil,
+                           std::span<float> Mx, std::span<float> My, std::span<float> Mz,
+                           std::span<std::complex<double>> samples, std::span<std::complex<float>> cell_truth) {
   if (stencil.nf != fluid.size()) throw std::invalid_argument("run_fluid_stencil_cpu: stencil of another fluid list");
-  run_stencil(ph, fluid, stencil, table, coil_sens, ncoils, per_coil, Mx, My, Mz, samples, cell_truth);
+  if (!frames.empty() && frames.size() != table.size())
+    throw std::invalid_argument("run_fluid_stencil_cpu: frame table of another step table");
+  run_stencil(ph, fluid, stencil, table, frames, coil_sens, ncoils, per_coil, Mx, My, Mz, samples, cell_truth);
 }
 
 }  // namespace mrwb

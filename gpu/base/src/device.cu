@@ -34,4 +34,14 @@ double device_memory_bandwidth_GB_per_s() {
   return 2.0 * clock_kHz * 1e3 * (bus_bits / 8.0) * 1e-9;
 }
 
+DeviceFacts device_facts() {
+  DeviceFacts f;
+  if (!device_available()) return f;
+  int khz = 0;
+  cuda_check(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  cuda_check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), "clock rate");
+  f.clock_hz = khz * 1e3;
+  return f;
+}
+
 }  // namespace mrwb::gpu

@@ -3,6 +3,7 @@
 #include "mrwb_gpu/pipeline/register_backends.hpp"
 #include "mrwb_gpu/recon/grappa_cuda.hpp"
 #include "mrwb_gpu/recon/noncart_cuda.hpp"
+#include "mrwb_gpu/simulation/cuda_lagrangian_engine.hpp"
 #include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
 
 namespace mrwb::gpu {
@@ -20,7 +21,7 @@ void register_backends() {
       Backend::Cuda, SimulationBackend{[] { return BackendInfo{Backend::Cuda, device_description(), device_available()}; },
                                        [](SimulationModel model) {
                                          return model == SimulationModel::Eulerian ? make_cuda_simulation_engine()
-                                                                                   : std::unique_ptr<SimulationEngine>{};
+                                                                                   : make_cuda_lagrangian_engine();
                                        }});
 }
 

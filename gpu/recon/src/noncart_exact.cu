@@ -59,15 +59,6 @@ void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first
 
 }  // namespace nc
 
-DeviceFacts device_facts() {
-  DeviceFacts f;
-  int khz = 0;
-  cuda_check(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  cuda_check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), "clock rate");
-  f.clock_hz = khz * 1e3;
-  return f;
-}
-
 int max_tile(const std::string& variant) { return variant == "rotate" ? 2280 : 3200; }
 
 VoxelTiling plan_voxel_tiles(std::size_t voxels, int row, std::size_t M, int dims, bool with_data, std::size_t free_bytes,

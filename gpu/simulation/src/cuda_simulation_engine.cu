@@ -58,7 +58,7 @@ namespace {
 
 using namespace sim;
 
-static_assert(sizeof(FluidStep) <= k_device_step_bytes, "memory estimate (gpu_memory.cpp) too small");
+static_assert(sizeof(FluidStep) + sizeof(FrameStep) <= k_device_step_bytes, "memory estimate (gpu_memory.cpp) too small");
 
 // The per-step stencil kernel takes C fluid cells per thread and issues their loads together (a step is
 // latency-bound), with a register budget that leaves k_step_min_blocks(C) blocks per SM: 3 blocks of
@@ -156,11 +156,13 @@ struct StencilFluid {
   bool tissue_table;                       // tissue indexed by pos.w (few distinct tissues), else by rank
   const float2* __restrict__ out_fresh;    // stencil: Σ outflow c_f, fresh inflow · PD
   const FluidInflow* __restrict__ inflow;  // [slot][rank]
+  const FrameStep* __restrict__ frames;    // per step: the gradient frame (Frame kernels only)
+  const float4* __restrict__ u;            // [rank] velocity (x, y, z, 0), cells per flow step (Frame kernels only)
   int nf;                                  // < 2^31 (checked on the host): 32-bit index math
   int slots;                               // inflow slots per cell
   int span;                                // ranks per block: at most k_block·C, a multiple of 32
 };
-template <int C>
+template <int C, bool Frame>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     stencil_step(CellGrid g, CellData d, StencilFluid f, const FluidStep* __restrict__ steps,
                  const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
@@ -181,6 +183,13 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   ushort4 p[C];
   float2 of[C];
   FluidInflow first[C][P];
+  // The frame's face turns of the step, in shared memory: read per inflow slot without holding registers
+  // across the wait (the C = 4 kernel would spill).
+  __shared__ float face_turn[12];
+  if constexpr (Frame) {
+    if (threadIdx.x < 12) face_turn[threadIdx.x] = f.frames[k].face_turn[threadIdx.x];
+    __syncthreads();
+  }
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int local = q * k_block + static_cast<int>(threadIdx.x);
@@ -209,10 +218,21 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     if (active[q]) {
       const transport::Mag3<float> raw{Ax[r[q]], Ay[r[q]], Az[r[q]]};
       const FluidInflow* more = f.slots > P ? f.inflow + P * f.nf + r[q] : nullptr;  // read only for slots > P
-      tr[q] = fluid::stencil_transport(raw, of[q].x, of[q].y, first[q], more, f.nf, f.slots, Ax, Ay, Az, S.scale,
-                                       &fresh[q]);
       own[q] = {raw.x, raw.y, raw.z};
       fluid::apply_op(S, own[q]);
+      if constexpr (Frame) {
+        tr[q] = fluid::stencil_transport(raw, of[q].x, of[q].y, first[q], more, f.nf, f.slots, Ax, Ay, Az, S.scale,
+                                         &fresh[q], face_turn);
+        const float4 u = f.u[r[q]];
+        float c, sn;
+        fluid::frame_motion_turn(f.frames[k], u.x, u.y, u.z, S.scale, &c, &sn);
+        const float x = tr[q].x * c - tr[q].y * sn;
+        tr[q].y = tr[q].x * sn + tr[q].y * c;
+        tr[q].x = x;
+      } else {
+        tr[q] = fluid::stencil_transport(raw, of[q].x, of[q].y, first[q], more, f.nf, f.slots, Ax, Ay, Az, S.scale,
+                                         &fresh[q]);
+      }
     }
   }
   // After the neighbour loads: they are in flight while the block reduces the signal.
@@ -221,6 +241,8 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   for (int q = 0; q < C; ++q) {
     if (!active[q]) continue;
     if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
+    // op(transport(A) − fresh) + fresh = transport(op(A)): op commutes with the transport of this step (in the
+    // gradient frame an RF pulse has a zero-length step of its own, fluid_step_table's rf_steps_alone).
     bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
     fluid::apply_op(S, m);
     m.Mz += fresh[q];
@@ -392,8 +414,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     const bool stencil_path = moving && lists.n_stepped > 0;
     std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
     if (stencil_path)
-      stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n)]() mutable {
-        return stencil_host(ph, prog, std::move(fluid), cancel);
+      stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n),
+                                                frame = flow_transport_ == FlowTransport::GradientFrame]() mutable {
+        return stencil_host(ph, prog, std::move(fluid), frame, cancel);
       });
     const auto t_stencil = std::chrono::steady_clock::now();
     // The closed-form cells' tissue as a table and a 16-bit entry per cell where it can be (a few
@@ -458,16 +481,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     cancel.throw_if_cancelled();
     const auto t_kernels = std::chrono::steady_clock::now();
 
-    std::vector<double2> host_sums(sums.size());
-    sums.download(host_sums.data());
-    for (std::size_t j = 0; j < samples.size(); ++j) {
-      double sx = 0, sy = 0;
-      for (std::size_t k = 0; k < k_signal_slots; ++k) {
-        sx += host_sums[k * n_samples + j].x;
-        sy += host_sums[k * n_samples + j].y;
-      }
-      samples[j] = {static_cast<float>(sx), static_cast<float>(sy)};
-    }
+    download_signal(sums, samples);
     truth_readback.finish(stream.s);
     cancel.throw_if_cancelled();  // a cancel during the copy leaves the truth partial: not a result
     if (!marks.empty()) tr_done(marks.back());
@@ -513,6 +527,8 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::vector<std::uint32_t> fluid;
     std::vector<std::pair<long, int>> trs_at;
     std::vector<FluidStep> steps;
+    std::vector<FrameStep> frames;  // empty: the donor cell in the lab frame
+    std::vector<float4> u;          // [rank] velocity (gradient frame only)
     FluidStencil sten;
     FluidStatics st;
     bool table = false;  // tissue indexed by pos.w
@@ -520,17 +536,22 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::vector<float2> out_fresh;
   };
   static StencilHost stencil_host(const CellPhantom& ph, const SequenceProgram& prog, std::vector<std::uint32_t> fluid,
-                                  const CancelToken& cancel) {
+                                  bool frame, const CancelToken& cancel) {
     StencilHost h;
     h.fluid = std::move(fluid);
     const std::size_t nf = h.fluid.size();
-    h.steps = fluid_step_table(ph, prog, h.trs_at);
+    h.steps = fluid_step_table(ph, prog, h.trs_at, frame);
     cancel.throw_if_cancelled();
     h.sten = build_fluid_stencil(ph, h.fluid);
     if (h.sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
       throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
     cancel.throw_if_cancelled();
     h.st = gather_fluid_statics(ph, h.fluid);
+    if (frame) {
+      h.frames = fluid_frame_table(h.steps, ph.cell_size_m);
+      h.u.resize(nf);
+      for (std::size_t r = 0; r < nf; ++r) h.u[r] = make_float4(h.st.ux[r], h.st.uy[r], h.st.uz[r], 0.f);
+    }
     h.table = tissue_table(h.st);
     h.m0.assign(3 * nf, 0.f);
     h.out_fresh.resize(nf);
@@ -594,8 +615,8 @@ class CudaSimulationEngine final : public SimulationEngine {
       return c >= 4 ? 4 : c >= 2 ? 2 : 1;
     }
     auto one_wave = [&](auto kernel, int C) { return count <= resident_blocks(kernel) * k_block * C; };
-    if (one_wave(stencil_step<1>, 1)) return 1;
-    return one_wave(stencil_step<2>, 2) ? 2 : 4;
+    if (one_wave(stencil_step<1, false>, 1)) return 1;
+    return one_wave(stencil_step<2, false>, 2) ? 2 : 4;
   }
 
   // Blocks of k_block threads of `kernel` the device holds at once (blocks per SM × SMs; at least one).
@@ -652,6 +673,13 @@ class CudaSimulationEngine final : public SimulationEngine {
     DeviceBuffer<float2> d_out_fresh(nf);
     DeviceBuffer<FluidInflow> d_inflow(std::max<std::size_t>(1, sten.inflow.size()));
     DeviceBuffer<float> state0(3 * nf), state1(3 * nf);
+    const bool frame = !h.frames.empty();
+    DeviceBuffer<FrameStep> d_frames(frame ? h.frames.size() : 0);
+    DeviceBuffer<float4> d_u(frame ? h.u.size() : 0);
+    if (frame) {
+      d_frames.upload(h.frames.data());
+      d_u.upload(h.u.data());
+    }
     d_cell.upload(h.fluid.data());
     d_pos.upload(st.pos.data());
     d_tissue.upload(st.tissue.data());
@@ -659,10 +687,12 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
     state0.upload(h.m0.data());
     const int C = cells_per_thread(nf);
-    auto kernel = C == 4 ? stencil_step<4> : C == 2 ? stencil_step<2> : stencil_step<1>;
+    auto kernel = frame ? (C == 4 ? stencil_step<4, true> : C == 2 ? stencil_step<2, true> : stencil_step<1, true>)
+                        : (C == 4 ? stencil_step<4, false> : C == 2 ? stencil_step<2, false> : stencil_step<1, false>);
     const int span = block_span(nf, C, kernel);
-    const StencilFluid f{d_cell.get(),   d_pos.get(),          d_tissue.get(), h.table, d_out_fresh.get(),
-                         d_inflow.get(), static_cast<int>(nf), sten.in_slots,  span};
+    const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
+                         d_inflow.get(), frame ? d_frames.get() : nullptr, frame ? d_u.get() : nullptr,
+                         static_cast<int>(nf), sten.in_slots, span};
     float* buf[2] = {state0.get(), state1.get()};
     const unsigned blocks = static_cast<unsigned>((nf + span - 1) / span);
     const FluidStep* steps = t.steps.get();

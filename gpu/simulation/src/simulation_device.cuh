@@ -4,8 +4,10 @@
 // and the host's stream and pacing.
 #include <cuda_runtime.h>
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "mrwb/base/progress.hpp"
@@ -71,6 +73,22 @@ struct CellData {
 // PD, T1, T2, ΔB of cell i for the closed-form kernels (PD = 0 for cells they leave alone: PD = 0, or
 // fluid cells of a moving phantom).
 __device__ inline float4 closed_form_tissue(const CellData& d, std::size_t i) { return d.tissue[d.entry ? d.entry[i] : i]; }
+
+// The signal of every sample: the sum of its k_signal_slots partial sums (`sums`, k_signal_slots × samples on
+// the device, blocks spread their atomics over the slots), in double, rounded to float once.
+inline void download_signal(const DeviceBuffer<double2>& sums, std::span<std::complex<float>> samples) {
+  const std::size_t n_samples = sums.size() / k_signal_slots;
+  std::vector<double2> host(sums.size());
+  sums.download(host.data());
+  for (std::size_t j = 0; j < samples.size(); ++j) {
+    double sx = 0, sy = 0;
+    for (std::size_t k = 0; k < k_signal_slots; ++k) {
+      sx += host[k * n_samples + j].x;
+      sy += host[k * n_samples + j].y;
+    }
+    samples[j] = {static_cast<float>(sx), static_cast<float>(sy)};
+  }
+}
 
 // The event program as the device reads it (trig of RF angles precomputed on the host).
 std::vector<DeviceEvent> device_events(const SequenceProgram& prog);

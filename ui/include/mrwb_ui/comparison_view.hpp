@@ -5,6 +5,9 @@
 // absolute with a colorbar) on one shared scale, a colormap choice, and a metrics table (PSNR, % error,
 // NRMSE, SSIM, time, backend). Export: the selected image to PNG (its window/level) or NIfTI, the raw
 // data to ISMRMRD or BART .cfl (core file_io). Click a pane to select it.
+// Compare models: the scenario simulated and reconstructed with each simulation model (core:
+// compare_models) in the same worker; the Lagrangian image takes the truth's pane as the reference, the
+// Eulerian image sits beside it over their difference, the table's Error [%] is the relative RMS difference.
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -59,6 +62,9 @@ class ComparisonView : public QWidget {
   void setBackend(mrwb::Backend backend);
   // Shows results computed elsewhere (e.g. by the pipeline).
   void setComparison(const mrwb::ReconComparison& comparison);
+  // RMS(|E| − |L|) / RMS(|L|) while the view shows a model comparison; nullopt otherwise.
+  std::optional<double> modelDifference() const { return modelDifference_; }
+  QString statusText() const;
   const mrwb::ReconComparison& comparison() const { return comparison_; }
 
   void setColormap(ImageView::Colormap map);
@@ -86,10 +92,13 @@ class ComparisonView : public QWidget {
 
  public slots:
   void run();  // no-op while busy or without raw data
+  // Both simulation models on the scenario of setScenario; no-op while busy.
+  void compareModels();
   void cancel();
 
  signals:
   void comparisonFinished(bool ok);  // ok: results shown; false: cancelled or failed
+  void modelComparisonFinished(bool ok);
   void paneSelected(int pane);
 
  protected:
@@ -97,6 +106,9 @@ class ComparisonView : public QWidget {
 
  private:
   void onFinished();
+  void onModelsFinished();
+  // Shows `comparison` with its reference (truth) pane called `referenceLabel` and errors against `referenceName`.
+  void showComparison(const mrwb::ReconComparison& comparison, const QString& referenceLabel, const QString& referenceName);
   void rebuildPanes();
   void showImages();
   void showErrorMaps();
@@ -114,6 +126,9 @@ class ComparisonView : public QWidget {
   bool propagating_ = false;
   int selected_ = -1;
   QString lastError_;
+  QString referenceLabel_, referenceName_;  // the truth pane's title, and how error maps name it
+  std::optional<double> modelDifference_;
+  mrwb::Scenario scenario_;  // what Compare models runs
 
   BackgroundJob* worker_;
   struct Job;
@@ -131,6 +146,7 @@ class ComparisonView : public QWidget {
   QComboBox* errorBox_;
   QCheckBox* linkBox_;
   QPushButton* runButton_;
+  QPushButton* modelsButton_;
   QPushButton* cancelButton_;
   QProgressBar* progress_;
   QLabel* status_;

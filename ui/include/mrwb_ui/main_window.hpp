@@ -91,6 +91,8 @@ class MainWindow : public QMainWindow {
   QTableWidget* metricsTable() const { return metrics_; }
   TeachingMenu* teachingMenu() const { return teaching_; }
   QAction* runAction() const { return runAction_; }
+  // Simulation > Compare models: both simulation models on the scenario, in the Compare panel.
+  QAction* compareModelsAction() const { return compareModelsAction_; }
   QAction* undoAction() const { return undoAction_; }
   QAction* redoAction() const { return redoAction_; }
   // The message the Run dock shows (validation, failure, done).
@@ -208,6 +210,7 @@ class MainWindow : public QMainWindow {
   QAction* redoAction_ = nullptr;
   QAction* runAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
+  QAction* compareModelsAction_ = nullptr;
   QComboBox* backend_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* remaining_ = nullptr;

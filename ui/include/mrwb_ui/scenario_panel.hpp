@@ -1,6 +1,6 @@
 #pragma once
-// The scenario editor: groups for phantom, flow, sequence, coils and reconstruction, one form row per
-// Scenario parameter (shown in mm / ms / mL/s, stored in SI). It edits a copy of the scenario and hands
+// The scenario editor: groups for phantom, flow, simulation model, sequence, coils and reconstruction, one
+// form row per Scenario parameter (shown in mm / ms / mL/s, stored in SI). It edits a copy of the scenario and hands
 // every change back with the field's key (scenarioEdited); the document owns the scenario and core
 // validates. A validation message from core is shown under the field it names.
 #include <QHash>
@@ -94,6 +94,8 @@ class ScenarioPanel : public QWidget {
   QDoubleSpinBox* flowTime_ = nullptr;
   QDoubleSpinBox* flowViscosity_ = nullptr;
   QDoubleSpinBox* flowDensity_ = nullptr;
+  QComboBox* model_ = nullptr;
+  QComboBox* flowTransport_ = nullptr;
   QDoubleSpinBox* tr_ = nullptr;
   QDoubleSpinBox* te_ = nullptr;
   QDoubleSpinBox* flip_ = nullptr;

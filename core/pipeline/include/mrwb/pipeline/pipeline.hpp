@@ -8,6 +8,7 @@
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/metrics/metrics.hpp"
+#include "mrwb/metrics/recon_comparison.hpp"
 #include "mrwb/pipeline/phase_contrast.hpp"
 #include "mrwb/recon/velocity.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -21,6 +22,7 @@ struct PipelineResult {
   std::vector<float> error_map;  // |recon| − |truth|
   Metrics metrics;
   std::string backend;           // simulation engine used
+  std::string model;             // simulation model and transport (simulation_model_text)
   std::string sequence_played;   // how the sequence's blocks were played (played_fidelity_text)
   double simulate_seconds = 0;
   double recon_seconds = 0;
@@ -32,5 +34,19 @@ struct PipelineResult {
 // (multislice.hpp) are simulated and reconstructed whole; raw, recon and truth are then the central slice
 // (or the central partition, with the slab's kz = 0 k-space).
 PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel);
+
+// The scenario run end to end with each simulation model: Eulerian (with the scenario's flow transport) and
+// Lagrangian, the reference the Eulerian model is measured against (docs/architecture.md).
+struct ModelComparison {
+  PipelineResult eulerian, lagrangian;
+  // For the comparison view: the Lagrangian image in the reference (truth) slot, one entry with the Eulerian
+  // image, its difference map |E| − |L| and its metrics against |L|.
+  ReconComparison comparison;
+  double relative_rms_difference = 0;  // RMS(|E| − |L|) / RMS(|L|) of the reconstructed magnitudes
+};
+
+// progress: the Eulerian run is 0..0.5, the Lagrangian one the rest. Throws InputError when the backend has
+// no engine of a model.
+ModelComparison compare_models(const Scenario& scenario, const ProgressFn& progress, const CancelToken& cancel);
 
 }  // namespace mrwb

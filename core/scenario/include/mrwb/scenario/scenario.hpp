@@ -1,11 +1,16 @@
 #pragma once
-// The whole experiment: phantom, sequence, coils, backend. Saved and loaded as JSON by CLI and GUI alike.
+// The whole experiment: phantom, sequence, coils, backend, simulation model. Saved and loaded as JSON by CLI
+// and GUI alike.
 // Format: {"format": "mrwb-scenario", "version": 1, ...}; units are SI and named in the keys; unknown
 // fields are errors.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mrwb/base/backend.hpp"
+#include "mrwb/base/simulation_model.hpp"
+#include "mrwb/base/enum_names.hpp"
 #include "mrwb/base/recon_method.hpp"
 #include "mrwb/flow/flow_spec.hpp"
 #include "mrwb/phantom/coil_spec.hpp"
@@ -26,6 +31,13 @@ struct ReconSpec {
   double grappa_clip = 0.0;    // improved: fraction kappa of the strongest equations dropped
 };
 
+// How the scenario is simulated: "simulation": {"model", "flow_transport"} (base/simulation_model.hpp).
+struct SimulationSpec {
+  SimulationModel model = SimulationModel::Eulerian;
+  // Eulerian only; kept (and written) with a Lagrangian model too, so switching back restores it.
+  FlowTransport flow_transport = FlowTransport::GradientFrame;
+  bool operator==(const SimulationSpec&) const = default;
+};
 
 struct Scenario {
   std::string name = "untitled";
@@ -36,6 +48,7 @@ struct Scenario {
   CoilSpec coils;
   ReconSpec recon;
   Backend backend = Backend::Auto;
+  SimulationSpec simulation;
 
   // Readout timing derived from the sequence.
   double dwell_s() const { return 1.0 / (sequence.bandwidth_Hz_per_pixel * sequence.matrix); }

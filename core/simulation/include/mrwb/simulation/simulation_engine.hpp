@@ -8,6 +8,7 @@
 
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
+#include "mrwb/base/simulation_model.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 
@@ -19,15 +20,6 @@ struct CoilMaps {
   std::vector<std::complex<float>> sens;  // [coil][cell]
   bool uniform() const { return sens.empty(); }
 };
-
-// The two simulation models (docs/flow_transport.md): Eulerian cells (Jurczuk et al. 2016), magnetization
-// transported between fixed cells, or Lagrangian spin tracking (spins carried by the flow).
-enum class SimulationModel { Eulerian, Lagrangian };
-
-// How an Eulerian engine moves magnetization between cells: the donor cell on the magnetization in the
-// gradient frame (docs/flow_transport.md: exact for the phase the gradients write), or on the lab-frame
-// magnetization as Jurczuk et al. 2016 Eq. 1 (diffuses that phase as (k·cell)²; kept for comparison).
-enum class FlowTransport { GradientFrame, DonorCell };
 
 class SimulationEngine {
  public:
@@ -54,7 +46,7 @@ class SimulationEngine {
   }
 
  protected:
-  FlowTransport flow_transport_ = FlowTransport::DonorCell;
+  FlowTransport flow_transport_ = FlowTransport::GradientFrame;
 };
 
 // sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).

@@ -12,4 +12,14 @@ std::string device_description();
 // 3352 on an H100 SXM (HBM3), about 4800 on an H200; 0 with no device. The benchmarks' roofline.
 double device_memory_bandwidth_GB_per_s();
 
+// SMs and SM clock of device 0, and its special-function-unit rate: 16 sin, cos, exp2 or reciprocal per SM
+// per clock on sm_70 to sm_90 (CUDA C++ Programming Guide, arithmetic instruction throughput). Zeros with
+// no device. The benchmarks' SFU roof.
+struct DeviceFacts {
+  int sms = 0;
+  double clock_hz = 0;
+  double sfu_ops_per_s() const { return sms * 16.0 * clock_hz; }
+};
+DeviceFacts device_facts();
+
 }  // namespace mrwb::gpu

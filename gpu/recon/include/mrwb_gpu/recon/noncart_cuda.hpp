@@ -76,13 +76,6 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
 // Bytes of device memory cg_on_device needs.
 std::size_t cg_device_bytes(const noncart::Grid& g, std::size_t M, int coils, const NoncartParams& p);
 
-// SMs and SM clock of device 0, for the SFU bound (16 sin/cos per SM per clock, 2 per voxel-sample pair).
-struct DeviceFacts {
-  int sms = 0;
-  double clock_hz = 0;
-};
-DeviceFacts device_facts();
-
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cuda();
 // 3-D volume of `mrwb recon` on the device (core's reconstruct_volume_cpu twin): cg_on_device, or gridding
 // with Pipe-Menon weights and root-sum-of-squares over coils. Registered as the Cuda volume backend.

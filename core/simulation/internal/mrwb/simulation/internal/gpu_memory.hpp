@@ -13,7 +13,7 @@ namespace mrwb {
 // host so that the refusal below is testable without a device.
 constexpr std::size_t k_device_event_bytes = 72;  // sizeof the CUDA engine's per-event record (checked there)
 constexpr std::size_t k_device_event_factor_bytes = 8704;  // at most, per event: its separable pass tables (checked there)
-constexpr std::size_t k_device_step_bytes = 64;   // sizeof its per-time-step record (checked there)
+constexpr std::size_t k_device_step_bytes = 128;  // its per-time-step records, step and gradient frame (checked there)
 constexpr std::size_t k_signal_slots = 16;        // partial sums per k-space sample on the device
 std::size_t cuda_simulation_bytes(const CellPhantom& phantom, const SequenceProgram& program, int ncoils);
 // The same with what the caller already knows: whether the phantom moves (phantom_moves) and how many of

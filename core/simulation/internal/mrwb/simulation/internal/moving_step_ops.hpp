@@ -28,6 +28,20 @@ MRWB_HD float expm1_step(float x) {
   return expm1f(x);
 }
 
+// The gradient frame's turn of a moving cell over one step, exp(+i 2π k·u·scale) (transport_cell_ops.hpp:
+// frame_turn_by_motion), k·cell and the velocity [cells per flow step] in float: cos in *c, sin in *s.
+MRWB_HD void frame_motion_turn(const FrameStep& F, float ux, float uy, float uz, float scale, float* c, float* s) {
+  const float cycles = (F.k_cell[0] * ux + F.k_cell[1] * uy + F.k_cell[2] * uz) * scale;
+  const float frac = cycles - rintf(cycles);
+#if defined(__CUDA_ARCH__)
+  __sincosf(6.28318530717958647692f * frac, s, c);  // |angle| <= π
+#else
+  const double a = 6.28318530717958647692 * static_cast<double>(frac);
+  *s = static_cast<float>(std::sin(a));
+  *c = static_cast<float>(std::cos(a));
+#endif
+}
+
 // 1/T [1/s], 0 for T = 0 (the tissue tables' "no relaxation").
 MRWB_HD float relaxation_rate(float T_s) { return T_s > 0.f ? 1.f / T_s : 0.f; }
 

@@ -1,0 +1,37 @@
+#pragma once
+// How a simulation runs, as the scenario's "simulation" object and `mrwb simulate --model / --flow-transport`
+// spell it (docs/flow_transport.md). Here, below every domain, so the scenario and the engines share one type.
+#include <optional>
+#include <string_view>
+
+#include "mrwb/base/enum_names.hpp"
+
+namespace mrwb {
+
+// The two simulation models: Eulerian cells (Jurczuk et al. 2016), magnetization transported between fixed
+// cells, or Lagrangian spin tracking (spins carried by the flow).
+enum class SimulationModel { Eulerian, Lagrangian };
+
+// How an Eulerian engine moves magnetization between cells: the donor cell on the magnetization in the
+// gradient frame (exact for the phase the gradients write), or on the lab-frame magnetization as Jurczuk
+// et al. 2016 Eq. 1 (diffuses that phase as (k·cell)²; kept for comparison).
+enum class FlowTransport { GradientFrame, DonorCell };
+
+inline constexpr EnumNames<SimulationModel, 2> k_simulation_model_names{{
+    {SimulationModel::Eulerian, "eulerian"},
+    {SimulationModel::Lagrangian, "lagrangian"},
+}};
+inline constexpr EnumNames<FlowTransport, 2> k_flow_transport_names{{
+    {FlowTransport::GradientFrame, "gradient_frame"},
+    {FlowTransport::DonorCell, "donor_cell"},
+}};
+constexpr std::string_view to_string(SimulationModel m) { return enum_name(k_simulation_model_names, m); }
+constexpr std::string_view to_string(FlowTransport t) { return enum_name(k_flow_transport_names, t); }
+constexpr std::optional<SimulationModel> parse_simulation_model(std::string_view name) {
+  return enum_from_name(k_simulation_model_names, name);
+}
+constexpr std::optional<FlowTransport> parse_flow_transport(std::string_view name) {
+  return enum_from_name(k_flow_transport_names, name);
+}
+
+}  // namespace mrwb

@@ -1,0 +1,38 @@
+#pragma once
+// What a Lagrangian run plays, built once on the host and shared by the CPU engine and its CUDA twin
+// (lagrangian_spin_ops.hpp): the initial spins, the flow table, the tissue factors, the inflow faces and
+// the program flattened into entries (RF, spoiling, records, sub-steps).
+#include <cstdint>
+#include <vector>
+
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/internal/lagrangian_spin_ops.hpp"
+
+namespace mrwb::lagrangian {
+
+struct Plan {
+  bool moving = false, three_d = false;
+  int per_cell = 1;                     // spins per fluid cell of a moving phantom: s² (2-D) or s³ (3-D)
+  std::uint64_t seed = 1;
+  std::vector<Spin> spins;              // at thermal equilibrium, in cell order
+  std::vector<CellFlow> flow;           // per cell (moving phantoms; empty otherwise)
+  std::vector<float> dB_T;              // per cell, empty when no cell has off-resonance
+  int tissues = 0;                      // distinct (PD, T1, T2)
+  std::vector<TissueFactors> factors;   // [sub-step size][tissue]
+  std::vector<Face> faces;              // inflow faces (moving phantoms)
+  std::vector<Entry> entries;
+  std::vector<int> record_sample;       // per record: its k-space sample (coil 0), −1: none
+  int truth_record = -1;                // the record at which the truth is taken (−1: none)
+  double sub_steps = 0;                 // Step entries
+};
+
+// spins_per_axis s: a moving phantom's fluid cells get s² (2-D) or s³ (3-D) stratified spins with a
+// jitter keyed by `seed`, each other cell with PD != 0 one spin at its centre. Throws InputError for a
+// grid side or a count the 32-bit indices of the entries cannot hold.
+Plan build_plan(const CellPhantom& phantom, const SequenceProgram& program, int spins_per_axis, std::uint64_t seed);
+
+// Births of face f over [t0, t1) flow steps: serials [delivered(f, t0), delivered(f, t1)).
+inline std::int64_t births(const Face& f, double t0, double t1) { return delivered(f, t1) - delivered(f, t0); }
+
+}  // namespace mrwb::lagrangian

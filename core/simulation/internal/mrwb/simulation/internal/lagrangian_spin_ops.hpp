@@ -1,0 +1,194 @@
+#pragma once
+// Per-spin operations of Lagrangian spin tracking, shared verbatim by the CPU engine
+// (lagrangian_engine.cpp) and its CUDA twin (gpu/simulation/src/cuda_lagrangian_engine.cu): move a spin
+// with its cell's velocity, precess and relax it at its position, RF, spoiling, and the birth of fresh
+// spins at the inflow faces. The schedule they run on (step entries, tissue factors, faces) is built once
+// on the host (lagrangian_plan.hpp).
+//
+// Positions are a cell (ix, iy, iz) plus a float offset in [-0.5, 0.5) cells from its centre: a spin is
+// in the cell it is stored in (no rounding to find it), and a slow spin near a wall keeps ~1e-7 cells of
+// resolution wherever it is on the grid. Position arithmetic is correctly rounded without fused
+// multiply-add on both sides (rn_mul, rn_add), so CPU and GPU move every spin to the same bits and agree
+// on which spins leave the fluid; magnetization agrees to float rounding.
+//
+// Births are deterministic (no generator state): the jitter of spin `serial` of inflow face f is a
+// counter-based hash (splitmix64, Steele et al. 2014) of (seed, face, serial), and face f has delivered
+// floor(rate_f · t) spins by the time t [flow steps] (rate_f = speed · spins per cell), so which spins
+// exist, where and when they are born, is known ahead of the run and identical on CPU and GPU.
+#include <cmath>
+#include <cstdint>
+
+#include "mrwb/base/host_device.hpp"
+#include "mrwb/simulation/bloch_cell_ops.hpp"
+
+namespace mrwb::lagrangian {
+
+// One spin. weight = 0: dropped (left the fluid) or not yet born.
+struct Spin {
+  int ix, iy, iz;    // the cell it is in
+  float fx, fy, fz;  // offset from that cell's centre [cells], each in [-0.5, 0.5)
+  bloch::Mag m;
+  float weight;  // its share of its cell's signal: 1 / spins per cell
+  int tissue;    // row of the tissue factor table (PD, 1 − E1, E2)
+  int mobile;    // 1: carried by the flow (a fluid spin of a moving phantom)
+};
+
+// A cell as the spins see it: velocity [cells per flow step] and whether it is fluid (1) or not (0).
+struct alignas(16) CellFlow {
+  float ux, uy, uz, fluid;
+};
+
+// PD and the relaxation factors of one tissue over one sub-step size (1 − E1 as −expm1(−dt/T1): see
+// bloch_cell_ops.hpp).
+struct alignas(16) TissueFactors {
+  float PD, one_minus_E1, E2, pad;
+};
+
+// A face through which fresh blood enters: of fluid cell (ix, iy, iz), on its lower (side −1) or upper
+// (side +1) end along `axis`, at `speed` cells per flow step; rate = speed · spins per cell.
+struct Face {
+  int ix, iy, iz, axis, side, tissue;
+  double speed, rate;
+};
+
+// What the spins play, in order. Step: move h, precess and relax over the sub-step, move h again
+// (Free intervals and dwells split into sub-steps of at most half a cell of motion, the gradient moment
+// applied at the sub-step's mid-point position); t_* count flow steps from the start (births).
+enum EntryKind : int { k_step = 0, k_rf = 1, k_spoil = 2, k_record = 3 };
+struct Entry {
+  double c0, cx, cy, cz;  // Step: phase [cycles] = c0 + cx·X + cy·Y + cz·Z + off·ΔB at cell position (X, Y, Z)
+  double off;             // Step: gamma/(2 pi) · dt [cycles/T]
+  double h;               // Step: each half move [flow steps]
+  int kind;               // EntryKind
+  int factors;            // Step: row block of the factor table (its sub-step size)
+  double t_start, t_mid, t_end;  // flow steps played before, after the first move, after the second
+  float cos_flip, sin_flip, cos_phase, sin_phase;  // Rf
+  int sample;                                      // Record: k-space sample (coil 0's index)
+  int truth;                                       // Record: 1 at the truth sample
+  int record;                                      // Record: its ordinal among the records
+  int event;                                       // the program's event it belongs to (progress)
+};
+
+// Correctly rounded float and double products and sums, never contracted into a fused multiply-add
+// (nvcc contracts by default; the x86-64 host compiler without -mfma does not).
+#if defined(__CUDA_ARCH__)
+MRWB_HD float rn_mul(float a, float b) { return __fmul_rn(a, b); }
+MRWB_HD float rn_add(float a, float b) { return __fadd_rn(a, b); }
+MRWB_HD double rn_mul(double a, double b) { return __dmul_rn(a, b); }
+MRWB_HD double rn_add(double a, double b) { return __dadd_rn(a, b); }
+#else
+MRWB_HD float rn_mul(float a, float b) { return a * b; }
+MRWB_HD float rn_add(float a, float b) { return a + b; }
+MRWB_HD double rn_mul(double a, double b) { return a * b; }
+MRWB_HD double rn_add(double a, double b) { return a + b; }
+#endif
+
+// splitmix64 (Steele, Lea & Flood 2014): a counter-based generator, one 64-bit mix per draw.
+MRWB_HD std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+// A uniform draw in (0, 1) keyed by (seed, stream, counter).
+MRWB_HD double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
+  const std::uint64_t h = splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ counter);
+  return (static_cast<double>(h >> 11) + 0.5) * 0x1p-53;
+}
+constexpr std::uint64_t k_birth_stream = 1ull << 63;  // streams of the inflow faces (initial spins: the cell index)
+
+// An offset in cells as stored: float, within [-0.5, 0.5) (rounding to float may reach 0.5).
+MRWB_HD float to_offset(double v) {
+  const float f = static_cast<float>(v);
+  return f >= 0.5f ? 0.49999997f : f < -0.5f ? -0.5f : f;
+}
+
+// Spin `k` of the per_cell = s^d stratified spins of fluid cell (ix, iy, iz) (cell index i), jittered.
+MRWB_HD Spin initial_spin(int ix, int iy, int iz, std::uint64_t i, int k, int s, bool three_d, std::uint64_t seed,
+                          float PD, int tissue, float weight) {
+  const int a = k % s, b = (k / s) % s, c = k / (s * s);
+  Spin p{ix, iy, iz, 0.f, 0.f, 0.f, {0.f, 0.f, PD}, weight, tissue, 1};
+  p.fx = to_offset(-0.5 + (a + uniform(seed, i, 3ull * k)) / s);
+  p.fy = to_offset(-0.5 + (b + uniform(seed, i, 3ull * k + 1)) / s);
+  if (three_d) p.fz = to_offset(-0.5 + (c + uniform(seed, i, 3ull * k + 2)) / s);
+  return p;
+}
+
+// Spin `serial` of face f (index `face`), born in a move of h flow steps: fully relaxed, anywhere across
+// the face, within the depth speed·h the inflow has come in during that move.
+MRWB_HD Spin born_spin(const Face& f, int face, std::uint64_t serial, double h, bool three_d, std::uint64_t seed,
+                       float PD, float weight) {
+  Spin p{f.ix, f.iy, f.iz, 0.f, 0.f, 0.f, {0.f, 0.f, PD}, weight, f.tissue, 1};
+  float* o[3] = {&p.fx, &p.fy, &p.fz};
+  const std::uint64_t stream = k_birth_stream | static_cast<std::uint64_t>(face);
+  const double depth = rn_mul(f.speed, h);
+  for (int a = 0; a < (three_d ? 3 : 2); ++a) {
+    const double u = uniform(seed, stream, 3 * serial + a);
+    *o[a] = a == f.axis ? to_offset(f.side * rn_add(0.5, -rn_mul(depth, u))) : to_offset(u - 0.5);
+  }
+  return p;
+}
+
+// Spins face f has delivered by time t [flow steps].
+MRWB_HD std::int64_t delivered(const Face& f, double t) { return static_cast<std::int64_t>(std::floor(rn_mul(f.rate, t))); }
+
+// Index of cell (ix, iy, iz) in the grid (iz·ny + iy)·nx + ix; 32-bit (build_plan refuses 2^31 cells or more).
+MRWB_HD std::uint32_t cell_index(int ix, int iy, int iz, int nx, int ny) {
+  return (static_cast<std::uint32_t>(iz) * static_cast<std::uint32_t>(ny) + static_cast<std::uint32_t>(iy)) *
+             static_cast<std::uint32_t>(nx) +
+         static_cast<std::uint32_t>(ix);
+}
+
+// Offset o moved by d (|d| <= 0.5): back into [-0.5, 0.5), the cell coordinate c following.
+MRWB_HD void shift(int& c, float& o, float d) {
+  o = rn_add(o, d);
+  if (o >= 0.5f) {
+    ++c;
+    o = rn_add(o, -1.f);
+  } else if (o < -0.5f) {
+    --c;
+    o = rn_add(o, 1.f);
+  }
+}
+
+// Moves a mobile spin h flow steps with velocity u of the cell it is in. False when it has left the grid
+// or the fluid (it is then dropped); else u becomes the velocity of the cell it is now in.
+template <bool ThreeD>
+MRWB_HD bool move(Spin& p, CellFlow& u, float h, const CellFlow* flow, int nx, int ny, int nz) {
+  shift(p.ix, p.fx, rn_mul(u.ux, h));
+  shift(p.iy, p.fy, rn_mul(u.uy, h));
+  if (ThreeD) shift(p.iz, p.fz, rn_mul(u.uz, h));
+  if (p.ix < 0 || p.ix >= nx || p.iy < 0 || p.iy >= ny || p.iz < 0 || p.iz >= nz) return false;
+  u = flow[cell_index(p.ix, p.iy, p.iz, nx, ny)];
+  return u.fluid != 0.f;
+}
+
+// Cosine and sine of 2π·f, f a fraction of a turn in [-0.5, 0.5].
+MRWB_HD void turn(float f, float& c, float& s) {
+#if defined(__CUDA_ARCH__)
+  sincospif(2.f * f, &s, &c);
+#else
+  const double a = 2.0 * M_PI * static_cast<double>(f);
+  c = static_cast<float>(std::cos(a));
+  s = static_cast<float>(std::sin(a));
+#endif
+}
+
+// Precession over a Step at the spin's position (gradient moment and off-resonance dB_T [T] of its
+// cell) and relaxation of its own tissue (t: its factors over this sub-step). ThreeD = false or
+// OffRes = false drop a term that is exactly zero there (Z = 0 in 2-D, dB_T = 0): the same bits.
+template <bool ThreeD = true, bool OffRes = true>
+MRWB_HD void precess(Spin& p, const Entry& e, float dB_T, const TissueFactors& t) {
+  const double X = static_cast<double>(p.ix) + static_cast<double>(p.fx);
+  const double Y = static_cast<double>(p.iy) + static_cast<double>(p.fy);
+  double cycles = e.c0 + e.cx * X + e.cy * Y;
+  if (ThreeD) cycles += e.cz * (static_cast<double>(p.iz) + static_cast<double>(p.fz));
+  if (OffRes) cycles += e.off * static_cast<double>(dB_T);
+  float c, s;
+  turn(static_cast<float>(cycles - std::nearbyint(cycles)), c, s);
+  bloch::precess_relax(p.m, t.PD, t.one_minus_E1, t.E2, c, s);
+}
+
+MRWB_HD void rf(Spin& p, const Entry& e) { bloch::rf_rotate(p.m, e.cos_flip, e.sin_flip, e.cos_phase, e.sin_phase); }
+
+}  // namespace mrwb::lagrangian
