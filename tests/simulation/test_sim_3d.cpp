@@ -285,8 +285,8 @@ class TestSim3d : public QObject {
     const double df = closed_box_drift_3d<float>(1000), dd = closed_box_drift_3d<double>(1000);
     qInfo("closed box 20^3, oblique flow with uz != 0, 1000 transport steps: relative drift of total M: "
           "float %.3g, double %.3g", df, dd);
-    QVERIFY(df < 1e-5);
-    QVERIFY(dd < 1e-12);
+    QVERIFY(df <= 1e-6);  // per 1000 steps: float 1e-6, double 1e-14
+    QVERIFY(dd <= 1e-14);
   }
 
   // Hann-sinc (TBW 4) as hard sub-pulses under a z gradient: FWHM of |Mxy|(z) = thickness (10 %), the
