@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "files.hpp"
+#include "hostile_pulseq.hpp"
 #include "process_runner.hpp"
 
 namespace {
@@ -135,6 +136,35 @@ class TestCliSequenceErrors : public QObject {
     expectRefused(r, {"good.seq", "block", "slew rate", "exceeds the limit", "allowed: <= 50 T/m/s"}, path("slew.png"));
     r = run_mrwb({"sequence", "--in", path("good.seq"), "--max-grad", "5", "--plot", path("grad.png")});
     expectRefused(r, {"good.seq", "block", "amplitude", "allowed: |G| <= 5 mT/m"}, path("grad.png"));
+  }
+  // Fuzzed .seq files that crashed (empty stderr) or hung `--plot`: refused through `mrwb sequence --plot`
+  // and `mrwb simulate --seq` with the file, line and allowed range, at once, nothing written.
+  void hostileSeqIsRefused_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("expect");
+    QTest::addColumn<bool>("played");
+    for (const auto& h : mrwb_test::hostile_seqs()) QTest::newRow(h.name) << h.text << h.expect << h.played;
+  }
+  void hostileSeqIsRefused() {
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, expect);
+    QFETCH(bool, played);
+    const QString seq = write("hostile.seq", text);
+    const QStringList where = QStringList{"hostile.seq:"} + expect;
+    QElapsedTimer timer;
+    timer.start();
+    Run r = run_mrwb({"sequence", "--in", seq, "--plot", path("hostile.png")});
+    expectRefused(r, where, path("hostile.png"));
+    QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    r = run_mrwb({"sequence", "--in", seq, "--info"});
+    expectRefused(r, where, path("hostile.png"));
+    if (played) {
+      const QString sc = write("hostile.json", scenario({}));
+      timer.restart();
+      r = run_mrwb({"simulate", "--scenario", sc, "--seq", seq, "--out", path("hostile.h5"), "--quiet"});
+      expectRefused(r, where, path("hostile.h5"));
+      QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    }
   }
   void malformedSeqNamesFileAndLine() {
     const QString sc = write("good2.json", scenario(R"("TE_s": 0.004)"));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "files.hpp"
+#include "hostile_pulseq.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
@@ -202,6 +203,61 @@ class TestPulseq : public QObject {
       QVERIFY2(QString(e.what()).contains(expect), e.what());
       QVERIFY(!QString(e.what()).contains('\n'));
     }
+  }
+  // Fuzzed files that crashed or hung later code: refused on reading, in one line, at once.
+  void hostileInputIsRefused_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("expect");
+    for (const auto& h : mrwb_test::hostile_seqs()) QTest::newRow(h.name) << h.text << h.expect;
+  }
+  void hostileInputIsRefused() {
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, expect);
+    QElapsedTimer timer;
+    timer.start();
+    try {
+      parse_pulseq(text.toStdString(), "hostile.seq");
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      const QString what = e.what();
+      QVERIFY2(what.startsWith("hostile.seq:"), e.what());
+      for (const QString& x : expect) QVERIFY2(what.contains(x), qPrintable("missing '" + x + "' in: " + what));
+      QVERIFY(!what.contains('\n'));
+    }
+    QVERIFY2(timer.elapsed() < 500, qPrintable(QString::number(timer.elapsed()) + " ms"));
+  }
+  // What the checks must still let through: zero-length blocks without events (labels only, as the Pulseq
+  // writers emit them), a LABELINC that steps down from a positive counter, rasters of 4 us (GE).
+  void validEdgesStillRead() {
+    const QByteArray text = mrwb_test::hostile_head("GradientRasterTime 4e-06\nBlockDurationRaster 4e-06\n") +
+                            "[BLOCKS]\n1 0 0 0 0 0 0 1\n2 200 0 0 0 0 1 2\n\n[ADC]\n1 64 10000 0 0 0\n\n[EXTENSIONS]\n"
+                            "1 1 1 0\n2 2 1 0\nextension LABELSET 1\n1 3 LIN\nextension LABELINC 2\n1 -2 LIN\n";
+    const BlockSequence s = parse_pulseq(text.toStdString(), "edge.seq");
+    QCOMPARE(s.blocks.size(), std::size_t(2));
+    QCOMPARE(s.blocks[0].duration_s, 0.0);
+    const ProgramConversion c = to_sequence_program(s);
+    QCOMPARE(c.adc_line, std::vector<int>{1});
+  }
+  // The diagram's points stay bounded by the blocks in the window, not by their samples: a 2^20-sample RF
+  // gives a few thousand points, with its peak kept.
+  void diagramPointsAreBounded() {
+    BlockSequence s;
+    Block b;
+    RfPulse rf;
+    rf.amplitude_Hz = 100;
+    rf.mag.assign(1 << 20, 0.5);
+    rf.mag[12345] = 1;
+    rf.phase.assign(rf.mag.size(), 0);
+    b.rf = rf;
+    b.duration_s = rf.duration_s(s.sys.rf_raster_s);
+    s.blocks = {b, b};
+    QElapsedTimer timer;
+    timer.start();
+    const SequenceDiagram d = sequence_diagram(s);
+    QVERIFY(d.traces[0].t_s.size() < 20000);
+    const double peak = *std::max_element(d.traces[0].value.begin(), d.traces[0].value.end());
+    QCOMPARE(peak, 100 / gamma_Hz_per_T * 1e6);
+    QVERIFY2(timer.elapsed() < 500, qPrintable(QString::number(timer.elapsed()) + " ms"));
   }
   void optionalUnknownExtensionWarns() {
     const BlockSequence s = parse_pulseq("[VERSION]\nmajor 1\nminor 5\n[BLOCKS]\n1 10 0 0 0 0 0 1\n[EXTENSIONS]\n1 1 1 0\n"

@@ -17,13 +17,32 @@ namespace mrwb::seq {
 namespace {
 
 // Longest shape accepted: 2^26 samples (67 s at a 1 us raster), so a corrupt count cannot exhaust memory.
+// At least one sample: the Pulseq writers never store an empty shape, and every RF / gradient event that
+// refers to one needs its samples (last value, peak, duration).
 constexpr int kMaxShapeSamples = 1 << 26;
+// Shape samples all blocks together may hold (each block keeps its own copy of the shapes it plays).
+constexpr long long kMaxModelSamples = 1LL << 27;
+// Rasters in [DEFINITIONS] (Pulseq: AdcRasterTime 100 ns, RadiofrequencyRasterTime 1 us, gradient and block
+// raster 10 us on Siemens, 4 us on GE): anything outside 1 ns .. 1 ms is not a scanner's raster.
+constexpr double kMinRaster_s = 1e-9, kMaxRaster_s = 1e-3;
+// Longest event and longest whole sequence accepted: a day. Keeps every time finite and every loop over
+// the sequence (diagram, conversion) bounded.
+constexpr double kMaxDuration_s = 86400;
+// Label counters (LABELSET / LABELINC) map to ISMRMRD encoding counters (uint16); LIN indexes k-space.
+constexpr int kMaxLabel = 65535;
+
+std::string fmt_g(double v) {
+  std::ostringstream o;
+  o.precision(6);
+  o << v;
+  return o.str();
+}
 
 // `raw_when_full`: a shape with as many stored values as samples is stored uncompressed (Pulseq 1.4 and
 // later). In the 1.2 / 1.3 format every shape is compressed, whatever its length (read.m re-decodes them).
 std::vector<double> expand_shape(const std::vector<double>& packed, int num_samples, bool raw_when_full) {
-  if (num_samples < 0 || num_samples > kMaxShapeSamples)
-    throw InputError("shape: num_samples " + std::to_string(num_samples) + " is out of range (allowed: 0.." +
+  if (num_samples < 1 || num_samples > kMaxShapeSamples)
+    throw InputError("shape: num_samples " + std::to_string(num_samples) + " is out of range (allowed: 1.." +
                      std::to_string(kMaxShapeSamples) + ")");
   std::vector<double> w;
   if (raw_when_full && static_cast<int>(packed.size()) == num_samples) {
@@ -68,8 +87,8 @@ struct Line {
 
 struct RfRow { double amp; int mag, phase, time; double center_us, delay_us, freq_ppm, phase_ppm, freq, ph; char use; int line; };
 struct GradRow { double amp, first, last; int shape, time; double delay_us; int line; };
-struct TrapRow { double amp, rise, flat, fall, delay; };
-struct AdcRow { int num; double dwell_ns, delay_us, freq_ppm, phase_ppm, freq, phase; };
+struct TrapRow { double amp, rise, flat, fall, delay; int line; };
+struct AdcRow { int num; double dwell_ns, delay_us, freq_ppm, phase_ppm, freq, phase; int line; };
 struct ExtRow { int type, ref, next; };
 
 class Parser {
@@ -95,6 +114,7 @@ class Parser {
   int version_line_ = 1;                     // where the version is stated, for errors
   std::map<std::string, int> header_line_;   // section name -> line of its header
   std::map<std::string, std::vector<std::string>> defs_;
+  std::map<std::string, int> def_line_;
   std::vector<std::pair<std::string, std::string>> extra_defs_;
   // dur: block raster units (1.4 and later); delay: id into [DELAYS] (before 1.4, whose blocks have no duration).
   struct BlockRow { int id; double dur; int ev[6]; int line; int delay = 0; };
@@ -108,6 +128,7 @@ class Parser {
   std::map<int, std::string> ext_names_;                       // type id -> name
   std::map<int, std::map<int, std::pair<int, std::string>>> ext_specs_;  // type id -> ref -> (value, label)
   std::map<int, std::vector<double>> shapes_;
+  long long model_samples_ = 0;
   bool legacy_ = false;  // 1.2 or 1.3
 
   [[noreturn]] void fail(int line, const std::string& what) const {
@@ -214,6 +235,7 @@ class Parser {
       if (name == "DEFINITIONS") {
         for (const auto& l : lines) {
           defs_[l.tok[0]] = std::vector<std::string>(l.tok.begin() + 1, l.tok.end());
+          def_line_[l.tok[0]] = l.number;
           static const std::set<std::string> known = {"AdcRasterTime", "BlockDurationRaster", "GradientRasterTime",
                                                       "RadiofrequencyRasterTime", "FOV", "Name", "TotalDuration",
                                                       "B0", "RequiredExtensions"};
@@ -235,7 +257,7 @@ class Parser {
             if (b.delay < 0)
               fail(l.number, "negative delay id " + std::to_string(b.delay) + " (allowed: 0 or an id in [DELAYS])");
           }
-          if (b.dur < 0) fail(l.number, "negative block duration");
+          if (b.dur < 0) fail(l.number, "negative block duration " + l.tok[1] + " (allowed: >= 0 block rasters)");
           blocks_.push_back(b);
         }
       } else if (name == "RF") {
@@ -272,27 +294,45 @@ class Parser {
       } else if (name == "TRAP") {
         for (const auto& l : lines) {
           need(l, name, 6);
-          trap_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5)};
-          for (int k = 2; k <= 5; ++k)
-            if (num(l, k) < 0) fail(l.number, "negative trapezoid timing");
+          trap_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), l.number};
+          static const char* what[] = {"", "", "rise", "flat", "fall", "delay"};
+          double total = 0;
+          for (int k = 2; k <= 5; ++k) {
+            if (num(l, k) < 0 || num(l, k) > kMaxDuration_s * 1e6)
+              fail(l.number, std::string("[TRAP] ") + what[k] + " time " + l.tok[k] + " us is out of range (allowed: 0.." +
+                                 fmt_g(kMaxDuration_s * 1e6) + " us)");
+            total += num(l, k);
+          }
+          if (total > kMaxDuration_s * 1e6)
+            fail(l.number, "[TRAP] duration " + fmt_g(total) + " us is out of range (allowed: <= " +
+                               fmt_g(kMaxDuration_s * 1e6) + " us)");
         }
       } else if (name == "ADC") {
         for (const auto& l : lines) {
           AdcRow a{};
           if (v15) {
             need(l, name, 9);
-            a = {integer(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6), num(l, 7)};
+            a = {integer(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6), num(l, 7), l.number};
           } else {
             need(l, name, 6);
-            a = {integer(l, 1), num(l, 2), num(l, 3), 0, 0, num(l, 4), num(l, 5)};
+            a = {integer(l, 1), num(l, 2), num(l, 3), 0, 0, num(l, 4), num(l, 5), l.number};
           }
-          if (a.num <= 0 || a.dwell_ns <= 0) fail(l.number, "ADC needs num > 0 and dwell > 0");
+          if (a.num <= 0 || a.num > kMaxShapeSamples)
+            fail(l.number, "[ADC] num " + l.tok[1] + " is out of range (allowed: 1.." + std::to_string(kMaxShapeSamples) + ")");
+          if (!(a.dwell_ns > 0) || a.dwell_ns * a.num > kMaxDuration_s * 1e9)
+            fail(l.number, "[ADC] dwell " + l.tok[2] + " ns is out of range (allowed: > 0, num x dwell <= " +
+                               fmt_g(kMaxDuration_s * 1e9) + " ns)");
+          if (a.delay_us < 0 || a.delay_us > kMaxDuration_s * 1e6)
+            fail(l.number, "[ADC] delay " + l.tok[3] + " us is out of range (allowed: 0.." + fmt_g(kMaxDuration_s * 1e6) +
+                               " us)");
           adc_[integer(l, 0)] = a;
         }
       } else if (name == "DELAYS") {
         for (const auto& l : lines) {
           need(l, name, 2);
-          if (num(l, 1) < 0) fail(l.number, "negative delay " + l.tok[1] + " us (allowed: >= 0)");
+          if (num(l, 1) < 0 || num(l, 1) > kMaxDuration_s * 1e6)
+            fail(l.number, std::string(num(l, 1) < 0 ? "negative delay " : "[DELAYS] delay ") + l.tok[1] +
+                               " us is out of range (allowed: 0.." + fmt_g(kMaxDuration_s * 1e6) + " us)");
           delays_[integer(l, 0)] = num(l, 1);
         }
       } else if (name == "EXTENSIONS") {
@@ -309,7 +349,14 @@ class Parser {
             const std::string& en = ext_names_[current_type];
             if (en == "LABELSET" || en == "LABELINC") {
               if (l.tok.size() != 3) fail(l.number, en + " expects 'id value LABEL'");
-              ext_specs_[current_type][integer(l, 0)] = {integer(l, 1), l.tok[2]};
+              const int v = integer(l, 1);
+              // LABELSET sets a counter, which cannot be negative; LABELINC may step down (the running
+              // counter is checked block by block in assemble()).
+              if (en == "LABELSET" ? (v < 0 || v > kMaxLabel) : std::abs(v) > kMaxLabel)
+                fail(l.number, "[EXTENSIONS] " + en + " value " + l.tok[1] + " is out of range (allowed: " +
+                                   (en == "LABELSET" ? "0.." : "-" + std::to_string(kMaxLabel) + "..") +
+                                   std::to_string(kMaxLabel) + ")");
+              ext_specs_[current_type][integer(l, 0)] = {v, l.tok[2]};
             }
           }
         }
@@ -321,7 +368,7 @@ class Parser {
           try {
             shapes_[id] = expand_shape(data, n, !legacy_);
           } catch (const InputError& e) {
-            fail(start_line, e.what());
+            fail(start_line, std::string(e.what()) + " in [SHAPES] shape_id " + std::to_string(id));
           }
         };
         for (const auto& l : lines) {
@@ -347,20 +394,43 @@ class Parser {
     }
   }
 
-  double def_number(const std::string& key, double fallback) const {
+  // A positive finite number, within [lo, hi] when given (rasters).
+  double def_number(const std::string& key, double fallback, double lo = 0, double hi = 0) const {
     auto it = defs_.find(key);
     if (it == defs_.end()) return fallback;
-    if (it->second.size() != 1) throw InputError(src_ + ": [DEFINITIONS] " + key + " expects one value");
+    const int line = def_line_.at(key);
+    const std::string allowed = hi > 0 ? fmt_g(lo) + ".." + fmt_g(hi) + " s" : "a positive finite number";
+    if (it->second.size() != 1) fail(line, "[DEFINITIONS] " + key + " expects one value (allowed: " + allowed + ")");
     char* end = nullptr;
     const double v = std::strtod(it->second[0].c_str(), &end);
-    if (*end != '\0' || !(v > 0)) throw InputError(src_ + ": [DEFINITIONS] " + key + " must be a positive number");
+    if (end == it->second[0].c_str() || *end != '\0' || !std::isfinite(v) || !(v > 0) || (hi > 0 && (v < lo || v > hi)))
+      fail(line, "[DEFINITIONS] " + key + " '" + it->second[0] + "' is out of range (allowed: " + allowed + ")");
     return v;
   }
+  double def_raster(const std::string& key, double fallback) const {
+    return def_number(key, fallback, kMinRaster_s, kMaxRaster_s);
+  }
 
-  const std::vector<double>& shape(int id, int line) const {
+  const std::vector<double>& shape(int id, int line) {
     auto it = shapes_.find(id);
     if (it == shapes_.end()) fail(line, "shape " + std::to_string(id) + " is not defined in [SHAPES]");
+    model_samples_ += static_cast<long long>(it->second.size());
+    if (model_samples_ > kMaxModelSamples)
+      fail(line, "the blocks play more than " + std::to_string(kMaxModelSamples) + " shape samples in all (allowed: <= " +
+                     std::to_string(kMaxModelSamples) + ")");
     return it->second;
+  }
+  // A time shape (Pulseq 1.4: sample times in raster units) must start at or after 0, never go back, and
+  // end within the longest event accepted.
+  void check_time_shape(const std::vector<double>& t, double raster_s, int line, const std::string& what) const {
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i] < 0 || (i > 0 && t[i] < t[i - 1]) || t[i] * raster_s > kMaxDuration_s)
+        fail(line, what + " time shape sample " + std::to_string(i + 1) + " = " + fmt_g(t[i]) +
+                       " is out of range (allowed: non-decreasing, 0.." + fmt_g(kMaxDuration_s / raster_s) + " rasters)");
+  }
+  void check_delay(double us, int line, const std::string& what) const {
+    if (us < 0 || us > kMaxDuration_s * 1e6)
+      fail(line, what + " delay " + fmt_g(us) + " us is out of range (allowed: 0.." + fmt_g(kMaxDuration_s * 1e6) + " us)");
   }
 
   // A 1.2 / 1.3 block lasts as long as its longest event or its delay event (read.m, ExternalSequence.cpp),
@@ -389,10 +459,10 @@ class Parser {
   BlockSequence assemble() {
     BlockSequence s;
     SystemLimits& sys = s.sys;
-    sys.adc_raster_s = def_number("AdcRasterTime", 100e-9);
-    sys.block_raster_s = def_number("BlockDurationRaster", 10e-6);
-    sys.grad_raster_s = def_number("GradientRasterTime", 10e-6);
-    sys.rf_raster_s = def_number("RadiofrequencyRasterTime", 1e-6);
+    sys.adc_raster_s = def_raster("AdcRasterTime", 100e-9);
+    sys.block_raster_s = def_raster("BlockDurationRaster", 10e-6);
+    sys.grad_raster_s = def_raster("GradientRasterTime", 10e-6);
+    sys.rf_raster_s = def_raster("RadiofrequencyRasterTime", 1e-6);
     sys.B0_T = def_number("B0", 1.5);
     if (auto it = defs_.find("Name"); it != defs_.end() && !it->second.empty()) s.name = it->second[0];
     if (auto it = defs_.find("FOV"); it != defs_.end())
@@ -409,6 +479,8 @@ class Parser {
     const double ppm_Hz = sys.B0_T * gamma_Hz_per_T * 1e-6;
 
     double last_grad[3] = {0, 0, 0};  // 1.4 arbitrary gradients start where the previous block ended
+    std::map<std::string, int> counters;  // label counters, as played
+    double total_s = 0;
     for (const BlockRow& br : blocks_) {
       Block b;
       b.duration_s = br.dur * sys.block_raster_s;
@@ -425,9 +497,13 @@ class Parser {
         if (r.time > 0) {
           rf.time = shape(r.time, r.line);
           if (rf.time.size() != rf.mag.size()) fail(r.line, "RF time shape differs in length");
+          check_time_shape(rf.time, sys.rf_raster_s, r.line, "RF");
         } else if (r.time < 0) {
           fail(r.line, "RF time shape id " + std::to_string(r.time) + " is not supported (allowed: 0 or a shape)");
         }
+        check_delay(r.delay_us, r.line, "RF");
+        if (rf.duration_s(sys.rf_raster_s) > kMaxDuration_s)
+          fail(r.line, "RF lasts " + fmt_g(rf.duration_s(sys.rf_raster_s)) + " s (allowed: <= " + fmt_g(kMaxDuration_s) + " s)");
         rf.delay_s = r.delay_us * 1e-6;
         rf.freq_Hz = r.freq + r.freq_ppm * ppm_Hz;
         rf.phase_rad = r.ph;
@@ -470,9 +546,14 @@ class Parser {
             if (r.time > 0) {
               g.time = shape(r.time, r.line);
               if (g.time.size() != g.waveform.size()) fail(r.line, "gradient time shape differs in length");
+              check_time_shape(g.time, sys.grad_raster_s, r.line, "gradient");
             } else if (r.time < 0) {
               fail(r.line, "gradient time shape id " + std::to_string(r.time) + " is not supported");
             }
+            check_delay(r.delay_us, r.line, "gradient");
+            if (g.time.empty() && static_cast<double>(g.waveform.size()) * sys.grad_raster_s > kMaxDuration_s)
+              fail(r.line, "gradient lasts " + fmt_g(g.waveform.size() * sys.grad_raster_s) + " s (allowed: <= " +
+                               fmt_g(kMaxDuration_s) + " s)");
             g.delay_s = r.delay_us * 1e-6;
             const auto& w = g.waveform;
             if (std::isnan(r.first)) {  // 1.4: continuity with the previous block; linear extrapolation at the end
@@ -502,6 +583,8 @@ class Parser {
         adc.phase_rad = r.phase;
         adc.freq_ppm = r.freq_ppm;
         adc.phase_ppm = r.phase_ppm;
+        if (adc.duration_s() > kMaxDuration_s)
+          fail(r.line, "ADC lasts " + fmt_g(adc.duration_s()) + " s (allowed: <= " + fmt_g(kMaxDuration_s) + " s)");
         b.adc = adc;
       }
       int ext = br.ev[5];
@@ -517,11 +600,40 @@ class Parser {
           auto sp = ext_specs_[it->second.type].find(it->second.ref);
           if (sp == ext_specs_[it->second.type].end())
             fail(br.line, nm->second + " " + std::to_string(it->second.ref) + " is not defined");
-          b.labels.push_back({nm->second == "LABELINC", sp->second.second, sp->second.first});
+          const bool inc = nm->second == "LABELINC";
+          b.labels.push_back({inc, sp->second.second, sp->second.first});
+          // The counters as played (sequence_to_program): LIN indexes k-space lines, so every counter must
+          // stay within 0..kMaxLabel whatever the steps do.
+          int& c = counters[sp->second.second];
+          const long long v = inc ? static_cast<long long>(c) + sp->second.first : sp->second.first;
+          if (v < 0 || v > kMaxLabel)
+            fail(br.line, "label " + sp->second.second + " becomes " + std::to_string(v) + " in block " +
+                              std::to_string(br.id) + " (allowed: 0.." + std::to_string(kMaxLabel) + ")");
+          c = static_cast<int>(v);
         }
         ext = it->second.next;
       }
-      if (legacy_) b.duration_s = legacy_duration(b, br, s);
+      if (legacy_) {
+        b.duration_s = legacy_duration(b, br, s);
+      } else {
+        // Pulseq 1.4: a block lasts at least as long as its longest event (the duration column is the
+        // block's length; events never reach into the next block).
+        double events = 0;
+        if (b.rf) events = std::max(events, b.rf->delay_s + b.rf->duration_s(sys.rf_raster_s));
+        for (const auto* g : {&b.gx, &b.gy, &b.gz})
+          if (*g) events = std::max(events, (*g)->duration_s(sys.grad_raster_s));
+        if (b.adc) events = std::max(events, b.adc->duration_s());
+        if (b.duration_s > kMaxDuration_s)
+          fail(br.line, "block " + std::to_string(br.id) + " duration " + fmt_g(b.duration_s) +
+                            " s is out of range (allowed: <= " + fmt_g(kMaxDuration_s) + " s)");
+        if (b.duration_s < events * (1 - 1e-6) - 1e-9)
+          fail(br.line, "block " + std::to_string(br.id) + " duration " + fmt_g(b.duration_s * 1e6) +
+                            " us is shorter than its events (" + fmt_g(events * 1e6) + " us; allowed: >= the longest event)");
+      }
+      total_s += b.duration_s;
+      if (total_s > kMaxDuration_s)
+        fail(br.line, "the sequence lasts more than " + fmt_g(kMaxDuration_s) + " s by block " + std::to_string(br.id) +
+                          " (allowed: total duration <= " + fmt_g(kMaxDuration_s) + " s)");
       // As read.m: a gradient that stops before the block ends hands on zero, not its last value.
       const std::optional<Gradient>* ends[3] = {&b.gx, &b.gy, &b.gz};
       for (int a = 0; a < 3; ++a) {

@@ -11,6 +11,38 @@
 
 namespace mrwb::seq {
 
+namespace {
+// A diagram is drawn a few thousand pixels wide: an event gets at most this many points per window width
+// (min/max envelope beyond), so the point count stays bounded by the blocks in the window, not their samples.
+constexpr double kPointsPerWindow = 4096;
+
+// Appends n points (t(i), v(i)); beyond `budget` points, the min and max of each of budget/2 bins, in time order.
+template <class T, class V>
+void add_decimated(DiagramTrace& tr, std::size_t n, std::size_t budget, T t, V v) {
+  budget = std::max<std::size_t>(budget, 8);
+  if (n <= budget) {
+    for (std::size_t i = 0; i < n; ++i) {
+      tr.t_s.push_back(t(i));
+      tr.value.push_back(v(i));
+    }
+    return;
+  }
+  const std::size_t bins = budget / 2;
+  for (std::size_t b = 0; b < bins; ++b) {
+    const std::size_t i0 = b * n / bins, i1 = (b + 1) * n / bins;
+    std::size_t lo = i0, hi = i0;
+    for (std::size_t i = i0; i < i1; ++i) {
+      if (v(i) < v(lo)) lo = i;
+      if (v(i) > v(hi)) hi = i;
+    }
+    for (std::size_t i : {std::min(lo, hi), std::max(lo, hi)}) {
+      tr.t_s.push_back(t(i));
+      tr.value.push_back(v(i));
+    }
+  }
+}
+}  // namespace
+
 SequenceDiagram sequence_diagram(const BlockSequence& s, double t_begin, double t_end) {
   const SystemLimits& sys = s.sys;
   if (t_end <= t_begin) {
@@ -20,6 +52,11 @@ SequenceDiagram sequence_diagram(const BlockSequence& s, double t_begin, double 
   SequenceDiagram d;
   d.t_begin_s = t_begin;
   d.t_end_s = t_end;
+  const double window = std::max(t_end - t_begin, 1e-12);
+  auto budget = [&](double span_s) {
+    const double b = 8 + 2 * std::ceil(kPointsPerWindow * std::min(1.0, std::max(0.0, span_s) / window));
+    return std::isfinite(b) ? static_cast<std::size_t>(b) : std::size_t(8);
+  };
   d.traces = {{"RF", "uT", {}, {}}, {"Gx", "mT/m", {}, {}}, {"Gy", "mT/m", {}, {}}, {"Gz", "mT/m", {}, {}}, {"ADC", "", {}, {}}};
   auto add = [&](DiagramTrace& tr, double t, double v) {
     tr.t_s.push_back(t);
@@ -34,16 +71,19 @@ SequenceDiagram sequence_diagram(const BlockSequence& s, double t_begin, double 
         const double r = sys.rf_raster_s;
         const double scale = rf.amplitude_Hz / gamma_Hz_per_T * 1e6;
         add(d.traces[0], t0 + rf.delay_s, 0);
-        for (std::size_t i = 0; i < rf.mag.size(); ++i) {
-          const double t = rf.time.empty() ? (i + 0.5) * r : rf.time[i] * r;
-          add(d.traces[0], t0 + rf.delay_s + t, std::abs(scale * rf.mag[i]));
-        }
+        add_decimated(
+            d.traces[0], rf.mag.size(), budget(rf.duration_s(r)),
+            [&](std::size_t i) { return t0 + rf.delay_s + (rf.time.empty() ? (i + 0.5) * r : rf.time[i] * r); },
+            [&](std::size_t i) { return std::abs(scale * rf.mag[i]); });
         add(d.traces[0], t0 + rf.delay_s + rf.duration_s(r), 0);
       }
       const std::optional<Gradient>* g3[3] = {&b.gx, &b.gy, &b.gz};
       for (int a = 0; a < 3; ++a) {
         if (!*g3[a]) continue;
-        for (const auto& [t, g] : (*g3[a])->points(sys.grad_raster_s)) add(d.traces[1 + a], t0 + t, g / gamma_Hz_per_T * 1e3);
+        const auto p = (*g3[a])->points(sys.grad_raster_s);
+        add_decimated(
+            d.traces[1 + a], p.size(), budget((*g3[a])->duration_s(sys.grad_raster_s)),
+            [&](std::size_t i) { return t0 + p[i].first; }, [&](std::size_t i) { return p[i].second / gamma_Hz_per_T * 1e3; });
       }
       if (b.adc) {
         add(d.traces[4], t0 + b.adc->delay_s, 0);
@@ -68,6 +108,23 @@ void write_diagram_png(const SequenceDiagram& d, const std::string& path, int w,
     p[2] = b;
   };
   auto line = [&](double x0, double y0, double x1, double y1, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
+    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1)) return;
+    // Clip to the image columns first, so the steps below never exceed the image size whatever the times.
+    if (x1 < x0) {
+      std::swap(x0, x1);
+      std::swap(y0, y1);
+    }
+    if (x1 < -1 || x0 > w) return;
+    if (x0 < -1) {
+      y0 += (y1 - y0) * (-1 - x0) / (x1 - x0);
+      x0 = -1;
+    }
+    if (x1 > w) {
+      y1 -= (y1 - y0) * (x1 - w) / (x1 - x0);
+      x1 = w;
+    }
+    y0 = std::clamp(y0, -1.0, static_cast<double>(h));
+    y1 = std::clamp(y1, -1.0, static_cast<double>(h));
     const int n = static_cast<int>(std::max(std::abs(x1 - x0), std::abs(y1 - y0))) + 1;
     for (int i = 0; i <= n; ++i) {
       const double f = static_cast<double>(i) / n;
