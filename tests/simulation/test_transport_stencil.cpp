@@ -38,6 +38,25 @@ std::vector<float> compact(const std::vector<std::uint32_t>& fluid, const std::v
   return c;
 }
 
+// `steps` transport steps alone (scale 1, no Bloch operator) of the compact state cx, cy, cz by stencil s, in
+// the gradient frame of `face_turn` when given.
+void transport_steps(const FluidStencil& s, int steps, std::vector<float>& cx, std::vector<float>& cy,
+                     std::vector<float>& cz, const float* face_turn = nullptr) {
+  for (int step = 0; step < steps; ++step) {
+    std::vector<float> nx(cx.size()), ny(cy.size()), nz(cz.size());
+    for (std::size_t r = 0; r < cx.size(); ++r) {
+      float fresh = 0.f;
+      const auto m = fluid::stencil_transport(s, r, cx.data(), cy.data(), cz.data(), 1.f, &fresh, face_turn);
+      nx[r] = m.x;
+      ny[r] = m.y;
+      nz[r] = m.z;
+    }
+    cx.swap(nx);
+    cy.swap(ny);
+    cz.swap(nz);
+  }
+}
+
 // Largest difference between the stencil step and donor_cell_gather over every fluid cell, relative to
 // the largest |M| change of a step (what a wrong coefficient would show up in).
 double worst_cell_difference(const CellPhantom& ph, float scale) {
@@ -126,19 +145,7 @@ class TestFluidStencil : public QObject {
     random_state(ph, mx, my, mz, 3);
     for (float& v : mz) v += 1.f;  // positive, so Σ Mz is not near zero
     std::vector<float> cx = compact(fluid, mx), cy = compact(fluid, my), cz = compact(fluid, mz);
-    for (int step = 0; step < 1000; ++step) {
-      std::vector<float> nx(cx.size()), ny(cy.size()), nz(cz.size());
-      for (std::size_t r = 0; r < fluid.size(); ++r) {
-        float fresh = 0.f;
-        const auto m = fluid::stencil_transport(s, r, cx.data(), cy.data(), cz.data(), 1.f, &fresh);
-        nx[r] = m.x;
-        ny[r] = m.y;
-        nz[r] = m.z;
-      }
-      cx.swap(nx);
-      cy.swap(ny);
-      cz.swap(nz);
-    }
+    transport_steps(s, 1000, cx, cy, cz);
     double sz = 0, sz0 = 0;
     for (std::size_t r = 0; r < fluid.size(); ++r) {
       sz += cz[r];
@@ -190,20 +197,7 @@ class TestFluidStencil : public QObject {
       };
       double before[3], after[3], mag;
       totals(before, mag);
-      for (int step = 0; step < 1000; ++step) {
-        std::vector<float> nx(cx.size()), ny(cy.size()), nz(cz.size());
-        for (std::size_t r = 0; r < cells.size(); ++r) {
-          float fresh = 0.f;
-          const auto m = fluid::stencil_transport(st, r, cx.data(), cy.data(), cz.data(), 1.f, &fresh,
-                                                  k != 0 ? frame.face_turn : nullptr);
-          nx[r] = m.x;
-          ny[r] = m.y;
-          nz[r] = m.z;
-        }
-        cx.swap(nx);
-        cy.swap(ny);
-        cz.swap(nz);
-      }
+      transport_steps(st, 1000, cx, cy, cz, k != 0 ? frame.face_turn : nullptr);
       totals(after, mag);
       double worst = 0;
       for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(after[c] - before[c]));
