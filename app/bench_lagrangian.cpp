@@ -21,22 +21,6 @@
 #endif
 
 namespace mrwb::cli {
-namespace {
-
-SequenceProgram tube_ge(int lines, double fov_m) {
-  SequenceSpec seq;
-  seq.matrix = lines;
-  seq.fov_m = fov_m;
-  seq.TR_s = 0.01;
-  seq.TE_s = 0.004;
-  seq.flip_angle_deg = 30;
-  seq.bandwidth_Hz_per_pixel = 500;
-  seq.dummy_scans = 0;
-  return build_sequence_program(seq);
-}
-
-}  // namespace
-
 int bench_lagrangian(const BenchOptions& options, nlohmann::json& report) {
   std::vector<Backend> backends;
   bool cuda = false;
@@ -55,12 +39,12 @@ int bench_lagrangian(const BenchOptions& options, nlohmann::json& report) {
     std::snprintf(name, sizeof name, "tube %dx%d flow, 3x3 spins, GE %d PE", nx, ny, lines);
     if (!options.wants(name)) continue;
     const CellPhantom ph = straight_tube(nx, ny, 1e-4, 0.8, 1e-4);
-    const SequenceProgram prog = tube_ge(lines, nx * 1e-4);
+    const SequenceProgram prog = build_sequence_program(bench_ge(lines, nx * 1e-4));
     auto engine = make_simulation_engine(b, SimulationModel::Lagrangian);
     std::vector<std::complex<float>> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(ph.size());
     if (b == Backend::Cuda) {  // warm-up: context, module load
       const CellPhantom small = straight_tube(64, 16, 1e-4, 0.8, 1e-4);
-      const SequenceProgram p2 = tube_ge(8, 0.01);
+      const SequenceProgram p2 = build_sequence_program(bench_ge(8, 0.01));
       std::vector<std::complex<float>> s2(static_cast<std::size_t>(p2.readouts) * p2.nx), t2(small.size());
       engine->run(small, p2, s2, t2, {}, {});
     }

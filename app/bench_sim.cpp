@@ -28,19 +28,6 @@
 namespace mrwb::cli {
 namespace {
 
-
-SequenceSpec bench_ge(int lines, double fov_m) {
-  SequenceSpec seq;
-  seq.matrix = lines;
-  seq.fov_m = fov_m;
-  seq.TR_s = 0.01;
-  seq.TE_s = 0.004;
-  seq.flip_angle_deg = 30;
-  seq.bandwidth_Hz_per_pixel = 500;
-  seq.dummy_scans = 0;
-  return seq;
-}
-
 struct MovingCase {
   std::string name;
   CellPhantom ph;
@@ -221,6 +208,18 @@ std::vector<Backend> engines(const BenchOptions& options) {
 }
 
 }  // namespace
+
+SequenceSpec bench_ge(int lines, double fov_m) {
+  SequenceSpec seq;
+  seq.matrix = lines;
+  seq.fov_m = fov_m;
+  seq.TR_s = 0.01;
+  seq.TE_s = 0.004;
+  seq.flip_angle_deg = 30;
+  seq.bandwidth_Hz_per_pixel = 500;
+  seq.dummy_scans = 0;
+  return seq;
+}
 
 // Jurczuk et al. 2016, object (a): a straight tube filling the grid, blood, Poiseuille profile across y with a peak
 // of u_max cells per flow step.

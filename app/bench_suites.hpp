@@ -8,6 +8,10 @@
 #include "mrwb/base/backend.hpp"
 #include "mrwb/phantom/phantom.hpp"
 
+namespace mrwb {
+struct SequenceSpec;  // sequence_spec.hpp: not included here, its Trajectory enum would clash in bench_noncart
+}  // namespace mrwb
+
 namespace mrwb::cli {
 
 struct BenchOptions {
@@ -27,5 +31,7 @@ int bench_lagrangian(const BenchOptions& options, nlohmann::json& report);
 // Jurczuk et al. 2016, object (a), as the sim and lagrangian suites time it: a straight tube of blood filling
 // the nx × ny grid, Poiseuille profile across y, peak u_max cells per flow step (bench_sim.cpp).
 CellPhantom straight_tube(int nx, int ny, double cell_m, double u_max, double flow_dt_s);
+// The benches' spoiled GE: `lines` PE lines over fov_m, TR 10 ms, TE 4 ms, 30°, 500 Hz/pixel, no dummy TRs.
+SequenceSpec bench_ge(int lines, double fov_m);
 
 }  // namespace mrwb::cli
