@@ -410,7 +410,7 @@ class TestIo : public QObject {
     const Scenario b = load_scenario(path("s.json"));
     QCOMPARE(scenario_to_json_text(b), scenario_to_json_text(s));
   }
-  // "simulation": {"model", "flow_transport"}: the default (eulerian, gradient_frame) is not written, so files
+  // "simulation": {"model", "flow_transport", "spins_per_axis"}: the default (eulerian, gradient_frame) is not written, so files
   // without it keep their text; any other choice is written whole and read back.
   void scenarioSimulationModelRoundTrip() {
     Scenario s = scenario_preset("default");
@@ -427,6 +427,9 @@ class TestIo : public QObject {
       QCOMPARE(b.simulation.flow_transport, transport);
       QCOMPARE(scenario_to_json_text(b), scenario_to_json_text(s));
     }
+    s.simulation = {SimulationModel::Lagrangian, FlowTransport::GradientFrame, 8};
+    save_scenario(s, path("spins.json"));
+    QCOMPARE(load_scenario(path("spins.json")).simulation.spins_per_axis, 8);
     const Scenario j = scenario_from_json_text(
         R"({"format": "mrwb-scenario", "version": 1, "simulation": {"model": "lagrangian"}})", "S.json");
     QCOMPARE(j.simulation.model, SimulationModel::Lagrangian);
@@ -454,6 +457,8 @@ class TestIo : public QObject {
     QTest::newRow("bad flow transport") << head + R"("simulation": {"flow_transport": "upwind"}})"
                                         << "simulation.flow_transport = 'upwind' is not allowed (allowed: gradient_frame, donor_cell)";
     QTest::newRow("unknown simulation field") << head + R"("simulation": {"spins": 3}})" << "simulation.spins is not a known field";
+    QTest::newRow("too many spins") << head + R"("simulation": {"spins_per_axis": 17}})"
+                                    << "simulation.spins_per_axis = 17 is out of range: allowed [1, 16]";
     QTest::newRow("simulation not an object") << head + R"("simulation": "lagrangian"})" << "simulation must be a JSON object";
     QTest::newRow("readout too long") << head + R"("sequence": {"TE_s": 0.001, "bandwidth_Hz_per_pixel": 100}})" << "sequence.TE_s = 0.001 is out of range: must exceed half the readout";
   }

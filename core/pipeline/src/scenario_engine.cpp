@@ -7,6 +7,7 @@ namespace mrwb {
 std::unique_ptr<SimulationEngine> make_scenario_engine(const Scenario& scenario) {
   std::unique_ptr<SimulationEngine> engine = make_simulation_engine(scenario.backend, scenario.simulation.model);
   engine->set_flow_transport(scenario.simulation.flow_transport);
+  engine->set_spins_per_axis(scenario.simulation.spins_per_axis);
   return engine;
 }
 

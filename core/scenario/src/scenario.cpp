@@ -288,6 +288,7 @@ namespace {
 void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequence* built) {
   const auto& q = s.sequence;
   const auto& p = s.phantom;
+  check_range(source, "simulation.spins_per_axis", s.simulation.spins_per_axis, 1, false, k_max_spins_per_axis, false, "");
   if (q.type == SequenceType::PhaseContrast) {
     check_range(source, "sequence.venc_m_per_s", q.venc_m_per_s, 0.01, false, 10, false, "m/s");
     if (q.venc_directions.empty() || q.venc_directions.size() > 3)
@@ -504,6 +505,7 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     ObjectReader m(r.object("simulation"), source, "simulation.");
     s.simulation.model = m.named("model", k_simulation_model_names, s.simulation.model);
     s.simulation.flow_transport = m.named("flow_transport", k_flow_transport_names, s.simulation.flow_transport);
+    s.simulation.spins_per_axis = m.integer("spins_per_axis", s.simulation.spins_per_axis);
     m.reject_unknown();
   }
   r.reject_unknown();
@@ -624,8 +626,10 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.slice_gap_m != q0.slice_gap_m) j["sequence"]["slice_gap_m"] = q.slice_gap_m;
   if (q.partitions != q0.partitions) j["sequence"]["partitions"] = q.partitions;
   if (q.slice_thickness_m != q0.slice_thickness_m) j["sequence"]["slice_thickness_m"] = q.slice_thickness_m;
-  if (s.simulation != SimulationSpec{})  // both fields, so the choice reads whole in the file
-    j["simulation"] = {{"model", name_of(s.simulation.model)}, {"flow_transport", name_of(s.simulation.flow_transport)}};
+  if (s.simulation != SimulationSpec{})  // every field, so the choice reads whole in the file
+    j["simulation"] = {{"model", name_of(s.simulation.model)},
+                       {"flow_transport", name_of(s.simulation.flow_transport)},
+                       {"spins_per_axis", s.simulation.spins_per_axis}};
   if (s.coils.noise_std != 0 || s.coils.noise_correlation != 0) {
     j["coils"]["noise_std"] = s.coils.noise_std;
     j["coils"]["noise_correlation"] = s.coils.noise_correlation;

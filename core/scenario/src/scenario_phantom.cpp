@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/flow/face_flux.hpp"
 #include "mrwb/phantom/phantom_discretise.hpp"
 
 namespace mrwb {
@@ -67,6 +68,13 @@ CellPhantom build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
     if (slab) ph.uz[i] = static_cast<float>(f.uz_m_per_s[j] * to_cells);
   }
   if (s.phantom.preset == "vessel_tree") mark_vessel_ends(ph, generate_vessel_tree(s.phantom.tree, "phantom.tree"));
+  // The transport's faces must balance (face_flux.hpp): both simulation models move blood on them.
+  const FaceFluxReport flux = make_face_fluxes_divergence_free(ph);
+  if (flux.max_speed_after > 1)
+    throw InputError("flow.inlet_flow_m3_per_s = " + std::to_string(s.flow.inlet_flow_m3_per_s) +
+                     ": the divergence-free field reaches " + std::to_string(flux.max_speed_after) +
+                     " cells per step of " + std::to_string(s.flow_time_step_s()) +
+                     " s, breaking |u| <= 1 (lower the flow or flow.time_step_s)");
   return ph;
 }
 

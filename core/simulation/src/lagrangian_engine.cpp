@@ -15,7 +15,9 @@ namespace mrwb {
 using namespace lagrangian;
 
 LagrangianCpuEngine::LagrangianCpuEngine(int spins_per_axis, unsigned seed)
-    : spins_per_axis_(std::max(1, spins_per_axis)), seed_(seed) {}
+    : seed_(seed) {
+  set_spins_per_axis(spins_per_axis);
+}
 
 void LagrangianCpuEngine::run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
                               std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
@@ -26,7 +28,7 @@ void LagrangianCpuEngine::run(const CellPhantom& ph, const SequenceProgram& prog
     throw std::invalid_argument("LagrangianCpuEngine::run: sample or truth buffer of the wrong size");
   std::fill(samples.begin(), samples.end(), std::complex<float>{});
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
-  const Plan P = build_plan(ph, prog, spins_per_axis_, seed_);
+  const Plan P = build_plan(ph, prog, spins_per_axis(), seed_);
   stats_ = SpinTrackingStats{0, P.sub_steps, P.spins.size(), 0};
   std::vector<Spin> spins = P.spins;
   const CellFlow* flow = P.flow.data();

@@ -12,6 +12,7 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/simulation/courant.hpp"
+#include "mrwb/flow/face_flux.hpp"
 
 namespace mrwb::lagrangian {
 namespace {
@@ -92,10 +93,35 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
   // edges, open vessel ends), with the velocity pointing into the cell.
   double max_speed = 0;
   if (P.moving) {
-    P.flow.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-      P.flow[i] = CellFlow{static_cast<float>(velocity(i, 0)), static_cast<float>(velocity(i, 1)),
-                           P.three_d ? static_cast<float>(velocity(i, 2)) : 0.f, fluid(i) ? 1.f : 0.f};
+    // Each fluid cell's face velocities as the Eulerian transport's donor_cell_gather takes them: shared
+    // with a fluid neighbour, the cell's own at an open face (grid edge, vessel end), none at a wall.
+    const bool ends = ph.open_end.size() == n;
+    P.flow.assign(n, CellFlow{});
+    for_each_range(n, range_parts(n), [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if (!fluid(i)) continue;
+        const int c[3] = {static_cast<int>(i % ph.nx), static_cast<int>(i / ph.nx % ph.ny), static_cast<int>(i / ph.slice_size())};
+        float lo[3] = {0.f, 0.f, 0.f}, hi[3] = {0.f, 0.f, 0.f};
+        for (int axis = 0; axis < (P.three_d ? 3 : 2); ++axis) {
+          const float ui = static_cast<float>(velocity(i, axis));
+          for (int side : {-1, 1}) {
+            int j[3] = {c[0], c[1], c[2]};
+            j[axis] += side;
+            const bool inside = j[0] >= 0 && j[0] < ph.nx && j[1] >= 0 && j[1] < ph.ny && j[2] >= 0 && j[2] < ph.nz;
+            const std::size_t k = inside ? cell_index(j[0], j[1], j[2], ph.nx, ph.ny) : 0;
+            float v = 0.f;
+            if (inside && fluid(k)) {
+              const float uj = static_cast<float>(velocity(k, axis));
+              v = side > 0 ? face_velocity(ui, uj) : face_velocity(uj, ui);
+            } else if (!inside || (ends && ph.open_end[i])) {
+              v = ui;
+            }
+            (side > 0 ? hi : lo)[axis] = v;
+          }
+        }
+        P.flow[i] = CellFlow{lo[0], hi[0] - lo[0], lo[1], hi[1] - lo[1], lo[2], hi[2] - lo[2], 1.f, 0.f};
+      }
+    });
     for (int axis = 0; axis < 3; ++axis) {
       const std::vector<float>& u = axis == 0 ? ph.ux : axis == 1 ? ph.uy : ph.uz;
       for (float v : u) max_speed = std::max(max_speed, double(std::abs(v)));

@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(k_threads, k_min_blocks(S)) track(TrackArgs a,
     serial[q] = 0;
     p[q] = Spin{};
     p[q].weight = 0.f;
-    u[q] = CellFlow{0.f, 0.f, 0.f, 0.f};
+    u[q] = CellFlow{};
     if (slot < a.n_old) {
       p[q] = a.spins[slot];
       if (Moving && p[q].weight > 0.f && p[q].mobile) u[q] = a.flow[cell_index(p[q].ix, p[q].iy, p[q].iz, a.nx, a.ny)];
@@ -260,7 +260,7 @@ std::string gib(double bytes) {
 
 class CudaLagrangianEngine final : public SimulationEngine, public SpinTracker {
  public:
-  CudaLagrangianEngine(int spins_per_axis, unsigned seed) : spins_per_axis_(std::max(1, spins_per_axis)), seed_(seed) {}
+  CudaLagrangianEngine(int spins_per_axis, unsigned seed) : seed_(seed) { set_spins_per_axis(spins_per_axis); }
   std::string name() const override { return "cuda-lagrangian"; }
   SpinTrackingStats last_run_stats() const override { return stats_; }
   using SimulationEngine::run;
@@ -276,7 +276,7 @@ class CudaLagrangianEngine final : public SimulationEngine, public SpinTracker {
     if (ncoils > k_record_slots)
       throw InputError("simulate: coils.count " + std::to_string(ncoils) + " exceeds the CUDA Lagrangian engine's " +
                        std::to_string(k_record_slots) + "; use fewer coils or --backend cpu");
-    const Plan P = build_plan(ph, prog, spins_per_axis_, seed_);
+    const Plan P = build_plan(ph, prog, spins_per_axis(), seed_);
     const auto t_plan = std::chrono::steady_clock::now();
     stats_ = SpinTrackingStats{0, P.sub_steps, P.spins.size(), 0};
     cancel.throw_if_cancelled();
@@ -460,7 +460,6 @@ class CudaLagrangianEngine final : public SimulationEngine, public SpinTracker {
     return e0;
   }
 
-  int spins_per_axis_;
   unsigned seed_;
   SpinTrackingStats stats_;
 };

@@ -17,6 +17,12 @@ enum class SimulationModel { Eulerian, Lagrangian };
 // et al. 2016 Eq. 1 (diffuses that phase as (k·cell)²; kept for comparison).
 enum class FlowTransport { GradientFrame, DonorCell };
 
+// Spins per fluid cell along each axis of the Lagrangian model (2-D: its square per cell, 3-D: its cube).
+// 3 keeps a run near the Eulerian engine's cost; its sampling noise is ~1 % of the blood signal at the
+// presets (docs/flow_transport.md), and a reference run takes more.
+inline constexpr int k_default_spins_per_axis = 3;
+inline constexpr int k_max_spins_per_axis = 16;
+
 inline constexpr EnumNames<SimulationModel, 2> k_simulation_model_names{{
     {SimulationModel::Eulerian, "eulerian"},
     {SimulationModel::Lagrangian, "lagrangian"},

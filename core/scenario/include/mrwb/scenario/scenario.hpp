@@ -36,6 +36,8 @@ struct SimulationSpec {
   SimulationModel model = SimulationModel::Eulerian;
   // Eulerian only; kept (and written) with a Lagrangian model too, so switching back restores it.
   FlowTransport flow_transport = FlowTransport::GradientFrame;
+  // Lagrangian only (kept with an Eulerian model alike): spins per fluid cell along each axis, 1..16.
+  int spins_per_axis = k_default_spins_per_axis;
   bool operator==(const SimulationSpec&) const = default;
 };
 

@@ -28,7 +28,7 @@ class LagrangianCpuEngine final : public SimulationEngine, public SpinTracker {
  public:
   // spins_per_axis: spins per fluid cell along each axis (2-D: its square, 3-D: its cube), stratified with
   // a jitter keyed by `seed`; stationary cells hold one spin at their centre.
-  explicit LagrangianCpuEngine(int spins_per_axis = 3, unsigned seed = 1);
+  explicit LagrangianCpuEngine(int spins_per_axis = k_default_spins_per_axis, unsigned seed = 1);
   std::string name() const override { return "cpu-lagrangian"; }
   using SimulationEngine::run;
   // As SimulationEngine::run. A spin contributes its magnetization times 1 / (its cell's spins) to the
@@ -41,7 +41,6 @@ class LagrangianCpuEngine final : public SimulationEngine, public SpinTracker {
   SpinTrackingStats last_run_stats() const override { return stats_; }
 
  private:
-  int spins_per_axis_;
   unsigned seed_;
   SpinTrackingStats stats_;
 };

@@ -28,6 +28,9 @@ class SimulationEngine {
   // Eulerian engines only (a Lagrangian engine has no cells to transport between and ignores it).
   void set_flow_transport(FlowTransport t) { flow_transport_ = t; }
   FlowTransport flow_transport() const { return flow_transport_; }
+  // Lagrangian engines only: spins per fluid cell along each axis (2-D: its square, 3-D: its cube).
+  void set_spins_per_axis(int s) { spins_per_axis_ = s < 1 ? 1 : s; }
+  int spins_per_axis() const { return spins_per_axis_; }
   // Plays `program` over `phantom` from thermal equilibrium (M = PD·z). Static phantoms (flow_dt_s = 0 or
   // all velocities zero) are advanced event by event (exact); moving ones are time-stepped with
   // transport (transport_cell_ops.hpp) and sub-steps that keep the Courant number <= 1. (The CUDA engine
@@ -47,6 +50,7 @@ class SimulationEngine {
 
  protected:
   FlowTransport flow_transport_ = FlowTransport::GradientFrame;
+  int spins_per_axis_ = k_default_spins_per_axis;
 };
 
 // sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "mrwb/flow/face_flux.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 
 namespace mrwb::transport {
@@ -62,8 +63,7 @@ MRWB_HD Mag3<T> donor_cell_gather(int ix, int iy, int iz, int nx, int ny, int nz
     if (inside) j = jz * slice + static_cast<long>(jy) * nx + jx;
     if (inside && type[j] == k_fluid) {
       const float uj = u ? u[j] : 0.f;
-      // Same expression from both sides of the face (i + j commutes), so the fluxes cancel exactly.
-      c = static_cast<T>(0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui))) * scale;
+      c = static_cast<T>(face_velocity(dir > 0 ? ui : uj, dir > 0 ? uj : ui)) * scale;
     } else {
       // Grid edge (open when the boundary is) or a wall (open only at a vessel end).
       if (inside ? !(open_end && open_end[i]) : !open_boundary) return;

@@ -33,10 +33,18 @@ struct Spin {
   int mobile;    // 1: carried by the flow (a fluid spin of a moving phantom)
 };
 
-// A cell as the spins see it: velocity [cells per flow step] and whether it is fluid (1) or not (0).
+// A cell as the spins see it: the velocity on its lower face along each axis and the rise to its upper
+// face [cells per flow step], and whether it is fluid (1) or not (0). The faces carry the Eulerian
+// transport's face velocities (transport::face_velocity), and inside the cell each component is linear in
+// its own coordinate between its two faces (Pollock 1988, semi-analytical particle tracking on a
+// finite-volume flux field): a wall face carries none, so spins never cross a wall, and both models
+// move magnetization with one velocity field — where its faces' fluxes do not balance, the spins bunch up
+// as the cell's magnetization does.
 struct alignas(16) CellFlow {
-  float ux, uy, uz, fluid;
+  float lo_x, d_x, lo_y, d_y;
+  float lo_z, d_z, fluid, pad;
 };
+
 
 // PD and the relaxation factors of one tissue over one sub-step size (1 − E1 as −expm1(−dt/T1): see
 // bloch_cell_ops.hpp).
@@ -82,6 +90,9 @@ MRWB_HD float rn_add(float a, float b) { return a + b; }
 MRWB_HD double rn_mul(double a, double b) { return a * b; }
 MRWB_HD double rn_add(double a, double b) { return a + b; }
 #endif
+
+// Velocity at offset o in [-0.5, 0.5) between a lower face's lo and an upper face's lo + d.
+MRWB_HD float velocity_at(float lo, float d, float o) { return rn_add(lo, rn_mul(rn_add(o, 0.5f), d)); }
 
 // splitmix64 (Steele, Lea & Flood 2014): a counter-based generator, one 64-bit mix per draw.
 MRWB_HD std::uint64_t splitmix64(std::uint64_t x) {
@@ -151,13 +162,15 @@ MRWB_HD void shift(int& c, float& o, float d) {
   }
 }
 
-// Moves a mobile spin h flow steps with velocity u of the cell it is in. False when it has left the grid
-// or the fluid (it is then dropped); else u becomes the velocity of the cell it is now in.
+// Moves a mobile spin h flow steps with the velocity at its position in the cell it is in (u: that cell's
+// faces), one explicit step: h·|u| <= 0.5 keeps it short of a face with no flux. False when it has left
+// the grid or the fluid (it is then dropped: an outflow); else u becomes the cell it is now in.
 template <bool ThreeD>
 MRWB_HD bool move(Spin& p, CellFlow& u, float h, const CellFlow* flow, int nx, int ny, int nz) {
-  shift(p.ix, p.fx, rn_mul(u.ux, h));
-  shift(p.iy, p.fy, rn_mul(u.uy, h));
-  if (ThreeD) shift(p.iz, p.fz, rn_mul(u.uz, h));
+  const float vx = velocity_at(u.lo_x, u.d_x, p.fx), vy = velocity_at(u.lo_y, u.d_y, p.fy);
+  shift(p.ix, p.fx, rn_mul(vx, h));
+  shift(p.iy, p.fy, rn_mul(vy, h));
+  if (ThreeD) shift(p.iz, p.fz, rn_mul(velocity_at(u.lo_z, u.d_z, p.fz), h));
   if (p.ix < 0 || p.ix >= nx || p.iy < 0 || p.iy >= ny || p.iz < 0 || p.iz >= nz) return false;
   u = flow[cell_index(p.ix, p.iy, p.iz, nx, ny)];
   return u.fluid != 0.f;
