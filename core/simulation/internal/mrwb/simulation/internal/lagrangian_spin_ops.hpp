@@ -150,16 +150,21 @@ MRWB_HD std::uint32_t cell_index(int ix, int iy, int iz, int nx, int ny) {
          static_cast<std::uint32_t>(ix);
 }
 
-// Offset o moved by d (|d| <= 0.5): back into [-0.5, 0.5), the cell coordinate c following.
-MRWB_HD void shift(int& c, float& o, float d) {
+// Offset o moved by d (|d| <= 0.5): back into [-0.5, 0.5), the cell coordinate c following. True when the
+// spin crossed into the next cell.
+MRWB_HD bool shift(int& c, float& o, float d) {
   o = rn_add(o, d);
   if (o >= 0.5f) {
     ++c;
     o = rn_add(o, -1.f);
-  } else if (o < -0.5f) {
+    return true;
+  }
+  if (o < -0.5f) {
     --c;
     o = rn_add(o, 1.f);
+    return true;
   }
+  return false;
 }
 
 // Moves a mobile spin h flow steps with the velocity at its position in the cell it is in (u: that cell's
@@ -168,9 +173,9 @@ MRWB_HD void shift(int& c, float& o, float d) {
 template <bool ThreeD>
 MRWB_HD bool move(Spin& p, CellFlow& u, float h, const CellFlow* flow, int nx, int ny, int nz) {
   const float vx = velocity_at(u.lo_x, u.d_x, p.fx), vy = velocity_at(u.lo_y, u.d_y, p.fy);
-  shift(p.ix, p.fx, rn_mul(vx, h));
-  shift(p.iy, p.fy, rn_mul(vy, h));
-  if (ThreeD) shift(p.iz, p.fz, rn_mul(velocity_at(u.lo_z, u.d_z, p.fz), h));
+  bool crossed = shift(p.ix, p.fx, rn_mul(vx, h)) | shift(p.iy, p.fy, rn_mul(vy, h));
+  if (ThreeD) crossed |= shift(p.iz, p.fz, rn_mul(velocity_at(u.lo_z, u.d_z, p.fz), h));
+  if (!crossed) return true;  // most moves stay in their cell (h·|u| <= 0.5): u is still its faces
   if (p.ix < 0 || p.ix >= nx || p.iy < 0 || p.iy >= ny || p.iz < 0 || p.iz >= nz) return false;
   u = flow[cell_index(p.ix, p.iy, p.iz, nx, ny)];
   return u.fluid != 0.f;
