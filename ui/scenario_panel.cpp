@@ -145,8 +145,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   model_ = addCombo(mform, QStringLiteral("simulation.model"), tr("Model"),
                     {{tr("Eulerian (magnetization on fixed cells)"), q(name_of(SimulationModel::Eulerian))},
                      {tr("Lagrangian (spins carried by the flow)"), q(name_of(SimulationModel::Lagrangian))}},
-                    tr("How moving blood is simulated. Lagrangian spin tracking is the reference for flow (CPU only so "
-                       "far, slower); on a still phantom both give the same image"),
+                    tr("How moving blood is simulated. Lagrangian spin tracking is the reference for flow (slower); "
+                       "on a still phantom both give the same image"),
                     [](Scenario& s, const std::string& v) {
                       if (const auto m = parse_simulation_model(v)) s.simulation.model = *m;
                     });
@@ -157,9 +157,16 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                             [](Scenario& s, const std::string& v) {
                               if (const auto t = parse_flow_transport(v)) s.simulation.flow_transport = *t;
                             });
-  // The Lagrangian model has no cells to transport between.
+  spinsPerAxis_ = addInt(mform, QStringLiteral("simulation.spins_per_axis"), tr("Spins per axis"), 1,
+                         k_max_spins_per_axis, 1,
+                         tr("Lagrangian model: spins per fluid cell along each axis (its square per cell in 2-D, cube in "
+                            "3-D); more spins, less sampling noise, longer runs"),
+                         [](Scenario& s, int v) { s.simulation.spins_per_axis = v; });
+  // The Lagrangian model has no cells to transport between; the Eulerian one no spins.
   connect(model_, &QComboBox::currentIndexChanged, this, [this] {
-    flowTransport_->setEnabled(model_->currentData().toString() == q(name_of(SimulationModel::Eulerian)));
+    const bool eulerian = model_->currentData().toString() == q(name_of(SimulationModel::Eulerian));
+    flowTransport_->setEnabled(eulerian);
+    spinsPerAxis_->setEnabled(!eulerian);
   });
 
   // --- sequence (shown in ms / mm; the scenario stays in SI) ------------------------------------
@@ -383,6 +390,8 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   selectData(model_, q(name_of(s.simulation.model)));
   selectData(flowTransport_, q(name_of(s.simulation.flow_transport)));
   flowTransport_->setEnabled(s.simulation.model == SimulationModel::Eulerian);
+  spinsPerAxis_->setValue(s.simulation.spins_per_axis);
+  spinsPerAxis_->setEnabled(s.simulation.model == SimulationModel::Lagrangian);
   selectData(sequenceType_, q(name_of(s.sequence.type)));
   selectData(rfFidelity_, q(name_of(s.sequence.fidelity.rf)));
   selectData(gradientFidelity_, q(name_of(s.sequence.fidelity.gradients)));

@@ -3,6 +3,7 @@
 // Lagrangian simulation of one scenario side by side in the Compare panel (difference map and relative RMS
 // difference), agreeing on a still phantom, and cancelled without losing the shown results.
 #include <QComboBox>
+#include <QSpinBox>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -90,6 +91,10 @@ void TestGuiModels::modelChoiceRoundTrip() {
   w.redoAction()->trigger();
   QCOMPARE(w.scenario().simulation.model, Model::Lagrangian);
   QCOMPARE(model->currentData().toString(), QStringLiteral("lagrangian"));
+  auto* spins = w.findChild<QSpinBox*>(QStringLiteral("simulation.spins_per_axis"));
+  QVERIFY(spins && spins->isEnabled());
+  spins->setValue(6);
+  QCOMPARE(w.scenario().simulation.spins_per_axis, 6);
 
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("model.json"));
@@ -97,7 +102,9 @@ void TestGuiModels::modelChoiceRoundTrip() {
   QFile f(path);
   QVERIFY(f.open(QIODevice::ReadOnly));
   const QByteArray text = f.readAll();
-  QVERIFY2(text.contains("\"model\": \"lagrangian\"") && text.contains("\"flow_transport\": \"donor_cell\""), text.constData());
+  QVERIFY2(text.contains("\"model\": \"lagrangian\"") && text.contains("\"flow_transport\": \"donor_cell\"") &&
+               text.contains("\"spins_per_axis\": 6"),
+           text.constData());
 
   w.setScenario(smallTube());
   QCOMPARE(model->currentData().toString(), QStringLiteral("eulerian"));
@@ -107,6 +114,7 @@ void TestGuiModels::modelChoiceRoundTrip() {
   QCOMPARE(model->currentData().toString(), QStringLiteral("lagrangian"));
   QCOMPARE(transport->currentData().toString(), QStringLiteral("donor_cell"));
   QVERIFY(!transport->isEnabled());
+  QCOMPARE(spins->value(), 6);
 }
 
 // Simulation > Compare models: the Lagrangian image in the reference pane, the Eulerian one beside it over

@@ -96,6 +96,7 @@ class ScenarioPanel : public QWidget {
   QDoubleSpinBox* flowDensity_ = nullptr;
   QComboBox* model_ = nullptr;
   QComboBox* flowTransport_ = nullptr;
+  QSpinBox* spinsPerAxis_ = nullptr;
   QDoubleSpinBox* tr_ = nullptr;
   QDoubleSpinBox* te_ = nullptr;
   QDoubleSpinBox* flip_ = nullptr;
