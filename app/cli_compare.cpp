@@ -1,9 +1,11 @@
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.hpp"
+#include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/metrics/metrics.hpp"
@@ -26,6 +28,11 @@ Action add_compare(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sub->add_flag("--json", o->json, "Print metrics as JSON");
   return [o] {
+    if (!o->error_map.empty()) {  // checked before the images are read and compared
+      if (std::filesystem::path(o->error_map).extension() != ".png")
+        throw InputError(o->error_map + ": --error-map must be a PNG image (allowed: .png)");
+      require_output_folder(o->error_map);
+    }
     const Image2D img = read_image(o->image);
     const Image2D ref = read_image(o->reference);
     if (img.nx != ref.nx || img.ny != ref.ny)

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
@@ -54,6 +55,7 @@ Action add_flow(CLI::App& app) {
   return [o] {
     if (o->out.size() < 4 || o->out.substr(o->out.size() - 4) != ".vti")
       throw InputError(o->out + ": --out must be a VTK XML image file (.vti)");
+    require_output_folder(o->out);  // before the grid's summary and the (long) build
     const LbmRunner runner = choose_lbm_runner(parse_flag("--backend", o->backend, k_backend_names, "backend"));
     Scenario s = load_scenario(o->scenario);
     if (!s.flow.enabled) s.flow.enabled = true;  // defaults of the "flow" section

@@ -1,15 +1,19 @@
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_commands.hpp"
 #include "cli_png_options.hpp"
+#include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/input_source.hpp"
 #include "mrwb/base/image_volume.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
+#include "mrwb/recon/recon_check.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
 
@@ -41,6 +45,15 @@ void check_prior_options(const CLI::App& sub, ReconMethod method, const std::str
     if (sub.get_option(flag)->count() > 0 && (!anatomical || method != ReconMethod::Cg))
       throw InputError(std::string(flag) + ": only with --method cg --regularizer anatomical");
   if (anatomical && prior.empty()) throw InputError("--regularizer anatomical: needs --prior (a reference image)");
+}
+
+// An image output by its extension and its folder, before any input is read (write_image's formats;
+// volumes narrow them once the data are known).
+void check_image_output(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext != ".h5" && ext != ".cfl" && ext != ".hdr" && ext != ".nii" && ext != ".png")
+    throw InputError(path + ": --out: unknown image format '" + ext + "' (allowed: .h5, .cfl, .nii, .png)");
+  require_output_folder(path);
 }
 
 // The reference image's magnitude, x fastest (BART's first dimension), every value of the array.
@@ -115,6 +128,7 @@ Action add_recon(CLI::App& app) {
     opts.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
     check_gridding_options(*sub, opts.method, o->noncart);
     check_prior_options(*sub, opts.method, o->noncart.regularizer, o->prior);
+    for (const auto& p : o->out) check_image_output(p);
     if (!o->prior.empty()) o->noncart.prior = read_prior(o->prior);
     // The bilinear baseline has no CUDA kernel: auto runs it on the CPU rather than fail on a GPU machine.
     if (o->noncart.kernel == "bilinear" && opts.backend == Backend::Auto) opts.backend = Backend::Cpu;
@@ -124,24 +138,35 @@ Action add_recon(CLI::App& app) {
     opts.noncart = o->noncart;
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
-    if (!o->quiet) std::cerr << what << "\n";
     const bool noncart_method = opts.method == ReconMethod::Cg || opts.method == ReconMethod::Gridding;
-    if (noncart_method && noncart::has_3d_trajectory(raw)) {  // volume (noncart_volume.hpp)
-      const auto v = noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
-                                                          terminal_progress(o->quiet), interrupt_token());
+    const bool noncart_volume = noncart_method && noncart::has_3d_trajectory(raw);
+    // Everything that can be refused is refused here, before the summary and the progress lines; a late
+    // refusal of the reconstruction still names the input.
+    for (const auto& p : o->out) {
+      if (noncart_volume) noncart::check_volume_path(p);
+      else if (raw.volume()) check_image_volume_path(p);
+    }
+    about_source(o->in, [&] { check_recon_input(raw, opts); });
+    if (!o->quiet) std::cerr << what << "\n";
+    if (noncart_volume) {  // volume (noncart_volume.hpp)
+      const auto v = about_source(o->in, [&] {
+        return noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
+                                                    terminal_progress(o->quiet), interrupt_token());
+      });
       if (!o->quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
     if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)
-      for (const auto& p : o->out) check_image_volume_path(p);
-      const ImageVolume v = reconstruct_volume(raw, opts, terminal_progress(o->quiet), interrupt_token());
+      const ImageVolume v = about_source(
+          o->in, [&] { return reconstruct_volume(raw, opts, terminal_progress(o->quiet), interrupt_token()); });
       for (const auto& p : o->out) write_image_volume(p, v);
       if (!o->quiet)
         std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
     auto recon = make_reconstructor(opts.method, opts.backend);
-    const Image2D img = recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token());
+    const Image2D img =
+        about_source(o->in, [&] { return recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token()); });
     for (const auto& p : o->out) write_image(p, img, o->png);
     if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
     return 0;

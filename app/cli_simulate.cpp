@@ -1,9 +1,11 @@
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli_commands.hpp"
 #include "cli_png_options.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/input_source.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/pipeline/phase_contrast.hpp"
@@ -92,14 +94,27 @@ SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::Bui
   return written_result(std::move(pc.segments.front()), std::move(pc.truth), pc.backend, pc.simulate_seconds);
 }
 
-// An imported Pulseq file on the scenario's phantom and coils: the first segment (SET label) at `out`,
-// further segments at <out>_set<k>. Everything is simulated before anything is written.
-SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engine, const std::string& seq_path,
-                                       const std::string& out, bool quiet) {
-  const seq::BlockSequence sequence = seq::read_pulseq(seq_path);
-  ImportedSequenceRun run = simulate_imported_sequence(s, sequence, engine, terminal_progress(quiet), interrupt_token());
-  for (std::size_t seg = 0; seg < run.segments.size(); ++seg)
-    write_raw(seg == 0 ? out : with_suffix(out, "_set" + std::to_string(seg)), run.segments[seg]);
+// An imported Pulseq file (read and checked by the caller, its SET segments bounded by the reader) on the
+// scenario's phantom and coils: the first segment (SET label) at `out`, further segments at <out>_set<k>.
+// Everything is simulated before anything is written; a write that fails removes the files written before it.
+SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engine, const seq::BlockSequence& sequence,
+                                       const std::string& seq_path, const std::string& out, bool quiet) {
+  ImportedSequenceRun run = about_source(seq_path, [&] {
+    return simulate_imported_sequence(s, sequence, engine, terminal_progress(quiet), interrupt_token());
+  });
+  std::vector<std::string> written;
+  try {
+    for (std::size_t seg = 0; seg < run.segments.size(); ++seg) {
+      const std::string path = seg == 0 ? out : with_suffix(out, "_set" + std::to_string(seg));
+      written.push_back(write_raw(path, run.segments[seg]));  // the trajectory beside a .cfl, if any
+      written.push_back(path);
+    }
+  } catch (...) {
+    std::error_code ec;
+    for (const auto& w : written)
+      if (!w.empty()) std::filesystem::remove(w, ec);
+    throw;
+  }
   if (!quiet && run.segments.size() > 1)
     std::cerr << "wrote " << run.segments.size() << " segments: " << out << " and " << with_suffix(out, "_set<k>") << "\n";
   return written_result(std::move(run.segments.front()), std::move(run.truth), run.backend, run.seconds);
@@ -181,6 +196,13 @@ Action add_simulate(CLI::App& app) {
                        "(a non-Cartesian .cfl gets <out>_traj.cfl)");
     if (is_volume_scenario(s) && (!o->seq.empty() || !o->traj_out.empty()))
       throw InputError(o->scenario + ": a multi-slice / 3-D scenario does not combine with --seq or --traj-out");
+    // Every input is read and checked before the banner: a refused .seq gets its one line alone.
+    std::optional<seq::BlockSequence> imported;
+    if (!o->seq.empty()) {
+      imported = seq::read_pulseq(o->seq);
+      if (imported->adc_samples() == 0)
+        throw InputError(o->seq + ": the sequence has no ADC to simulate (allowed: at least one block with an ADC)");
+    }
     auto engine = make_scenario_engine(s);
     if (!o->quiet)
       std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
@@ -190,7 +212,7 @@ Action add_simulate(CLI::App& app) {
       return 0;
     }
     // Radial / spiral scenarios: the raw data carries the trajectory as played.
-    SimulationResult r = !o->seq.empty() ? simulate_pulseq_files(s, *engine, o->seq, o->out, o->quiet)
+    SimulationResult r = imported ? simulate_pulseq_files(s, *engine, *imported, o->seq, o->out, o->quiet)
                          : pc ? simulate_phase_contrast_files(s, built, *engine, o->out, o->velocity_out, o->quiet)
                          : simulate(s, built, *engine, terminal_progress(o->quiet), interrupt_token());
     std::string traj_written;

@@ -451,6 +451,16 @@ class TestIo : public QObject {
     QTest::newRow("bad format") << R"({"format": "other", "version": 1})" << "format must be";
     QTest::newRow("no version") << R"({"format": "mrwb-scenario"})" << "version is missing";
     QTest::newRow("malformed") << R"({"format": "mrwb-scenario", )" << "not valid JSON";
+    // Found by fuzz/fuzz_scenario: nlohmann's own exception text without the file (exit 1), the last of two
+    // keys winning unseen, a NUL cutting the message that quotes a name.
+    QTest::newRow("number beyond a double") << head + R"("sequence": {"TR_s": 1e999}})"
+                                            << "not valid JSON: number overflow parsing '1e999' (allowed: numbers within";
+    QTest::newRow("duplicate key") << head + R"("sequence": {"matrix": 100000, "matrix": 64}})"
+                                   << "sequence.matrix appears twice in one object (allowed: each key once)";
+    QTest::newRow("control character in a name") << head + R"("phantom": {"vessel_tissue": "blood\u0000x"}})"
+                                                 << R"(phantom.vessel_tissue = "blood\x00x" holds control characters)";
+    QTest::newRow("control character in a key") << head + R"("sequence": {"TR\u000as": 1}})"
+                                                << R"(sequence.TR\x0as is not a known field)";
     QTest::newRow("unknown tissue") << head + R"("phantom": {"vessel_tissue": "unobtainium"}})" << "unknown tissue 'unobtainium'";
     QTest::newRow("bad simulation model") << head + R"("simulation": {"model": "particles"}})"
                                           << "simulation.model = 'particles' is not allowed (allowed: eulerian, lagrangian)";

@@ -1,5 +1,6 @@
 // Malformed inputs: every one is a one-line InputError naming the file, never a crash and never an
-// allocation of an absurd size. Files are damaged here on purpose (HDF5 API, byte edits).
+// allocation of an absurd size. Files are damaged here on purpose (HDF5 API, byte edits), or kept as the
+// fuzzers found them (tests/data/fuzz_findings/).
 #include <QtTest>
 
 #include <hdf5.h>
@@ -7,10 +8,15 @@
 #include <ismrmrd/version.h>
 #include <ismrmrd/xml.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 #include "files.hpp"
+#include "ismrmrd_header.hpp"
+#include "stderr_capture.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 
@@ -29,23 +35,35 @@ RawData small_raw() {
   return r;
 }
 
-std::string header_with_matrix(int x, int y, int z, int coils) {
+std::string header_with_matrix(int x, int y, int z, int coils) { return mrwb_test::cartesian_header_xml(x, y, z, coils); }
+
+// A Cartesian header with encoding limits: kspace_encoding_step_1 / _2 up to k1_max / k2_max.
+std::string header_with_limits(int x, int y, int z, int coils, int k1_max, int k2_max) {
   ISMRMRD::IsmrmrdHeader h;
-  h.version = ISMRMRD_XMLHDR_VERSION;
-  h.experimentalConditions.H1resonanceFrequency_Hz = 63500000;
-  ISMRMRD::AcquisitionSystemInformation sys;
-  sys.receiverChannels = static_cast<unsigned short>(coils);
-  h.acquisitionSystemInformation = sys;
-  ISMRMRD::Encoding e;
-  e.encodedSpace.matrixSize = ISMRMRD::MatrixSize(static_cast<unsigned short>(x), static_cast<unsigned short>(y),
-                                                  static_cast<unsigned short>(z));
-  e.encodedSpace.fieldOfView_mm = {200, 200, 5};
-  e.reconSpace = e.encodedSpace;
-  e.trajectory = ISMRMRD::TrajectoryType::CARTESIAN;
-  h.encoding.push_back(e);
+  ISMRMRD::deserialize(header_with_matrix(x, y, z, coils).c_str(), h);
+  h.encoding[0].encodingLimits.kspace_encoding_step_1 = ISMRMRD::Limit(0, static_cast<unsigned short>(k1_max), 0);
+  h.encoding[0].encodingLimits.kspace_encoding_step_2 = ISMRMRD::Limit(0, static_cast<unsigned short>(k2_max), 0);
   std::ostringstream s;
   ISMRMRD::serialize(h, s);
   return s.str();
+}
+
+// One acquisition of `samples` x `channels` at the given line, partition and slice.
+void write_one_acquisition(const std::string& path, const std::string& xml, int samples, int channels, int line,
+                           int partition, int slice) {
+  ISMRMRD::Dataset d(path.c_str(), "dataset", true);
+  d.writeHeader(xml);
+  ISMRMRD::Acquisition acq(static_cast<uint16_t>(samples), static_cast<uint16_t>(channels));
+  acq.idx().kspace_encode_step_1 = static_cast<uint16_t>(line);
+  acq.idx().kspace_encode_step_2 = static_cast<uint16_t>(partition);
+  acq.idx().slice = static_cast<uint16_t>(slice);
+  d.appendAcquisition(acq);
+}
+
+// A file kept under tests/data/fuzz_findings/ (the inputs the fuzzers found; README.md there).
+std::string finding(const char* name) {
+  const char* src = std::getenv("MRWB_SOURCE_DIR");
+  return (src ? std::string(src) : std::string(".")) + "/tests/data/fuzz_findings/" + name;
 }
 
 }  // namespace
@@ -174,7 +192,8 @@ class TestIoMalformed : public QObject {
         ISMRMRD::Acquisition acq(4, 64);
         d.appendAcquisition(acq);
       }
-      expect_input_error([&] { read_raw_ismrmrd(path(name)); }, path(name), msg);
+      const std::string file = path(name);  // a lambda may not capture a structured binding before clang 16
+      expect_input_error([&] { read_raw_ismrmrd(file); }, file, msg);
     }
     // Channels in the data disagree with the header's receiverChannels.
     {
@@ -230,6 +249,153 @@ class TestIoMalformed : public QObject {
   void pngReaderRefusesJunk() {
     { std::ofstream(path("junk.png"), std::ios::binary) << "not a png at all"; }
     expect_input_error([&] { read_png(path("junk.png")); }, path("junk.png"), "not a PNG");
+  }
+
+  // --- found by the fuzzers (fuzz/, docs/fuzzing.md) ---
+  // A text chunk stating 1.4 GB in a 300-byte file: libpng allocated (and ASan filled) the 1.4 GB before it
+  // found the file short, 16 s per read. Chunk lengths are now held to the file before libpng runs.
+  void pngChunkLongerThanTheFile() {
+    write_png_magnitude(path("ok.png"), std::vector<float>(16 * 16, 1.f), 16, 16);
+    const std::string ok = mrwb::test::read_file(path("ok.png"));
+    std::string bad = ok.substr(0, 33);  // signature and IHDR
+    bad += std::string("\x56\x00\x00\x17tEXtmrwb:window_lo", 22) + ok.substr(33, 200);
+    { std::ofstream(path("long_text.png"), std::ios::binary) << bad; }
+    expect_input_error([&] { read_png(path("long_text.png")); }, path("long_text.png"),
+                       "chunk tEXt at byte 33 states 1442840599 bytes");
+    // Cut short inside the image data.
+    { std::ofstream(path("cut.png"), std::ios::binary) << ok.substr(0, ok.size() - 20); }
+    expect_input_error([&] { read_png(path("cut.png")); }, path("cut.png"), "damaged PNG file");
+  }
+  // libpng's warnings (here: a text chunk whose CRC is wrong, which it drops) went to stderr beside ours.
+  void pngWarningsStayOffStderr() {
+    write_png_magnitude(path("crc.png"), std::vector<float>(16 * 16, 1.f), 16, 16);
+    std::string bytes = mrwb::test::read_file(path("crc.png"));
+    const std::size_t text = bytes.find("tEXt");
+    QVERIFY(text != std::string::npos);
+    const std::size_t length = static_cast<unsigned char>(bytes[text - 1]);
+    bytes[text + 4 + length] ^= 0x5a;  // first CRC byte of the first text chunk
+    { std::ofstream(path("crc.png"), std::ios::binary) << bytes; }
+    PngPixels p;
+    QCOMPARE(mrwb::test::stderr_of([&] { p = read_png(path("crc.png")); }), std::string());
+    QCOMPARE(p.width, 16);
+  }
+  // A damaged header dataset: libismrmrd's default handler printed HDF5's error stack (13 lines) on stderr
+  // and its exception text, lines and all, went into the message. (The layout check now refuses this one
+  // before libismrmrd reads it; libismrmrd's handler stays silenced for what the checks do not see.)
+  void ismrmrdDamagedFileIsOneQuietLine() {
+    const std::string file = finding("ismrmrd_header_unreadable.h5");
+    const std::string err = mrwb::test::stderr_of([&] {
+      expect_input_error([&] { read_raw_ismrmrd(file); }, file, "/dataset/xml holds 8449 strings (allowed: 1)");
+    });
+    QCOMPARE(err, std::string());
+  }
+  // Acquisition lists that HDF5 cannot read part way (bytes inserted into the heap): the lists of the
+  // records converted before the failure leaked (LeakSanitizer, in the sanitize build).
+  void ismrmrdAcquisitionsUnreadablePartWay() {
+    const std::string file = finding("ismrmrd_acquisitions_unreadable_part_way.h5");
+    expect_input_error([&] { read_raw_ismrmrd(file); }, file, "cannot be read");
+  }
+  // A list whose stored length says 1162346496 floats (4.6 GB; found by fuzz/fuzz_ismrmrd_file): HDF5
+  // allocates a variable-length value's stated length before it reads it. Refused from the stored lengths, before any read:
+  // against the header's sizes (the finding), and against the file's size when the header agrees.
+  // The chunk index states a chunk of 321 bytes where a chunk of records is 376: HDF5 1.10 read past its
+  // buffer inside H5Dread (AddressSanitizer); refused before any read.
+  void ismrmrdChunkIndexStatesAShortChunk() {
+    const std::string found = finding("ismrmrd_chunk_stated_short.h5");
+    expect_input_error([&] { read_raw_ismrmrd(found); }, found, "/dataset/data: chunk 0 is stated as 321 bytes");
+  }
+
+  // A group's local heap states 2^48 bytes: HDF5 asks malloc for them before reading the heap. glibc
+  // refuses such a size and HDF5 fails cleanly (ASan runs with allocator_may_return_null=1 to match).
+  void hdf5HeapLargerThanAnyMachine() {
+    const std::string found = finding("hdf5_local_heap_states_2e48_bytes.h5");
+    expect_input_error([&] { read_raw_ismrmrd(found); }, found, "/dataset/xml");
+  }
+
+  void ismrmrdListLengthBeyondTheFile() {
+    const std::string found = finding("ismrmrd_list_states_1.2e9_floats.h5");
+    expect_input_error([&] { read_raw_ismrmrd(found); }, found, "data holds 1162346496 and 0 floats");
+    // The header string likewise (libismrmrd's readHeader).
+    const std::string xml = finding("ismrmrd_header_states_1.7e9_bytes.h5");
+    expect_input_error([&] { read_raw_ismrmrd(xml); }, xml, "/dataset/xml states a header of 1697200701 bytes");
+    write_raw_ismrmrd(path("long.h5"), small_raw());
+    hid_t f = H5Fopen(path("long.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "/dataset/data", H5P_DEFAULT);
+    // Acquisition 3's header: 65535 samples x 8868 channels, 2 x 65535 x 8868 = 1162328760 floats.
+    struct Sizes {
+      std::uint16_t samples, channels;
+    };
+    hid_t head = H5Tcreate(H5T_COMPOUND, sizeof(Sizes));
+    H5Tinsert(head, "number_of_samples", HOFFSET(Sizes, samples), H5T_NATIVE_UINT16);
+    H5Tinsert(head, "active_channels", HOFFSET(Sizes, channels), H5T_NATIVE_UINT16);
+    hid_t rec = H5Tcreate(H5T_COMPOUND, sizeof(Sizes));
+    H5Tinsert(rec, "head", 0, head);
+    hid_t fs = H5Dget_space(d);
+    hsize_t start = 3, count = 1;
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &count, nullptr);
+    hid_t ms = H5Screate_simple(1, &count, nullptr);
+    const Sizes big{65535, 8868};
+    QVERIFY(H5Dwrite(d, rec, ms, fs, H5P_DEFAULT, &big) >= 0);
+    // Its data list's stored length (the first 4 bytes of the stored list), in the chunk of record 3.
+    hid_t type = H5Dget_type(d);
+    const std::size_t data_at = H5Tget_member_offset(type, static_cast<unsigned>(H5Tget_member_index(type, "data")));
+    haddr_t chunk_at = HADDR_UNDEF;
+    hsize_t chunk_bytes = 0;
+    unsigned filters = 0;
+    QVERIFY(H5Dget_chunk_info_by_coord(d, &start, &filters, &chunk_at, &chunk_bytes) >= 0);
+    for (hid_t t : {type, rec, head}) H5Tclose(t);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(d);
+    H5Fclose(f);
+    QVERIFY(chunk_at != HADDR_UNDEF);
+    {
+      std::fstream file(path("long.h5"), std::ios::in | std::ios::out | std::ios::binary);
+      const unsigned char length[4] = {0xb8, 0xba, 0x47, 0x45};  // 1162328760, little-endian
+      file.seekp(static_cast<std::streamoff>(chunk_at + data_at));
+      file.write(reinterpret_cast<const char*>(length), 4);
+    }
+    expect_input_error([&] { read_raw_ismrmrd(path("long.h5")); }, path("long.h5"), "floats, more than the file's");
+  }
+  // A header whose sizes are out of all proportion to the data: k-space was allocated from the header
+  // (6334 slices of 32x16 for 256 samples; 65536 lines), and five 16-bit sizes whose product wraps size_t
+  // to 0 passed the size check, then the acquisition was written past the empty k-space.
+  void ismrmrdGridOutOfProportionToTheData() {
+    const auto read_every_slice = [](const std::string& p) { read_raw_ismrmrd(p, RawSelection{-1, 0, 0}); };  // recon's default
+    write_one_acquisition(path("slices.h5"), header_with_matrix(32, 16, 1, 2), 32, 2, 0, 0, 6333);
+    expect_input_error([&] { read_every_slice(path("slices.h5")); }, path("slices.h5"), "6334 slice(s)");
+    write_one_acquisition(path("lines.h5"), header_with_limits(63, 16, 2, 2, 65535, 1), 63, 2, 0, 0, 0);
+    expect_input_error([&] { read_every_slice(path("lines.h5")); }, path("lines.h5"), "63x65536x2");
+    write_one_acquisition(path("wrap.h5"), header_with_limits(16384, 16, 1, 4, 65535, 65535), 4, 4, 65535, 65535, 65535);
+    expect_input_error([&] { read_every_slice(path("wrap.h5")); }, path("wrap.h5"), "is too large");
+    // No channels and no samples (found by fuzz/fuzz_ismrmrd): the product was 0, so the per-line tables of
+    // 12289 lines x 29185 slices (1.4 GB) were allocated unchecked.
+    write_one_acquisition(path("empty.h5"), header_with_limits(32, 16, 1, 0, 12288, 0), 0, 0, 12288, 0, 29184);
+    expect_input_error([&] { read_every_slice(path("empty.h5")); }, path("empty.h5"), "32x12289x1 in 29185 slice(s)");
+    for (const char* f : {"slices.h5", "lines.h5", "wrap.h5", "empty.h5"})
+      expect_input_error([&] { read_every_slice(path(f)); }, path(f), "allowed: at most 64 x the acquired samples");
+  }
+  // libismrmrd reads a header's 16-bit integers modulo 2^16 and stops at the first non-digit: a limit of
+  // 4444...415 (found by fuzz/fuzz_ismrmrd_header) became 65535, a matrix of 100000 became 34464.
+  void ismrmrdHeaderIntegersAreNotWrapped() {
+    const std::string xml = header_with_limits(16, 8, 1, 2, 7, 0);
+    const auto with = [&](const std::string& from, const std::string& to) {
+      std::string x = xml;
+      const std::size_t at = x.find(from);
+      return at == std::string::npos ? std::string() : x.replace(at, from.size(), to);
+    };
+    for (const auto& [file, edited, expected] : std::vector<std::tuple<const char*, std::string, const char*>>{
+             {"wrap.h5", with("<x>16</x>", "<x>100000</x>"), "header element <matrixSize><x> = '100000'"},
+             {"minus.h5", with("<maximum>7</maximum>", "<maximum>-1</maximum>"), "header element <maximum> = '-1'"},
+             {"junk.h5", with("<maximum>7</maximum>", "<maximum>7abc</maximum>"), "header element <maximum> = '7abc'"},
+             {"coils.h5", with("<receiverChannels>2</receiverChannels>", "<receiverChannels>1e3</receiverChannels>"),
+              "header element <receiverChannels> = '1e3'"}}) {
+      QVERIFY2(!edited.empty(), file);
+      const std::string p = path(file);
+      write_one_acquisition(p, edited, 16, 2, 0, 0, 0);
+      expect_input_error([&] { read_raw_ismrmrd(p); }, p, expected);
+      expect_input_error([&] { read_raw_ismrmrd(p); }, p, "(allowed: an integer 0 .. 65535)");
+    }
   }
 };
 

@@ -63,6 +63,13 @@ inline QList<HostileSeq> hostile_seqs() {
       {"raster 1e-300",
        hostile_head("BlockDurationRaster 1e-300\n") + "[BLOCKS]\n1 10 0 0 0 0 0 0\n",
        {":7:", "[DEFINITIONS] BlockDurationRaster", "allowed: 1e-09..0.001 s"}},
+      // A FOV that is no number became 0 m, a negative one was kept.
+      {"FOV not a number",
+       hostile_head("FOV abc def ghi\n") + "[BLOCKS]\n1 10 0 0 0 0 0 0\n",
+       {":7:", "[DEFINITIONS] FOV value 1 'abc'", "allowed: 0..10 m"}},
+      {"negative FOV",
+       hostile_head("FOV -1 -1 -1\n") + "[BLOCKS]\n1 10 0 0 0 0 0 0\n",
+       {":7:", "[DEFINITIONS] FOV value 1 '-1'", "allowed: 0..10 m"}},
   };
 }
 

@@ -12,10 +12,12 @@ namespace {
 using mrwb_test::Run;
 using mrwb_test::run_mrwb;
 
-// A scenario: 64² spoiled GRE at 500 Hz/pixel (readout 2 ms), few dummy scans, with `sequence` fields added.
+// A scenario: 64² spoiled GRE at 500 Hz/pixel (readout 2 ms), few dummy scans, with `sequence` fields added
+// (a matrix among them replaces the 64: a key may appear once).
 QByteArray scenario(const QByteArray& sequence_fields) {
+  const QByteArray matrix = sequence_fields.contains("\"matrix\"") ? QByteArray() : QByteArray(R"("matrix": 64, )");
   return R"({"format": "mrwb-scenario", "version": 1, "phantom": {"preset": "uniform_disc", "cells_per_voxel": 1},
-             "sequence": {"matrix": 64, "dummy_scans": 2)" +
+             "sequence": {)" + matrix + R"("dummy_scans": 2)" +
          (sequence_fields.isEmpty() ? QByteArray() : ", " + sequence_fields) + "}}";
 }
 
@@ -56,6 +58,13 @@ class TestCliSequenceErrors : public QObject {
                                                 << QStringList{"TE_s", "below the minimum", "allowed: >="};
     QTest::newRow("ACS larger than the matrix") << QByteArray(R"("acceleration": 2, "acs_lines": 80)")
                                                 << QStringList{"sequence.acs_lines", "80", "allowed [0, 64]"};
+    // Found by fuzz/fuzz_scenario: a readout gradient beyond the limit was refused by the gradient design
+    // without the file ("gradient: 55.6 mT/m needed ..."), on the Cartesian and the spiral path alike.
+    const QByteArray strong = R"("matrix": 614, "TR_s": 0.03, "TE_s": 0.01)";
+    for (const auto& [name, fields] : {std::pair{"readout gradient beyond the limit (cartesian)", strong},
+                                       std::pair{"readout gradient beyond the limit (spiral)",
+                                                 strong + R"(, "trajectory": "spiral", "interleaves": 16}, "recon": {"method": "gridding")"}})
+      QTest::newRow(name) << fields << QStringList{"bad_sim.json: sequence: gradient: ", "mT/m needed", "allowed: <="};
   }
   void simulateRefuses() {
     QFETCH(QByteArray, fields);
@@ -165,6 +174,17 @@ class TestCliSequenceErrors : public QObject {
       expectRefused(r, where, path("hostile.h5"));
       QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed()) + " ms"));
     }
+  }
+  // A file the reader accepts and the simulation refuses (ADCs of 32 and 33 samples on an oblique, so
+  // non-Cartesian, readout): the message named "simulate", not the file.
+  void playedSeqRefusalNamesTheFile() {
+    const QString sc = write("adcs.json", scenario({}));
+    const QString seq = write("adcs.seq",
+                              "[VERSION]\nmajor 1\nminor 4\nrevision 0\n\n[DEFINITIONS]\nFOV 0.2 0.2 0.005\n\n"
+                              "[BLOCKS]\n1 100 0 1 1 0 1 0\n2 100 0 1 1 0 2 0\n\n[TRAP]\n1 1000 10 900 10 0\n\n"
+                              "[ADC]\n1 32 10000 10 0 0\n2 33 10000 10 0 0\n");
+    const Run r = run_mrwb({"simulate", "--scenario", sc, "--seq", seq, "--out", path("adcs.h5"), "--quiet"});
+    expectRefused(r, {"adcs.seq: ", "ADCs of 33 and 32 samples", "allowed: the same sample count"}, path("adcs.h5"));
   }
   void malformedSeqNamesFileAndLine() {
     const QString sc = write("good2.json", scenario(R"("TE_s": 0.004)"));

@@ -43,6 +43,13 @@ SequenceSpec noncart_spec(const QString& trajectory, int matrix) {
 bool is_spiral(const SequenceSpec& q) { return q.trajectory == Trajectory::Spiral || q.trajectory == Trajectory::StackOfSpirals; }
 
 // Largest |G| and |dG/dt| over the corner points of every gradient (edges of arbitrary waveforms included).
+// Two oblique readouts (gx and gy on) whose ADCs differ in length by one sample.
+std::string two_adcs_seq() {
+  return "[VERSION]\nmajor 1\nminor 4\nrevision 0\n\n[DEFINITIONS]\nAdcRasterTime 1e-07\nBlockDurationRaster 1e-05\n"
+         "GradientRasterTime 1e-05\nRadiofrequencyRasterTime 1e-06\nFOV 0.2 0.2 0.005\n\n[BLOCKS]\n1 100 0 1 1 0 1 0\n"
+         "2 100 0 1 1 0 2 0\n\n[TRAP]\n1 1000 10 900 10 0\n\n[ADC]\n1 32 10000 10 0 0\n2 33 10000 10 0 0\n";
+}
+
 void gradient_extremes(const BlockSequence& s, double& gmax, double& smax) {
   gmax = smax = 0;
   for (const Block& b : s.blocks)
@@ -302,6 +309,19 @@ class TestPulseqNoncart : public QObject {
     qInfo("imported stack of spirals vs direct: max |dk| %.3g cycles/FOV, k-space rel. L2 error %.3g", kdev, rel);
     QVERIFY(kdev <= 1e-4);
     QVERIFY2(rel <= 1e-6, qPrintable(QString("k-space error %1").arg(rel)));
+  }
+  // Found by fuzz/fuzz_pulseq: the trajectory of ADCs of 32 and 33 samples was refused without naming the
+  // file ("non-Cartesian sequence: ADCs of ..."); the file now begins the message.
+  void playedTrajectoryRefusalNamesTheFile() {
+    const BlockSequence s = parse_pulseq(two_adcs_seq(), "adcs.seq");
+    const ProgramConversion c = to_sequence_program(s);
+    try {
+      played_trajectory(c, s.fov_m, 2, "adcs.seq");
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      const QString msg = e.what();
+      QVERIFY2(msg.startsWith("adcs.seq: non-Cartesian sequence: ADCs of 33 and 32 samples"), qPrintable(msg));
+    }
   }
 };
 

@@ -37,6 +37,10 @@ void require_output_folder(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty() && !fs::is_directory(parent))
     throw InputError(path + ": output folder '" + parent.string() + "' does not exist");
+  // Checked up front too, so a command refuses before its work rather than failing at the end.
+  const fs::path folder = parent.empty() ? fs::path(".") : parent;
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw InputError(path + ": output folder '" + folder.string() + "' is not writable");
 }
 
 }  // namespace mrwb

@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mrwb/base/errors.hpp"
@@ -70,18 +75,251 @@ struct AcqRecord {
   hvl_t traj;
   hvl_t data;
 };
+struct ListLengths {
+  std::uint32_t traj = 0, data = 0;  // floats
+};
+
+// The text of every <tag>...</tag> inside `xml` (a section of the header), with where it starts.
+std::vector<std::pair<std::size_t, std::string>> element_texts(std::string_view xml, const std::string& tag) {
+  std::vector<std::pair<std::size_t, std::string>> out;
+  const std::string open = "<" + tag + ">", close = "</" + tag + ">";
+  for (std::size_t at = xml.find(open); at != std::string_view::npos; at = xml.find(open, at + 1)) {
+    const std::size_t from = at + open.size(), to = xml.find(close, from);
+    if (to == std::string_view::npos) break;
+    out.emplace_back(at, std::string(xml.substr(from, to - from)));
+  }
+  return out;
+}
+
+// An unsigned 16-bit integer as XML text (surrounding white space allowed), else nothing.
+bool is_u16_text(const std::string& t) {
+  const std::size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
+  if (b == std::string::npos || e - b + 1 > 5) return false;
+  unsigned v = 0;
+  for (std::size_t i = b; i <= e; ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+    v = v * 10 + static_cast<unsigned>(t[i] - '0');
+  }
+  return v <= 65535;
+}
+
+// The value as it may appear in a one-line message: control characters as '?', at most 40 characters.
+std::string quoted(const std::string& t) {
+  std::string q = t.substr(0, 40);
+  for (char& c : q)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  return "'" + q + (t.size() > 40 ? "...'" : "'");
+}
+
+// One acquisition's lengths as its header states them.
+void check_lengths(const std::string& path, hsize_t i, const AcqHeadLengths& h,
+                   std::size_t traj_len, std::size_t data_len) {
+  const std::size_t want_data = 2ull * h.number_of_samples * h.active_channels;
+  const std::size_t want_traj = 1ull * h.number_of_samples * h.trajectory_dimensions;
+  if (data_len != want_data || traj_len != want_traj)
+    fail(path, "acquisition " + std::to_string(i) + ": header says " + std::to_string(h.number_of_samples) +
+                   " samples x " + std::to_string(h.active_channels) + " channels (" + std::to_string(want_data) +
+                   " floats) and " + std::to_string(h.trajectory_dimensions) + " trajectory dimensions, data holds " +
+                   std::to_string(data_len) + " and " + std::to_string(traj_len) + " floats");
+}
+
+// The header lengths of every acquisition: a memory type of the head member alone, so HDF5 converts no list.
+std::vector<AcqHeadLengths> head_lengths(const std::string& path, const std::string& data, hid_t d, hsize_t n) {
+  Hid head_t(H5Tcreate(H5T_COMPOUND, sizeof(AcqHeadLengths)), H5Tclose);
+  H5Tinsert(head_t.get(), "number_of_samples", HOFFSET(AcqHeadLengths, number_of_samples), H5T_NATIVE_UINT16);
+  H5Tinsert(head_t.get(), "active_channels", HOFFSET(AcqHeadLengths, active_channels), H5T_NATIVE_UINT16);
+  H5Tinsert(head_t.get(), "trajectory_dimensions", HOFFSET(AcqHeadLengths, trajectory_dimensions), H5T_NATIVE_UINT16);
+  struct HeadOnly {
+    AcqHeadLengths head;
+  };
+  Hid rec_t(H5Tcreate(H5T_COMPOUND, sizeof(HeadOnly)), H5Tclose);
+  H5Tinsert(rec_t.get(), "head", HOFFSET(HeadOnly, head), head_t.get());
+  std::vector<AcqHeadLengths> heads(n);
+  if (n > 0 && H5Dread(d, rec_t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, heads.data()) < 0)
+    fail(path, data + " acquisition headers cannot be read (truncated file or wrong compound type)");
+  return heads;
+}
+
+// HDF5 converts a variable-length value (an acquisition's list, the header's string) by allocating the
+// length its stored record states before it reads the value: a damaged length of 1.2e9 floats asked for
+// 4.6 GB. A stored value is that length (4 bytes, little-endian) and a heap address, 16 bytes with the
+// 8-byte addresses of every current writer; these read the lengths from the stored bytes, unconverted.
+constexpr std::size_t k_stored_vlen_bytes = 16;
+bool eight_byte_addresses(hid_t f) {
+  Hid fcpl(H5Fget_create_plist(f), H5Pclose);
+  std::size_t addr_bytes = 0, size_bytes = 0;
+  return H5Pget_sizes(fcpl.get(), &addr_bytes, &size_bytes) >= 0 && addr_bytes == 8;
+}
+std::uint32_t stored_length(const unsigned char* p) {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
+}
+
+// The n records of `record` bytes of dataset d as stored: unfiltered chunks (as libismrmrd writes the
+// acquisitions) or contiguous bytes (its header); records never written are zeros. Nothing for other
+// layouts (filtered, compact).
+std::optional<std::vector<unsigned char>> stored_records(const std::string& path, hid_t d, std::size_t record, hsize_t n) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(n) * record, 0);
+  Hid dcpl(H5Dget_create_plist(d), H5Pclose);
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_CHUNKED && H5Pget_nfilters(dcpl.get()) == 0) {
+    hsize_t chunk = 0;
+    if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0) return std::nullopt;
+    std::vector<unsigned char> bytes;
+    for (hsize_t first = 0; first < n; first += chunk) {
+      hsize_t stored = 0;
+      if (H5Dget_chunk_storage_size(d, &first, &stored) < 0 || stored == 0) continue;  // not allocated
+      if (stored != chunk * record) return std::nullopt;
+      bytes.resize(stored);
+      std::uint32_t filters = 0;
+      if (H5Dread_chunk(d, H5P_DEFAULT, &first, &filters, bytes.data()) < 0) return std::nullopt;
+      const std::size_t take = static_cast<std::size_t>(std::min(chunk, n - first)) * record;
+      std::copy_n(bytes.begin(), take, out.begin() + static_cast<std::ptrdiff_t>(first * record));
+    }
+    return out;
+  }
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t at = H5Dget_offset(d);
+    if (at == HADDR_UNDEF) return out;  // never written
+    std::ifstream file(path, std::ios::binary);
+    if (!file.seekg(static_cast<std::streamoff>(at)) ||
+        !file.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size())))
+      return std::nullopt;
+    return out;
+  }
+  return std::nullopt;
+}
+
+// Every stored chunk as the chunk index states it: inside the file and, unfiltered, exactly one chunk of
+// elements. HDF5 1.10 sizes its read buffer by the index's stated size but copies a whole chunk into it, so
+// a damaged size in the B-tree became a heap overflow inside H5Dread (AddressSanitizer: 376 bytes read from
+// a 321-byte buffer); measured here before anything reads the dataset.
+void check_stored_chunks(const std::string& path, const std::string& name, hid_t d, std::uintmax_t file_bytes) {
+  Hid dcpl(H5Dget_create_plist(d), H5Pclose);
+  if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return;
+  const bool filtered = H5Pget_nfilters(dcpl.get()) != 0;
+  Hid space(H5Dget_space(d), H5Sclose);
+  Hid type(H5Dget_type(d), H5Tclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1 || rank > 8) fail(path, name + " has " + std::to_string(rank) + " dimensions (damaged file)");
+  std::vector<hsize_t> chunk(static_cast<std::size_t>(rank), 0);
+  if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank)
+    fail(path, name + " has no valid chunk shape (damaged file)");
+  double chunk_bytes = static_cast<double>(H5Tget_size(type.get()));
+  for (hsize_t c : chunk) chunk_bytes *= static_cast<double>(c);
+  hsize_t count = 0;
+  if (H5Dget_num_chunks(d, space.get(), &count) < 0) fail(path, name + ": its chunk index cannot be read (damaged file)");
+  std::vector<hsize_t> offset(static_cast<std::size_t>(rank), 0);
+  for (hsize_t i = 0; i < count; ++i) {
+    unsigned filter_mask = 0;
+    haddr_t at = HADDR_UNDEF;
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_info(d, space.get(), i, offset.data(), &filter_mask, &at, &bytes) < 0)
+      fail(path, name + ": its chunk index cannot be read (damaged file)");
+    if (at == HADDR_UNDEF) continue;  // not allocated
+    if ((!filtered && static_cast<double>(bytes) != chunk_bytes) ||
+        static_cast<double>(at) + static_cast<double>(bytes) > static_cast<double>(file_bytes))
+      fail(path, name + ": chunk " + std::to_string(i) + " is stated as " + std::to_string(bytes) + " bytes at byte " +
+                     std::to_string(at) + " (a chunk is " + std::to_string(static_cast<long long>(chunk_bytes)) +
+                     " bytes, the file " + std::to_string(file_bytes) + "; damaged file)");
+  }
+}
+
+// The list lengths each acquisition states (records never written: none).
+std::optional<std::vector<ListLengths>> stated_list_lengths(const std::string& path, hid_t f, hid_t d, hid_t ft, hsize_t n) {
+  const std::size_t record = H5Tget_size(ft);
+  const int ti = H5Tget_member_index(ft, "traj"), di = H5Tget_member_index(ft, "data");
+  if (!eight_byte_addresses(f) || ti < 0 || di < 0) return std::nullopt;
+  const std::size_t traj_at = H5Tget_member_offset(ft, static_cast<unsigned>(ti));
+  const std::size_t data_at = H5Tget_member_offset(ft, static_cast<unsigned>(di));
+  if (traj_at + 4 > record || data_at + 4 > record) return std::nullopt;
+  const auto bytes = stored_records(path, d, record, n);
+  if (!bytes) return std::nullopt;
+  std::vector<ListLengths> out(n);
+  for (hsize_t i = 0; i < n; ++i)
+    out[i] = {stored_length(&(*bytes)[i * record + traj_at]), stored_length(&(*bytes)[i * record + data_at])};
+  return out;
+}
+
+// The header: a variable-length string whose stated length must fit in the file (libismrmrd reads it).
+void check_stated_xml_length(const std::string& path, const std::string& xml, hid_t f, hid_t d, hid_t type,
+                             std::uintmax_t file_bytes) {
+  if (H5Tis_variable_str(type) <= 0 || !eight_byte_addresses(f)) return;
+  Hid space(H5Dget_space(d), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 1 || n > 16) fail(path, xml + " holds " + std::to_string(n) + " strings (allowed: 1)");
+  const auto bytes = stored_records(path, d, k_stored_vlen_bytes, static_cast<hsize_t>(n));
+  if (!bytes) return;
+  for (hssize_t i = 0; i < n; ++i)
+    if (const std::uint32_t length = stored_length(&(*bytes)[static_cast<std::size_t>(i) * k_stored_vlen_bytes]);
+        length > file_bytes)
+      fail(path, xml + " states a header of " + std::to_string(length) + " bytes, more than the file's " +
+                     std::to_string(file_bytes) + " (truncated or damaged file)");
+}
+
+// Every list read through HDF5 in blocks of records, its length checked against its header (the only check
+// of the lengths where stated_list_lengths cannot read them: filtered or compact layouts).
+void check_lists_by_reading(const std::string& path, const std::string& data, hid_t d, hid_t space, hsize_t n) {
+  Hid head_t(H5Tcreate(H5T_COMPOUND, sizeof(AcqHeadLengths)), H5Tclose);
+  H5Tinsert(head_t.get(), "number_of_samples", HOFFSET(AcqHeadLengths, number_of_samples), H5T_NATIVE_UINT16);
+  H5Tinsert(head_t.get(), "active_channels", HOFFSET(AcqHeadLengths, active_channels), H5T_NATIVE_UINT16);
+  H5Tinsert(head_t.get(), "trajectory_dimensions", HOFFSET(AcqHeadLengths, trajectory_dimensions), H5T_NATIVE_UINT16);
+  Hid vlen_t(H5Tvlen_create(H5T_NATIVE_FLOAT), H5Tclose);
+  Hid rec_t(H5Tcreate(H5T_COMPOUND, sizeof(AcqRecord)), H5Tclose);
+  H5Tinsert(rec_t.get(), "head", HOFFSET(AcqRecord, head), head_t.get());
+  H5Tinsert(rec_t.get(), "traj", HOFFSET(AcqRecord, traj), vlen_t.get());
+  H5Tinsert(rec_t.get(), "data", HOFFSET(AcqRecord, data), vlen_t.get());
+  constexpr hsize_t block = 256;
+  std::vector<AcqRecord> recs(block);
+  for (hsize_t start = 0; start < n; start += block) {
+    hsize_t count = std::min(block, n - start);
+    Hid mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &count, nullptr);
+    std::fill(recs.begin(), recs.end(), AcqRecord{});
+    const bool read = H5Dread(d, rec_t.get(), mem.get(), space, H5P_DEFAULT, recs.data()) >= 0;
+    // Reclaimed whatever happened: a read that fails part way has allocated the lists converted so far.
+    std::vector<AcqRecord> got(recs.begin(), recs.begin() + static_cast<std::ptrdiff_t>(count));
+    H5Dvlen_reclaim(rec_t.get(), mem.get(), H5P_DEFAULT, recs.data());
+    if (!read)
+      fail(path, data + " acquisitions " + std::to_string(start) + ".." + std::to_string(start + count - 1) +
+                     " cannot be read (truncated file or wrong compound type)");
+    for (hsize_t i = 0; i < count; ++i) check_lengths(path, start + i, got[i].head, got[i].traj.len, got[i].data.len);
+  }
+}
 
 }  // namespace
+
+void check_ismrmrd_header_integers(const std::string& path, const std::string& xml) {
+  const auto check = [&](std::string_view section, const std::string& where, const std::string& tag) {
+    for (const auto& [at, text] : element_texts(section, tag))
+      if (!is_u16_text(text))
+        fail(path, "header element " + where + "<" + tag + "> = " + quoted(text) + " (allowed: an integer 0 .. 65535)");
+  };
+  for (const char* tag : {"minimum", "maximum", "center", "receiverChannels"}) check(xml, "", tag);
+  for (const auto& [at, block] : element_texts(xml, "matrixSize"))
+    for (const char* axis : {"x", "y", "z"}) check(block, "<matrixSize>", axis);
+  for (const auto& [at, block] : element_texts(xml, "accelerationFactor"))
+    for (const char* step : {"kspace_encoding_step_1", "kspace_encoding_step_2"}) check(block, "<accelerationFactor>", step);
+}
 
 void check_ismrmrd_raw_layout(const std::string& path, const std::string& group) {
   Hid f = open_file(path);
   const std::string xml = "/" + group + "/xml", data = "/" + group + "/data";
   if (!link_exists(f.get(), xml)) fail(path, xml + " is missing (not an ISMRMRD raw-data file)");
+  const std::uintmax_t file_bytes = std::filesystem::file_size(path);
   {
     Hid d(H5Dopen2(f.get(), xml.c_str(), H5P_DEFAULT), H5Dclose);
     if (!d.ok()) fail(path, xml + " cannot be read (truncated or damaged file)");
     Hid t(H5Dget_type(d.get()), H5Tclose);
     if (H5Tget_class(t.get()) != H5T_STRING) fail(path, xml + " is not a string (wrong type)");
+    // libismrmrd reads the header as a variable-length ASCII string, and HDF5 converts neither a fixed-length
+    // string nor another character set into that: its read failed with HDF5's error stack as the message.
+    const bool variable = H5Tis_variable_str(t.get()) > 0, ascii = H5Tget_cset(t.get()) == H5T_CSET_ASCII;
+    if (!variable || !ascii)
+      fail(path, xml + " is a " + (variable ? "variable" : "fixed") + "-length " + (ascii ? "ASCII" : "UTF-8") +
+                     " string, which libismrmrd cannot read as the header (allowed: a variable-length ASCII string, as "
+                     "ISMRMRD writers store it)");
+    check_stored_chunks(path, xml, d.get(), file_bytes);
+    check_stated_xml_length(path, xml, f.get(), d.get(), t.get(), file_bytes);
   }
   if (!link_exists(f.get(), data)) fail(path, data + " is missing (no acquisitions)");
   Hid d(H5Dopen2(f.get(), data.c_str(), H5P_DEFAULT), H5Dclose);
@@ -103,41 +341,26 @@ void check_ismrmrd_raw_layout(const std::string& path, const std::string& group)
   hsize_t n = 0;
   H5Sget_simple_extent_dims(space.get(), &n, nullptr);
 
-  // Memory type: the three header lengths and both variable-length arrays; HDF5 matches members by name.
-  Hid head_t(H5Tcreate(H5T_COMPOUND, sizeof(AcqHeadLengths)), H5Tclose);
-  H5Tinsert(head_t.get(), "number_of_samples", HOFFSET(AcqHeadLengths, number_of_samples), H5T_NATIVE_UINT16);
-  H5Tinsert(head_t.get(), "active_channels", HOFFSET(AcqHeadLengths, active_channels), H5T_NATIVE_UINT16);
-  H5Tinsert(head_t.get(), "trajectory_dimensions", HOFFSET(AcqHeadLengths, trajectory_dimensions), H5T_NATIVE_UINT16);
-  Hid vlen_t(H5Tvlen_create(H5T_NATIVE_FLOAT), H5Tclose);
-  Hid rec_t(H5Tcreate(H5T_COMPOUND, sizeof(AcqRecord)), H5Tclose);
-  H5Tinsert(rec_t.get(), "head", HOFFSET(AcqRecord, head), head_t.get());
-  H5Tinsert(rec_t.get(), "traj", HOFFSET(AcqRecord, traj), vlen_t.get());
-  H5Tinsert(rec_t.get(), "data", HOFFSET(AcqRecord, data), vlen_t.get());
-
-  constexpr hsize_t block = 256;
-  std::vector<AcqRecord> recs(block);
-  for (hsize_t start = 0; start < n; start += block) {
-    hsize_t count = std::min(block, n - start);
-    Hid mem(H5Screate_simple(1, &count, nullptr), H5Sclose);
-    H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr);
-    std::fill(recs.begin(), recs.end(), AcqRecord{});
-    if (H5Dread(d.get(), rec_t.get(), mem.get(), space.get(), H5P_DEFAULT, recs.data()) < 0)
-      fail(path, data + " acquisitions " + std::to_string(start) + ".." + std::to_string(start + count - 1) +
-                     " cannot be read (truncated file or wrong compound type)");
-    std::string bad;
-    for (hsize_t i = 0; i < count && bad.empty(); ++i) {
-      const auto& r = recs[i];
-      const std::size_t want_data = 2ull * r.head.number_of_samples * r.head.active_channels;
-      const std::size_t want_traj = 1ull * r.head.number_of_samples * r.head.trajectory_dimensions;
-      if (r.data.len != want_data || r.traj.len != want_traj)
-        bad = "acquisition " + std::to_string(start + i) + ": header says " + std::to_string(r.head.number_of_samples) +
-              " samples x " + std::to_string(r.head.active_channels) + " channels (" + std::to_string(want_data) +
-              " floats) and " + std::to_string(r.head.trajectory_dimensions) + " trajectory dimensions, data holds " +
-              std::to_string(r.data.len) + " and " + std::to_string(r.traj.len) + " floats";
+  // Every record is in the file: a damaged extent must not size what is read next.
+  if (static_cast<double>(n) * H5Tget_size(ft.get()) > static_cast<double>(file_bytes))
+    fail(path, data + " states " + std::to_string(n) + " acquisitions of " + std::to_string(H5Tget_size(ft.get())) +
+                   " bytes, more than the file's " + std::to_string(file_bytes) + " bytes hold (truncated or damaged file)");
+  // What the lists state, before anything reads them: every read allocates what they state, and their
+  // values lie in the file, so together they fit in it.
+  check_stored_chunks(path, data, d.get(), file_bytes);
+  const std::vector<AcqHeadLengths> heads = head_lengths(path, data, d.get(), n);
+  if (const auto stated = stated_list_lengths(path, f.get(), d.get(), ft.get(), n)) {
+    double floats = 0;
+    for (hsize_t i = 0; i < n; ++i) {
+      check_lengths(path, i, heads[i], (*stated)[i].traj, (*stated)[i].data);
+      floats += static_cast<double>((*stated)[i].traj) + (*stated)[i].data;
     }
-    H5Dvlen_reclaim(rec_t.get(), mem.get(), H5P_DEFAULT, recs.data());
-    if (!bad.empty()) fail(path, bad);
+    if (floats * sizeof(float) > static_cast<double>(file_bytes))
+      fail(path, data + ": the acquisitions state " + std::to_string(static_cast<long long>(floats)) +
+                     " floats, more than the file's " + std::to_string(file_bytes) + " bytes hold (truncated or damaged file)");
   }
+  // Then every list read once: libismrmrd uses freed memory when HDF5 fails to read one part way.
+  check_lists_by_reading(path, data, d.get(), space.get(), n);
 }
 
 void check_ismrmrd_image_layout(const std::string& path, const std::string& group, const std::string& var) {
@@ -149,6 +372,9 @@ void check_ismrmrd_image_layout(const std::string& path, const std::string& grou
   Hid hd(H5Dopen2(f.get(), header.c_str(), H5P_DEFAULT), H5Dclose);
   Hid dd(H5Dopen2(f.get(), data.c_str(), H5P_DEFAULT), H5Dclose);
   if (!hd.ok() || !dd.ok()) fail(path, base + " cannot be read (truncated or damaged file)");
+  const std::uintmax_t file_bytes = std::filesystem::file_size(path);
+  check_stored_chunks(path, header, hd.get(), file_bytes);
+  check_stored_chunks(path, data, dd.get(), file_bytes);
   Hid ht(H5Dget_type(hd.get()), H5Tclose);
   if (H5Tget_class(ht.get()) != H5T_COMPOUND) fail(path, header + " is not a compound dataset (wrong type)");
   member_type(path, header, ht.get(), "matrix_size", H5T_ARRAY);

@@ -18,6 +18,7 @@
 #include "ismrmrd_checks.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
+#include "mrwb/io/internal/ismrmrd_raw_assembly.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noise_prewhitening.hpp"
 
@@ -29,9 +30,27 @@ constexpr const char* k_image_var = "image_0";
 constexpr double k_gamma_1H_Hz_per_T = 42.57747892e6;  // gamma/2pi of 1H
 // The largest k-space we allocate: 2^28 complex samples (2 GiB). Bigger headers are damaged or absurd.
 constexpr std::size_t k_max_samples = std::size_t{1} << 28;
+// A Cartesian grid comes from the header's sizes, not from the data, so it is also held to what the file
+// brings: at most 64 x the samples acquired (R 8 with partial Fourier 0.5, or R 4 x 4 in 3-D, leave 1/16
+// of the grid; 64 is four times that), or 2^20 samples (8 MiB) whatever the file holds.
+constexpr double k_grid_per_acquired_sample = 64;
+constexpr double k_grid_floor_samples = 1 << 20;
 
-// libismrmrd reports through exceptions; silence HDF5's own stderr dumps so users see one line.
-void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+// libismrmrd reports through exceptions; silence HDF5's own stderr dumps and libismrmrd's default error
+// handler (it prints every HDF5 error of the stack, one line each) so users see our one line.
+extern "C" void ismrmrd_silent(const char*, int, const char*, int, const char*) {}
+void quiet_hdf5() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  ISMRMRD::ismrmrd_set_error_handler(ismrmrd_silent);
+}
+
+// A library's exception text inside our one-line message: its first line (libismrmrd appends the HDF5
+// error stack, a line per entry), at most `max` characters.
+std::string first_line(const std::exception& ex, std::size_t max) {
+  std::string t = ex.what();
+  t = t.substr(0, t.find_first_of("\r\n"));
+  return t.size() > max ? t.substr(0, max) + "..." : t;
+}
 
 void require_readable_hdf5(const std::string& path) {
   if (!std::filesystem::is_regular_file(path)) throw InputError(path + ": no such file");
@@ -265,7 +284,7 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& ex) {
-    throw std::runtime_error(path + ": cannot write ISMRMRD file (" + std::string(ex.what()).substr(0, 200) + ")");
+    throw std::runtime_error(path + ": cannot write ISMRMRD file (" + first_line(ex, 200) + ")");
   }
   out.commit();
 }
@@ -275,264 +294,284 @@ RawData read_raw_ismrmrd(const std::string& path) { return read_raw_ismrmrd(path
 RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFileSummary* summary) {
   require_readable_hdf5(path);
   check_ismrmrd_raw_layout(path, k_group);
-  RawData raw;
-  RawFileSummary sum;
   try {
     ISMRMRD::Dataset d(path.c_str(), k_group, false);
     std::string xml;
     d.readHeader(xml);
-    ISMRMRD::IsmrmrdHeader h;
-    try {
-      ISMRMRD::deserialize(xml.c_str(), h);
-    } catch (const std::exception& ex) {
-      throw InputError(path + ": header XML is not a valid ISMRMRD header (" + std::string(ex.what()).substr(0, 120) + ")");
-    }
-    if (h.encoding.empty()) throw InputError(path + ": header has no encoding");
-    const auto& e = h.encoding[0];
-    const bool cart = e.trajectory == ISMRMRD::TrajectoryType::CARTESIAN;
-    sum.trajectory = trajectory_name(e.trajectory);
-    if (!cart) raw.trajectory_type = sum.trajectory;
-    const auto& em = e.encodedSpace.matrixSize;
-    if (em.x < 1 || em.y < 1)
-      throw InputError(path + ": encodedSpace.matrixSize = " + std::to_string(em.x) + "x" + std::to_string(em.y) +
-                       " (allowed: 1 .. 65535 each)");
-    if (em.z > 1 && !cart)
-      throw InputError(path + ": encodedSpace.matrixSize.z = " + std::to_string(em.z) +
-                       ": 3-D encoding of non-Cartesian data is not supported (allowed: 1)");
-    // Multi-slice and 3-D limits: every acquisition's slice and kspace_encode_step_2 must lie inside them.
-    const int max_slice = e.encodingLimits.slice ? e.encodingLimits.slice->maximum : -1;  // -1: not stated
-    int partitions = std::max<int>(1, em.z);
-    if (e.encodingLimits.kspace_encoding_step_2) partitions = std::max<int>(partitions, e.encodingLimits.kspace_encoding_step_2->maximum + 1);
-    raw.fov_z_m = e.encodedSpace.fieldOfView_mm.z * 1e-3;
-    raw.fov_x_m = e.encodedSpace.fieldOfView_mm.x * 1e-3;
-    raw.fov_y_m = e.encodedSpace.fieldOfView_mm.y * 1e-3;
-    raw.recon_nx = e.reconSpace.matrixSize.x;
-    raw.recon_ny = e.reconSpace.matrixSize.y;
-    raw.recon_fov_x_m = e.reconSpace.fieldOfView_mm.x * 1e-3;
-    raw.recon_fov_y_m = e.reconSpace.fieldOfView_mm.y * 1e-3;
-    if (h.sequenceParameters) {
-      const auto& sp = *h.sequenceParameters;
-      if (sp.TR && !sp.TR->empty()) raw.TR_s = (*sp.TR)[0] * 1e-3;
-      if (sp.TE && !sp.TE->empty()) raw.TE_s = (*sp.TE)[0] * 1e-3;
-      if (sp.flipAngle_deg && !sp.flipAngle_deg->empty()) raw.flip_angle_deg = (*sp.flipAngle_deg)[0];
-    }
-    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->systemFieldStrength_T)
-      raw.field_T = *h.acquisitionSystemInformation->systemFieldStrength_T;
-    else if (h.experimentalConditions.H1resonanceFrequency_Hz > 0)
-      raw.field_T = h.experimentalConditions.H1resonanceFrequency_Hz / k_gamma_1H_Hz_per_T;
-    if (h.measurementInformation && h.measurementInformation->protocolName)
-      raw.scenario_name = *h.measurementInformation->protocolName;
-    int header_coils = 0;
-    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->receiverChannels)
-      header_coils = *h.acquisitionSystemInformation->receiverChannels;
-    double rnbw = 1;  // relativeReceiverNoiseBandwidth; absent: the noise scan sees the nominal band
-    if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth) {
-      rnbw = *h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth;
-      if (!(rnbw > 0 && rnbw <= 2))
-        throw InputError(path + ": acquisitionSystemInformation.relativeReceiverNoiseBandwidth = " + std::to_string(rnbw) +
-                         " (allowed: 0 < value <= 2)");
-    }
-
-    // One pass: noise apart, the selected dataset kept, the rest counted for the summary.
-    const uint32_t n_acq = d.getNumberOfAcquisitions();
-    if (n_acq == 0) throw InputError(path + ": no acquisitions");
-    sum.acquisitions = static_cast<int>(n_acq);
-    std::vector<ISMRMRD::Acquisition> selected;
-    std::vector<ISMRMRD::Acquisition> noise;
-    // Flag numbers (libismrmrd's isFlagSet takes the bit number) of readouts that are never image data.
-    const ISMRMRD::ISMRMRD_AcquisitionFlags never_image[] = {
-        ISMRMRD::ISMRMRD_ACQ_IS_NAVIGATION_DATA,  ISMRMRD::ISMRMRD_ACQ_IS_PHASECORR_DATA,
-        ISMRMRD::ISMRMRD_ACQ_IS_DUMMYSCAN_DATA,   ISMRMRD::ISMRMRD_ACQ_IS_RTFEEDBACK_DATA,
-        ISMRMRD::ISMRMRD_ACQ_IS_HPFEEDBACK_DATA,  ISMRMRD::ISMRMRD_ACQ_IS_SURFACECOILCORRECTIONSCAN_DATA};
-    for (uint32_t a = 0; a < n_acq; ++a) {
-      ISMRMRD::Acquisition acq;
-      d.readAcquisition(a, acq);
-      if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_NOISE_MEASUREMENT)) {
-        ++sum.noise_acquisitions;
-        noise.push_back(std::move(acq));
-        continue;
-      }
-      bool skip = false;
-      for (auto fl : never_image) skip |= acq.isFlagSet(fl);
-      if (skip) continue;
-      const auto& idx = acq.idx();
-      if ((max_slice >= 0 && idx.slice > max_slice) || idx.kspace_encode_step_2 >= partitions)
-        throw InputError(path + ": acquisition " + std::to_string(a) + " has slice " + std::to_string(idx.slice) +
-                         " and kspace_encode_step_2 " + std::to_string(idx.kspace_encode_step_2) +
-                         " (allowed by the header's encodingLimits / encodedSpace.matrixSize.z: slice 0.." +
-                         (max_slice >= 0 ? std::to_string(max_slice) : std::string("any")) + ", kspace_encode_step_2 0.." +
-                         std::to_string(partitions - 1) + ")");
-      sum.slices = std::max(sum.slices, idx.slice + 1);
-      sum.repetitions = std::max(sum.repetitions, idx.repetition + 1);
-      sum.contrasts = std::max(sum.contrasts, idx.contrast + 1);
-      if ((sel.slice >= 0 && idx.slice != sel.slice) || idx.repetition != sel.repetition || idx.contrast != sel.contrast) continue;
-      selected.push_back(std::move(acq));
-    }
-    const bool all_slices = sel.slice < 0;  // the whole multi-slice stack
-    if (sel.slice < -1 || sel.slice >= sum.slices || sel.repetition < 0 || sel.repetition >= sum.repetitions ||
-        sel.contrast < 0 || sel.contrast >= sum.contrasts || selected.empty())
-      throw InputError(path + ": no data for slice " + std::to_string(sel.slice) + ", repetition " +
-                       std::to_string(sel.repetition) + ", contrast " + std::to_string(sel.contrast) + " (allowed: slice -1 (all), 0.." +
-                       std::to_string(sum.slices - 1) + ", repetition 0.." + std::to_string(sum.repetitions - 1) +
-                       ", contrast 0.." + std::to_string(sum.contrasts - 1) + ")");
-
-    raw.ncoils = header_coils > 0 ? header_coils : selected.front().active_channels();
-    raw.dwell_s = selected.front().sample_time_us() * 1e-6;
-    int max_samples = 0;
-    for (std::size_t i = 0; i < selected.size(); ++i) {
-      auto& acq = selected[i];
-      if (acq.active_channels() != raw.ncoils)
-        throw InputError(path + ": acquisition with kspace_encode_step_1 = " + std::to_string(acq.idx().kspace_encode_step_1) +
-                         " has " + std::to_string(acq.active_channels()) + " channels, header receiverChannels says " +
-                         std::to_string(raw.ncoils));
-      max_samples = std::max<int>(max_samples, acq.number_of_samples());
-    }
-
-    if (cart) {
-      raw.nx = std::max<int>(em.x, max_samples);
-      raw.ny = em.y;
-      int center_line = raw.ny / 2;
-      if (e.encodingLimits.kspace_encoding_step_1) {
-        const auto& lim = *e.encodingLimits.kspace_encoding_step_1;
-        raw.ny = std::max<int>(raw.ny, lim.maximum + 1);
-        // A centre of 0 is what writers leave when they do not say; k = 0 on the first line is not a real scan.
-        if (lim.center > 0) center_line = lim.center;
-      }
-      for (auto& acq : selected) raw.ny = std::max<int>(raw.ny, acq.idx().kspace_encode_step_1 + 1);
-      raw.slices = all_slices ? sum.slices : 1;
-      raw.partitions = partitions;
-      if (raw.kspace_size() > k_max_samples)
-        throw InputError(path + ": encodedSpace " + std::to_string(raw.nx) + "x" + std::to_string(raw.ny) + "x" +
-                         std::to_string(raw.partitions) + " in " + std::to_string(raw.slices) + " slice(s) with " +
-                         std::to_string(raw.ncoils) + " channels is too large (allowed: at most 2^28 samples)");
-      raw.center_line = center_line;
-      if (raw.partitions > 1 && e.encodingLimits.kspace_encoding_step_2 && e.encodingLimits.kspace_encoding_step_2->center > 0)
-        raw.center_partition = e.encodingLimits.kspace_encoding_step_2->center;
-      raw.kspace.assign(raw.kspace_size(), {});
-      raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
-      std::vector<int> count(static_cast<std::size_t>(raw.ny) * raw.slices * raw.partitions, 0);
-      std::map<int, float> slice_z_mm;  // slice -> position z, for the spacing
-      int k0_col = -1;
-      for (auto& acq : selected) {
-        const int ns = acq.number_of_samples();
-        // A full readout keeps its own k-space centre; a shorter (asymmetric-echo) one is placed so that
-        // its centre sample lands on the centre of the encoded readout.
-        const int k0 = ns == raw.nx ? (acq.center_sample() > 0 ? acq.center_sample() : raw.nx / 2) : raw.nx / 2;
-        const int offset = ns == raw.nx ? 0 : raw.nx / 2 - acq.center_sample();
-        if (offset < 0 || offset + ns > raw.nx)
-          throw InputError(path + ": acquisition with " + std::to_string(ns) + " samples and center_sample " +
-                           std::to_string(acq.center_sample()) + " does not fit the encoded readout of " +
-                           std::to_string(raw.nx) + " samples");
-        if (k0_col >= 0 && k0 != k0_col)
-          throw InputError(path + ": acquisitions disagree on the k-space centre sample (" + std::to_string(k0_col) +
-                           " and " + std::to_string(k0) + ")");
-        k0_col = k0;
-        const int line = acq.idx().kspace_encode_step_1;
-        const int slc = all_slices ? acq.idx().slice : 0, par = acq.idx().kspace_encode_step_2;
-        slice_z_mm[slc] = acq.position()[2];
-        for (int c = 0; c < raw.ncoils; ++c)
-          for (int s = 0; s < ns; ++s)
-            raw.kspace[raw.index(c, slc, par, line, offset + s)] += acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
-        ++count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
-        auto& f = raw.line_flags[static_cast<std::size_t>(line)];
-        f |= kLineAcquired;
-        if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING)) f |= kLineCalibration | kLineImaging;
-        else if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION)) f |= kLineCalibration;
-        else f |= kLineImaging;
-      }
-      raw.center_sample = k0_col;
-      // Averages of a line are averaged.
-      for (int slc = 0; slc < raw.slices; ++slc)
-        for (int par = 0; par < raw.partitions; ++par)
-          for (int line = 0; line < raw.ny; ++line) {
-            const int n = count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
-            if (n > 1)
-              for (int c = 0; c < raw.ncoils; ++c)
-                for (int s = 0; s < raw.nx; ++s) raw.kspace[raw.index(c, slc, par, line, s)] /= static_cast<float>(n);
-          }
-      if (raw.slices > 1 && slice_z_mm.count(0) && slice_z_mm.count(1))
-        raw.slice_spacing_m = std::abs(slice_z_mm[1] - slice_z_mm[0]) * 1e-3;
-      int prev = -1, gap = 0;
-      for (int line = 0; line < raw.ny; ++line) {
-        const auto f = raw.line_flags[static_cast<std::size_t>(line)];
-        if (f & kLineCalibration) ++sum.calibration_lines;
-        if (!(f & kLineImaging)) continue;
-        if (prev >= 0) gap = std::gcd(gap, line - prev);
-        prev = line;
-      }
-      if (prev < 0) throw InputError(path + ": no imaging lines in the selected dataset (only calibration)");
-      raw.accel_R = std::max(1, gap);
-      if (e.parallelImaging && e.parallelImaging->accelerationFactor.kspace_encoding_step_1 > 1)
-        raw.accel_R = e.parallelImaging->accelerationFactor.kspace_encoding_step_1;
-    } else {
-      // Non-Cartesian: one RawData line per readout, ordered by kspace_encode_step_1 when that numbers
-      // the readouts 0..n-1, else in file order.
-      if (all_slices && sum.slices > 1)
-        throw InputError(path + ": non-Cartesian data in " + std::to_string(sum.slices) +
-                         " slices are read one slice at a time (allowed: --slice 0.." + std::to_string(sum.slices - 1) + ")");
-      raw.nx = max_samples;
-      raw.ny = static_cast<int>(selected.size());
-      raw.traj_dims = selected.front().trajectory_dimensions();
-      if (raw.traj_dims < 2 || raw.traj_dims > 3)
-        throw InputError(path + ": non-Cartesian acquisition has trajectory_dimensions = " + std::to_string(raw.traj_dims) +
-                         " (allowed: 2 or 3)");
-      if (static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils > k_max_samples)
-        throw InputError(path + ": " + std::to_string(raw.ny) + " readouts of " + std::to_string(raw.nx) +
-                         " samples is too large (allowed: at most 2^28 samples)");
-      std::vector<int> order(selected.size(), -1);
-      bool by_step = true;
-      std::vector<char> seen(selected.size(), 0);
-      for (std::size_t i = 0; i < selected.size(); ++i) {
-        const std::size_t k = selected[i].idx().kspace_encode_step_1;
-        if (k >= selected.size() || seen[k]) by_step = false;
-        else seen[k] = 1;
-      }
-      raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
-      raw.traj.assign(static_cast<std::size_t>(raw.ny) * raw.nx * raw.traj_dims, 0.f);
-      raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
-      for (std::size_t i = 0; i < selected.size(); ++i) {
-        auto& acq = selected[i];
-        const int line = by_step ? acq.idx().kspace_encode_step_1 : static_cast<int>(i);
-        if (acq.number_of_samples() != raw.nx || acq.trajectory_dimensions() != raw.traj_dims)
-          throw InputError(path + ": non-Cartesian readouts differ in samples or trajectory dimensions (readout " +
-                           std::to_string(i) + ")");
-        for (int c = 0; c < raw.ncoils; ++c)
-          for (int s = 0; s < raw.nx; ++s) raw.at(c, line, s) = acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
-        for (int s = 0; s < raw.nx; ++s)
-          for (int dd = 0; dd < raw.traj_dims; ++dd)
-            raw.traj[(static_cast<std::size_t>(line) * raw.nx + s) * raw.traj_dims + dd] =
-                acq.traj(static_cast<uint16_t>(dd), static_cast<uint16_t>(s)) * static_cast<float>(traj_matrix(e, dd));
-        raw.line_flags[static_cast<std::size_t>(line)] = kLineAcquired | kLineImaging;
-      }
-      raw.center_sample = selected.front().center_sample();
-      if (raw.recon_nx <= 0) raw.recon_nx = em.x;
-      if (raw.recon_ny <= 0) raw.recon_ny = em.y;
-    }
-
-    // Noise acquisitions of every slice/repetition: [coil][sample], for prewhitening, referred to the
-    // data's bandwidth (their dwell time may differ; see noise_bandwidth_scale).
-    for (auto& acq : noise) {
-      if (acq.active_channels() != raw.ncoils)
-        throw InputError(path + ": noise acquisition has " + std::to_string(acq.active_channels()) +
-                         " channels, the data " + std::to_string(raw.ncoils));
-      raw.noise_samples += acq.number_of_samples();
-    }
-    if (raw.noise_samples > 0) {
-      raw.noise.assign(static_cast<std::size_t>(raw.noise_samples) * raw.ncoils, {});
-      int s0 = 0;
-      for (auto& acq : noise) {
-        const float bw = static_cast<float>(noise_bandwidth_scale(acq.sample_time_us() * 1e-6, raw.dwell_s, rnbw));
-        for (int c = 0; c < raw.ncoils; ++c)
-          for (int s = 0; s < acq.number_of_samples(); ++s)
-            raw.noise[static_cast<std::size_t>(c) * raw.noise_samples + s0 + s] =
-                bw * acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
-        s0 += acq.number_of_samples();
-      }
-    }
+    const IsmrmrdAcquisitions acquisitions{d.getNumberOfAcquisitions(),
+                                           [&](std::uint32_t a, ISMRMRD::Acquisition& acq) { d.readAcquisition(a, acq); }};
+    return raw_from_ismrmrd(path, xml, acquisitions, sel, summary);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& ex) {
-    throw InputError(path + ": not a readable ISMRMRD raw-data file (" + std::string(ex.what()).substr(0, 160) + ")");
+    throw InputError(path + ": not a readable ISMRMRD raw-data file (" + first_line(ex, 160) + ")");
+  }
+}
+
+RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const IsmrmrdAcquisitions& acquisitions,
+                         const RawSelection& sel, RawFileSummary* summary) {
+  RawData raw;
+  RawFileSummary sum;
+  check_ismrmrd_header_integers(path, xml);
+  ISMRMRD::IsmrmrdHeader h;
+  try {
+    ISMRMRD::deserialize(xml.c_str(), h);
+  } catch (const std::exception& ex) {
+    throw InputError(path + ": header XML is not a valid ISMRMRD header (" + first_line(ex, 120) + ")");
+  }
+  if (h.encoding.empty()) throw InputError(path + ": header has no encoding");
+  const auto& e = h.encoding[0];
+  const bool cart = e.trajectory == ISMRMRD::TrajectoryType::CARTESIAN;
+  sum.trajectory = trajectory_name(e.trajectory);
+  if (!cart) raw.trajectory_type = sum.trajectory;
+  const auto& em = e.encodedSpace.matrixSize;
+  if (em.x < 1 || em.y < 1)
+    throw InputError(path + ": encodedSpace.matrixSize = " + std::to_string(em.x) + "x" + std::to_string(em.y) +
+                     " (allowed: 1 .. 65535 each)");
+  if (em.z > 1 && !cart)
+    throw InputError(path + ": encodedSpace.matrixSize.z = " + std::to_string(em.z) +
+                     ": 3-D encoding of non-Cartesian data is not supported (allowed: 1)");
+  // Multi-slice and 3-D limits: every acquisition's slice and kspace_encode_step_2 must lie inside them.
+  const int max_slice = e.encodingLimits.slice ? e.encodingLimits.slice->maximum : -1;  // -1: not stated
+  int partitions = std::max<int>(1, em.z);
+  if (e.encodingLimits.kspace_encoding_step_2) partitions = std::max<int>(partitions, e.encodingLimits.kspace_encoding_step_2->maximum + 1);
+  raw.fov_z_m = e.encodedSpace.fieldOfView_mm.z * 1e-3;
+  raw.fov_x_m = e.encodedSpace.fieldOfView_mm.x * 1e-3;
+  raw.fov_y_m = e.encodedSpace.fieldOfView_mm.y * 1e-3;
+  raw.recon_nx = e.reconSpace.matrixSize.x;
+  raw.recon_ny = e.reconSpace.matrixSize.y;
+  raw.recon_fov_x_m = e.reconSpace.fieldOfView_mm.x * 1e-3;
+  raw.recon_fov_y_m = e.reconSpace.fieldOfView_mm.y * 1e-3;
+  if (h.sequenceParameters) {
+    const auto& sp = *h.sequenceParameters;
+    if (sp.TR && !sp.TR->empty()) raw.TR_s = (*sp.TR)[0] * 1e-3;
+    if (sp.TE && !sp.TE->empty()) raw.TE_s = (*sp.TE)[0] * 1e-3;
+    if (sp.flipAngle_deg && !sp.flipAngle_deg->empty()) raw.flip_angle_deg = (*sp.flipAngle_deg)[0];
+  }
+  if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->systemFieldStrength_T)
+    raw.field_T = *h.acquisitionSystemInformation->systemFieldStrength_T;
+  else if (h.experimentalConditions.H1resonanceFrequency_Hz > 0)
+    raw.field_T = h.experimentalConditions.H1resonanceFrequency_Hz / k_gamma_1H_Hz_per_T;
+  if (h.measurementInformation && h.measurementInformation->protocolName)
+    raw.scenario_name = *h.measurementInformation->protocolName;
+  int header_coils = 0;
+  if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->receiverChannels)
+    header_coils = *h.acquisitionSystemInformation->receiverChannels;
+  double rnbw = 1;  // relativeReceiverNoiseBandwidth; absent: the noise scan sees the nominal band
+  if (h.acquisitionSystemInformation && h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth) {
+    rnbw = *h.acquisitionSystemInformation->relativeReceiverNoiseBandwidth;
+    if (!(rnbw > 0 && rnbw <= 2))
+      throw InputError(path + ": acquisitionSystemInformation.relativeReceiverNoiseBandwidth = " + std::to_string(rnbw) +
+                       " (allowed: 0 < value <= 2)");
+  }
+
+  // One pass: noise apart, the selected dataset kept, the rest counted for the summary.
+  const uint32_t n_acq = acquisitions.count;
+  if (n_acq == 0) throw InputError(path + ": no acquisitions");
+  sum.acquisitions = static_cast<int>(n_acq);
+  std::vector<ISMRMRD::Acquisition> selected;
+  std::vector<ISMRMRD::Acquisition> noise;
+  // Flag numbers (libismrmrd's isFlagSet takes the bit number) of readouts that are never image data.
+  const ISMRMRD::ISMRMRD_AcquisitionFlags never_image[] = {
+      ISMRMRD::ISMRMRD_ACQ_IS_NAVIGATION_DATA,  ISMRMRD::ISMRMRD_ACQ_IS_PHASECORR_DATA,
+      ISMRMRD::ISMRMRD_ACQ_IS_DUMMYSCAN_DATA,   ISMRMRD::ISMRMRD_ACQ_IS_RTFEEDBACK_DATA,
+      ISMRMRD::ISMRMRD_ACQ_IS_HPFEEDBACK_DATA,  ISMRMRD::ISMRMRD_ACQ_IS_SURFACECOILCORRECTIONSCAN_DATA};
+  for (uint32_t a = 0; a < n_acq; ++a) {
+    ISMRMRD::Acquisition acq;
+    acquisitions.read(a, acq);
+    if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_NOISE_MEASUREMENT)) {
+      ++sum.noise_acquisitions;
+      noise.push_back(std::move(acq));
+      continue;
+    }
+    bool skip = false;
+    for (auto fl : never_image) skip |= acq.isFlagSet(fl);
+    if (skip) continue;
+    const auto& idx = acq.idx();
+    if ((max_slice >= 0 && idx.slice > max_slice) || idx.kspace_encode_step_2 >= partitions)
+      throw InputError(path + ": acquisition " + std::to_string(a) + " has slice " + std::to_string(idx.slice) +
+                       " and kspace_encode_step_2 " + std::to_string(idx.kspace_encode_step_2) +
+                       " (allowed by the header's encodingLimits / encodedSpace.matrixSize.z: slice 0.." +
+                       (max_slice >= 0 ? std::to_string(max_slice) : std::string("any")) + ", kspace_encode_step_2 0.." +
+                       std::to_string(partitions - 1) + ")");
+    sum.slices = std::max(sum.slices, idx.slice + 1);
+    sum.repetitions = std::max(sum.repetitions, idx.repetition + 1);
+    sum.contrasts = std::max(sum.contrasts, idx.contrast + 1);
+    if ((sel.slice >= 0 && idx.slice != sel.slice) || idx.repetition != sel.repetition || idx.contrast != sel.contrast) continue;
+    selected.push_back(std::move(acq));
+  }
+  const bool all_slices = sel.slice < 0;  // the whole multi-slice stack
+  if (sel.slice < -1 || sel.slice >= sum.slices || sel.repetition < 0 || sel.repetition >= sum.repetitions ||
+      sel.contrast < 0 || sel.contrast >= sum.contrasts || selected.empty())
+    throw InputError(path + ": no data for slice " + std::to_string(sel.slice) + ", repetition " +
+                     std::to_string(sel.repetition) + ", contrast " + std::to_string(sel.contrast) + " (allowed: slice -1 (all), 0.." +
+                     std::to_string(sum.slices - 1) + ", repetition 0.." + std::to_string(sum.repetitions - 1) +
+                     ", contrast 0.." + std::to_string(sum.contrasts - 1) + ")");
+
+  raw.ncoils = header_coils > 0 ? header_coils : selected.front().active_channels();
+  raw.dwell_s = selected.front().sample_time_us() * 1e-6;
+  int max_samples = 0;
+  double acquired = 0;  // complex samples of the selected acquisitions, every channel
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    auto& acq = selected[i];
+    if (acq.active_channels() != raw.ncoils)
+      throw InputError(path + ": acquisition with kspace_encode_step_1 = " + std::to_string(acq.idx().kspace_encode_step_1) +
+                       " has " + std::to_string(acq.active_channels()) + " channels, header receiverChannels says " +
+                       std::to_string(raw.ncoils));
+    max_samples = std::max<int>(max_samples, acq.number_of_samples());
+    acquired += static_cast<double>(acq.number_of_samples()) * acq.active_channels();
+  }
+
+  if (cart) {
+    raw.nx = std::max<int>(em.x, max_samples);
+    raw.ny = em.y;
+    int center_line = raw.ny / 2;
+    if (e.encodingLimits.kspace_encoding_step_1) {
+      const auto& lim = *e.encodingLimits.kspace_encoding_step_1;
+      raw.ny = std::max<int>(raw.ny, lim.maximum + 1);
+      // A centre of 0 is what writers leave when they do not say; k = 0 on the first line is not a real scan.
+      if (lim.center > 0) center_line = lim.center;
+    }
+    for (auto& acq : selected) raw.ny = std::max<int>(raw.ny, acq.idx().kspace_encode_step_1 + 1);
+    raw.slices = all_slices ? sum.slices : 1;
+    raw.partitions = partitions;
+    // In double: the product of five 16-bit sizes overflows size_t (and wrapped to a small number, it
+    // passed); and before anything is allocated. Each size counts at least 1: with 0 channels or samples
+    // the product was 0 and the per-line tables (ny x slices x partitions) went unchecked.
+    const auto at_least_1 = [](int v) { return static_cast<double>(std::max(1, v)); };
+    const double grid = at_least_1(raw.ncoils) * at_least_1(raw.slices) * at_least_1(raw.partitions) *
+                        at_least_1(raw.ny) * at_least_1(raw.nx);
+    const double budget = std::min(static_cast<double>(k_max_samples),
+                                   std::max(k_grid_floor_samples, k_grid_per_acquired_sample * acquired));
+    if (grid > budget)
+      throw InputError(path + ": encodedSpace " + std::to_string(raw.nx) + "x" + std::to_string(raw.ny) + "x" +
+                       std::to_string(raw.partitions) + " in " + std::to_string(raw.slices) + " slice(s) with " +
+                       std::to_string(raw.ncoils) + " channels is too large: " + std::to_string(std::llround(grid * 8 / (1 << 20))) +
+                       " MiB of k-space for " + std::to_string(std::llround(acquired)) +
+                       " acquired samples (allowed: at most 64 x the acquired samples or 2^20, and 2^28 in all)");
+    raw.center_line = center_line;
+    if (raw.partitions > 1 && e.encodingLimits.kspace_encoding_step_2 && e.encodingLimits.kspace_encoding_step_2->center > 0)
+      raw.center_partition = e.encodingLimits.kspace_encoding_step_2->center;
+    raw.kspace.assign(raw.kspace_size(), {});
+    raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
+    std::vector<int> count(static_cast<std::size_t>(raw.ny) * raw.slices * raw.partitions, 0);
+    std::map<int, float> slice_z_mm;  // slice -> position z, for the spacing
+    int k0_col = -1;
+    for (auto& acq : selected) {
+      const int ns = acq.number_of_samples();
+      // A full readout keeps its own k-space centre; a shorter (asymmetric-echo) one is placed so that
+      // its centre sample lands on the centre of the encoded readout.
+      const int k0 = ns == raw.nx ? (acq.center_sample() > 0 ? acq.center_sample() : raw.nx / 2) : raw.nx / 2;
+      const int offset = ns == raw.nx ? 0 : raw.nx / 2 - acq.center_sample();
+      if (offset < 0 || offset + ns > raw.nx)
+        throw InputError(path + ": acquisition with " + std::to_string(ns) + " samples and center_sample " +
+                         std::to_string(acq.center_sample()) + " does not fit the encoded readout of " +
+                         std::to_string(raw.nx) + " samples");
+      if (k0_col >= 0 && k0 != k0_col)
+        throw InputError(path + ": acquisitions disagree on the k-space centre sample (" + std::to_string(k0_col) +
+                         " and " + std::to_string(k0) + ")");
+      k0_col = k0;
+      const int line = acq.idx().kspace_encode_step_1;
+      const int slc = all_slices ? acq.idx().slice : 0, par = acq.idx().kspace_encode_step_2;
+      slice_z_mm[slc] = acq.position()[2];
+      for (int c = 0; c < raw.ncoils; ++c)
+        for (int s = 0; s < ns; ++s)
+          raw.kspace[raw.index(c, slc, par, line, offset + s)] += acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+      ++count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
+      auto& f = raw.line_flags[static_cast<std::size_t>(line)];
+      f |= kLineAcquired;
+      if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION_AND_IMAGING)) f |= kLineCalibration | kLineImaging;
+      else if (acq.isFlagSet(ISMRMRD::ISMRMRD_ACQ_IS_PARALLEL_CALIBRATION)) f |= kLineCalibration;
+      else f |= kLineImaging;
+    }
+    raw.center_sample = k0_col;
+    // Averages of a line are averaged.
+    for (int slc = 0; slc < raw.slices; ++slc)
+      for (int par = 0; par < raw.partitions; ++par)
+        for (int line = 0; line < raw.ny; ++line) {
+          const int n = count[(static_cast<std::size_t>(slc) * raw.partitions + par) * raw.ny + line];
+          if (n > 1)
+            for (int c = 0; c < raw.ncoils; ++c)
+              for (int s = 0; s < raw.nx; ++s) raw.kspace[raw.index(c, slc, par, line, s)] /= static_cast<float>(n);
+        }
+    if (raw.slices > 1 && slice_z_mm.count(0) && slice_z_mm.count(1))
+      raw.slice_spacing_m = std::abs(slice_z_mm[1] - slice_z_mm[0]) * 1e-3;
+    int prev = -1, gap = 0;
+    for (int line = 0; line < raw.ny; ++line) {
+      const auto f = raw.line_flags[static_cast<std::size_t>(line)];
+      if (f & kLineCalibration) ++sum.calibration_lines;
+      if (!(f & kLineImaging)) continue;
+      if (prev >= 0) gap = std::gcd(gap, line - prev);
+      prev = line;
+    }
+    if (prev < 0) throw InputError(path + ": no imaging lines in the selected dataset (only calibration)");
+    raw.accel_R = std::max(1, gap);
+    if (e.parallelImaging && e.parallelImaging->accelerationFactor.kspace_encoding_step_1 > 1)
+      raw.accel_R = e.parallelImaging->accelerationFactor.kspace_encoding_step_1;
+  } else {
+    // Non-Cartesian: one RawData line per readout, ordered by kspace_encode_step_1 when that numbers
+    // the readouts 0..n-1, else in file order.
+    if (all_slices && sum.slices > 1)
+      throw InputError(path + ": non-Cartesian data in " + std::to_string(sum.slices) +
+                       " slices are read one slice at a time (allowed: --slice 0.." + std::to_string(sum.slices - 1) + ")");
+    raw.nx = max_samples;
+    raw.ny = static_cast<int>(selected.size());
+    raw.traj_dims = selected.front().trajectory_dimensions();
+    if (raw.traj_dims < 2 || raw.traj_dims > 3)
+      throw InputError(path + ": non-Cartesian acquisition has trajectory_dimensions = " + std::to_string(raw.traj_dims) +
+                       " (allowed: 2 or 3)");
+    if (static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils > k_max_samples)
+      throw InputError(path + ": " + std::to_string(raw.ny) + " readouts of " + std::to_string(raw.nx) +
+                       " samples is too large (allowed: at most 2^28 samples)");
+    std::vector<int> order(selected.size(), -1);
+    bool by_step = true;
+    std::vector<char> seen(selected.size(), 0);
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      const std::size_t k = selected[i].idx().kspace_encode_step_1;
+      if (k >= selected.size() || seen[k]) by_step = false;
+      else seen[k] = 1;
+    }
+    raw.kspace.assign(static_cast<std::size_t>(raw.ncoils) * raw.ny * raw.nx, {});
+    raw.traj.assign(static_cast<std::size_t>(raw.ny) * raw.nx * raw.traj_dims, 0.f);
+    raw.line_flags.assign(static_cast<std::size_t>(raw.ny), 0);
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      auto& acq = selected[i];
+      const int line = by_step ? acq.idx().kspace_encode_step_1 : static_cast<int>(i);
+      if (acq.number_of_samples() != raw.nx || acq.trajectory_dimensions() != raw.traj_dims)
+        throw InputError(path + ": non-Cartesian readouts differ in samples or trajectory dimensions (readout " +
+                         std::to_string(i) + ")");
+      for (int c = 0; c < raw.ncoils; ++c)
+        for (int s = 0; s < raw.nx; ++s) raw.at(c, line, s) = acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+      for (int s = 0; s < raw.nx; ++s)
+        for (int dd = 0; dd < raw.traj_dims; ++dd)
+          raw.traj[(static_cast<std::size_t>(line) * raw.nx + s) * raw.traj_dims + dd] =
+              acq.traj(static_cast<uint16_t>(dd), static_cast<uint16_t>(s)) * static_cast<float>(traj_matrix(e, dd));
+      raw.line_flags[static_cast<std::size_t>(line)] = kLineAcquired | kLineImaging;
+    }
+    raw.center_sample = selected.front().center_sample();
+    if (raw.recon_nx <= 0) raw.recon_nx = em.x;
+    if (raw.recon_ny <= 0) raw.recon_ny = em.y;
+  }
+
+  // Noise acquisitions of every slice/repetition: [coil][sample], for prewhitening, referred to the
+  // data's bandwidth (their dwell time may differ; see noise_bandwidth_scale).
+  for (auto& acq : noise) {
+    if (acq.active_channels() != raw.ncoils)
+      throw InputError(path + ": noise acquisition has " + std::to_string(acq.active_channels()) +
+                       " channels, the data " + std::to_string(raw.ncoils));
+    raw.noise_samples += acq.number_of_samples();
+  }
+  if (raw.noise_samples > 0) {
+    raw.noise.assign(static_cast<std::size_t>(raw.noise_samples) * raw.ncoils, {});
+    int s0 = 0;
+    for (auto& acq : noise) {
+      const float bw = static_cast<float>(noise_bandwidth_scale(acq.sample_time_us() * 1e-6, raw.dwell_s, rnbw));
+      for (int c = 0; c < raw.ncoils; ++c)
+        for (int s = 0; s < acq.number_of_samples(); ++s)
+          raw.noise[static_cast<std::size_t>(c) * raw.noise_samples + s0 + s] =
+              bw * acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c));
+      s0 += acq.number_of_samples();
+    }
   }
   if (summary) *summary = sum;
   return raw;
@@ -555,7 +594,7 @@ void write_complex_image_ismrmrd(const std::string& path, int nx, int ny, int nz
     std::copy(data, data + static_cast<std::size_t>(nx) * ny * nz, im.begin());
     d.appendImage(k_image_var, im);
   } catch (const std::exception& ex) {
-    throw std::runtime_error(path + ": cannot write ISMRMRD image (" + std::string(ex.what()).substr(0, 200) + ")");
+    throw std::runtime_error(path + ": cannot write ISMRMRD image (" + first_line(ex, 200) + ")");
   }
   out.commit();
 }
@@ -588,7 +627,7 @@ ImageVolume read_image_volume_ismrmrd(const std::string& path) {
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& ex) {
-    throw InputError(path + ": not a readable ISMRMRD image file (" + std::string(ex.what()).substr(0, 160) + ")");
+    throw InputError(path + ": not a readable ISMRMRD image file (" + first_line(ex, 160) + ")");
   }
   return v;
 }

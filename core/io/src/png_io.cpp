@@ -3,11 +3,14 @@
 #include <png.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <string_view>
 
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
@@ -173,40 +176,138 @@ void write_png_error_map(const std::string& path, const std::vector<float>& erro
                  {{"mrwb:error_max_abs", std::to_string(max_abs)}, {"mrwb:colormap", "Moreland cool-warm"}});
 }
 
-PngPixels read_png(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw InputError(path + ": no such file");
-  std::unique_ptr<FILE, int (*)(FILE*)> guard(f, std::fclose);
-  png_byte sig[8] = {};
-  if (std::fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8) != 0) throw InputError(path + ": not a PNG file");
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
+namespace {
+
+// Decoding limits, checked before libpng allocates: the sizes libpng accepts from a header, one ancillary
+// chunk (text: the writers' few short keys), and the decoded samples (2^26: 256 MiB as `unsigned`).
+constexpr png_uint_32 k_png_max_side = 1u << 15;
+constexpr png_alloc_size_t k_png_max_chunk_bytes = 1u << 20;
+constexpr std::size_t k_png_max_samples = std::size_t{1} << 26;
+
+// A chunk type as it may appear in a message: letters as they are, any other byte as [XX].
+std::string printable_chunk_type(std::string_view t) {
+  std::string out;
+  for (const char c : t) {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      out += c;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "[%02X]", static_cast<unsigned char>(c));
+      out += hex;
+    }
+  }
+  return out;
+}
+
+// What the decoding fills: it lives in the caller, so that nothing the decoding changes between setjmp and
+// a longjmp is one of its own locals (their values would be indeterminate, their destructors skipped).
+struct PngDecoding {
   PngPixels out;
+  std::vector<png_byte> rows;  // the pixels as decoded, row after row
+  std::vector<png_bytep> row_ptrs;
+  char error[160] = "";  // libpng's text (its default handlers print to stderr) or our own
+  std::string_view file;  // the bytes after the signature, not yet handed to libpng
+};
+extern "C" void png_keep_error(png_structp png, png_const_charp msg) {
+  auto* d = static_cast<PngDecoding*>(png_get_error_ptr(png));
+  std::snprintf(d->error, sizeof d->error, "%s", msg);
+  png_longjmp(png, 1);
+}
+extern "C" void png_drop_warning(png_structp, png_const_charp) {}
+extern "C" void png_read_from_memory(png_structp png, png_bytep to, png_size_t n) {
+  auto* d = static_cast<PngDecoding*>(png_get_io_ptr(png));
+  if (n > d->file.size()) png_error(png, "the file ends inside a chunk");
+  std::memcpy(to, d->file.data(), n);
+  d->file.remove_prefix(n);
+}
+
+// Every chunk must lie inside the file: libpng allocates what a chunk header states before it reads the
+// chunk (a text chunk claiming 1.4 GB in a 300-byte file), so a truncated or damaged length is refused
+// here first. `chunks`: the file after its 8-byte signature. Returns "" or what is wrong.
+std::string check_png_chunks(std::string_view chunks) {
+  std::size_t at = 8;
+  while (chunks.size() >= 12) {
+    const auto* b = reinterpret_cast<const unsigned char*>(chunks.data());
+    const std::size_t length = std::size_t{b[0]} << 24 | std::size_t{b[1]} << 16 | std::size_t{b[2]} << 8 | b[3];
+    const std::string type = printable_chunk_type(chunks.substr(4, 4));
+    if (length > chunks.size() - 12)
+      return "chunk " + type + " at byte " + std::to_string(at) + " states " + std::to_string(length) +
+             " bytes, the file holds " + std::to_string(chunks.size() - 12) + " after its header (truncated or damaged)";
+    if (type == "IEND") return "";
+    chunks.remove_prefix(12 + length);
+    at += 12 + length;
+  }
+  return "the file ends before its IEND chunk (truncated)";
+}
+
+// false: d.error says what stopped it.
+bool decode_png(PngDecoding& d) {
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d, png_keep_error, png_drop_warning);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
     png_destroy_read_struct(&png, &info, nullptr);
-    throw InputError(path + ": damaged PNG file");
+    if (!d.error[0]) std::snprintf(d.error, sizeof d.error, "libpng cannot start");
+    return false;
   }
-  png_init_io(png, f);
+  png_set_read_fn(png, &d, png_read_from_memory);
   png_set_sig_bytes(png, 8);
-  png_set_user_limits(png, 1u << 15, 1u << 15);  // refuse absurd sizes before allocating
-  png_read_png(png, info, PNG_TRANSFORM_PACKING | PNG_TRANSFORM_EXPAND, nullptr);
+  png_set_user_limits(png, k_png_max_side, k_png_max_side);
+  png_set_chunk_malloc_max(png, k_png_max_chunk_bytes);
+  png_read_info(png, info);
+  png_set_expand(png);   // palette and low-bit grey to 8 bits, tRNS to alpha (as PNG_TRANSFORM_EXPAND)
+  png_set_packing(png);  // as PNG_TRANSFORM_PACKING
+  png_set_interlace_handling(png);  // Adam7 passes combined, as png_read_png does
+  png_read_update_info(png, info);
+  PngPixels& out = d.out;
   out.width = static_cast<int>(png_get_image_width(png, info));
   out.height = static_cast<int>(png_get_image_height(png, info));
   out.channels = png_get_channels(png, info);
   out.bit_depth = png_get_bit_depth(png, info);
-  png_bytepp rows = png_get_rows(png, info);
-  const int bytes = out.bit_depth == 16 ? 2 : 1;
-  out.samples.resize(static_cast<std::size_t>(out.width) * out.height * out.channels);
-  for (int y = 0; y < out.height; ++y)
-    for (int i = 0; i < out.width * out.channels; ++i) {
-      const png_byte* p = rows[y] + static_cast<std::size_t>(i) * bytes;
-      out.samples[static_cast<std::size_t>(y) * out.width * out.channels + i] = bytes == 2 ? (p[0] << 8 | p[1]) : p[0];
-    }
+  const std::size_t row_bytes = png_get_rowbytes(png, info);
+  const std::size_t samples = static_cast<std::size_t>(out.width) * out.height * out.channels;
+  if (samples > k_png_max_samples) {
+    std::snprintf(d.error, sizeof d.error, "%dx%d pixels of %d channels need %zu MiB (allowed: at most %zu MiB)",
+                  out.width, out.height, out.channels, samples * sizeof(unsigned) >> 20,
+                  k_png_max_samples * sizeof(unsigned) >> 20);
+    png_longjmp(png, 1);
+  }
+  d.rows.assign(row_bytes * static_cast<std::size_t>(out.height), 0);
+  d.row_ptrs.resize(static_cast<std::size_t>(out.height));
+  for (std::size_t y = 0; y < d.row_ptrs.size(); ++y) d.row_ptrs[y] = d.rows.data() + y * row_bytes;
+  png_read_image(png, d.row_ptrs.data());
+  png_read_end(png, info);  // text after the image data too
   png_textp text = nullptr;
   const int n_text = png_get_text(png, info, &text, nullptr);
   for (int i = 0; i < n_text; ++i) out.text.emplace_back(text[i].key, text[i].text ? text[i].text : "");
   png_destroy_read_struct(&png, &info, nullptr);
-  return out;
+  return true;
+}
+
+}  // namespace
+
+PngPixels read_png(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  std::ifstream f(path, std::ios::binary);
+  if (ec || !f) throw InputError(path + ": no such file");
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  if (!f.read(bytes.data(), static_cast<std::streamsize>(size))) throw InputError(path + ": read failed");
+  if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0)
+    throw InputError(path + ": not a PNG file");
+  PngDecoding d;
+  d.file = std::string_view(bytes).substr(8);
+  if (const std::string bad = check_png_chunks(d.file); !bad.empty()) throw InputError(path + ": damaged PNG file (" + bad + ")");
+  if (!decode_png(d)) throw InputError(path + ": damaged PNG file (" + d.error + ")");
+  PngPixels& out = d.out;
+  const int sample_bytes = out.bit_depth == 16 ? 2 : 1;
+  const std::size_t row_bytes = d.rows.size() / static_cast<std::size_t>(out.height);
+  out.samples.resize(static_cast<std::size_t>(out.width) * out.height * out.channels);
+  for (int y = 0; y < out.height; ++y)
+    for (int i = 0; i < out.width * out.channels; ++i) {
+      const png_byte* p = d.rows.data() + y * row_bytes + static_cast<std::size_t>(i) * sample_bytes;
+      out.samples[static_cast<std::size_t>(y) * out.width * out.channels + i] = sample_bytes == 2 ? (p[0] << 8 | p[1]) : p[0];
+    }
+  return std::move(out);
 }
 
 void write_image(const std::string& path, const Image2D& image, const PngOptions& png) {

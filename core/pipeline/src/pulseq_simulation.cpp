@@ -17,6 +17,12 @@ namespace mrwb {
 
 namespace {
 
+// A non-Cartesian trajectory is read in cycles per FOV, so the file must state its FOV.
+void require_fov(const seq::BlockSequence& s) {
+  if (s.fov_m[0] <= 0 || s.fov_m[1] <= 0)
+    throw InputError("non-Cartesian sequence: no FOV in [DEFINITIONS] (allowed: FOV x y z > 0), needed for cycles/FOV");
+}
+
 // Cartesian: every ADC samples a line along x (equal kx steps) at one ky and kz. [cycles/m]
 bool cartesian_readouts(const seq::ProgramConversion& c, double dk_tolerance) {
   std::size_t o = 0;
@@ -38,8 +44,7 @@ bool cartesian_readouts(const seq::ProgramConversion& c, double dk_tolerance) {
 void attach_trajectory(const seq::ProgramConversion& c, const seq::BlockSequence& s, double voxel_m, int cells_per_voxel,
                        RawData& raw) {
   const double fov[3] = {s.fov_m[0], s.fov_m[1], s.fov_m[2] > 0 ? s.fov_m[2] : s.fov_m[0]};
-  if (fov[0] <= 0 || fov[1] <= 0)
-    throw InputError("non-Cartesian sequence: no FOV in [DEFINITIONS] (allowed: FOV x y z > 0), needed for cycles/FOV");
+  require_fov(s);
   bool three_d = false;
   for (double kz : c.kz) three_d = three_d || std::abs(kz * fov[2]) > 1e-3;
   noncart::Trajectory t = seq::played_trajectory(c, fov, three_d ? 3 : 2);
@@ -63,6 +68,19 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
                                                SimulationEngine& engine, const ProgressFn& progress,
                                                const CancelToken& cancel) {
   const auto t0 = std::chrono::steady_clock::now();
+  // What can refuse the sequence is decided before the simulation: the k of every sample, as
+  // simulate_block_sequence integrates it (k needs no fine RF steps), and its SET segments.
+  seq::ConversionOptions k_only;
+  k_only.hard_rf = true;
+  const seq::ProgramConversion c = seq::to_sequence_program(sequence, k_only);
+  const std::vector<int> set_of_adc = seq::adc_set_labels(sequence);
+  if (set_of_adc.empty()) throw InputError("the sequence has no ADC to simulate");
+  const bool cartesian = cartesian_readouts(c, 1e-3 / std::max(sequence.fov_m[0], 1e-3));
+  const int segments = 1 + *std::max_element(set_of_adc.begin(), set_of_adc.end());
+  if (!cartesian && segments != 1)
+    throw InputError("non-Cartesian sequence with " + std::to_string(segments) + " SET segments (allowed: one segment)");
+  if (!cartesian) require_fov(sequence);
+
   const CellPhantom ph = build_phantom(scenario);
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
   ImportedSequenceRun r;
@@ -70,19 +88,11 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
   // Played with the scenario's sequence.fidelity ("auto": hard RF, gradient waveforms: the file's type is unknown).
   r.segments = simulate_block_sequence(ph, sequence, engine, coils, &r.truth, progress, cancel,
                                        block_playback(scenario.sequence.fidelity));
-  if (r.segments.empty()) throw InputError("the sequence has no ADC to simulate");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // The k of every sample, as simulate_block_sequence integrates it (k needs no fine RF steps).
-  seq::ConversionOptions k_only;
-  k_only.hard_rf = true;
-  const seq::ProgramConversion c = seq::to_sequence_program(sequence, k_only);
-  if (cartesian_readouts(c, 1e-3 / std::max(sequence.fov_m[0], 1e-3))) {
+  if (cartesian) {
     r.image = reconstruct_fft(r.segments.front());
     return r;
   }
-  if (r.segments.size() != 1)
-    throw InputError("non-Cartesian sequence with " + std::to_string(r.segments.size()) +
-                     " SET segments (allowed: one segment)");
   RawData& raw = r.segments.front();
   attach_trajectory(c, sequence, ph.cell_size_m * std::max(1, ph.cells_per_voxel), std::max(1, ph.cells_per_voxel), raw);
   raw.scenario_name = scenario.name;

@@ -25,7 +25,8 @@ GrappaGeometry grappa_geometry(const RawData& raw, const GrappaParams& p) {
   require(raw.line_flags.size() == static_cast<std::size_t>(raw.ny),
           "no calibration lines: line flags missing (ACQ_IS_PARALLEL_CALIBRATION required)");
   require(raw.accel_R >= 2 && raw.accel_R <= raw.ny / 2,
-          "accel_R = " + std::to_string(raw.accel_R) + " (allowed: 2 .. ny/2; fully sampled data: --method fft)");
+          "acceleration accel_R = " + std::to_string(raw.accel_R) + " (allowed: 2 .. ny/2 = " + std::to_string(raw.ny / 2) +
+              "; fully sampled data: --method fft)");
   require(p.approach == "basic" || p.approach == "improved",
           "--approach " + p.approach + " (allowed: basic, improved)");
   require(p.combine == "sos" || p.combine == "sensitivity", "--combine " + p.combine + " (allowed: sos, sensitivity)");

@@ -8,13 +8,18 @@
 
 namespace mrwb {
 
-RawData hybrid_space(const RawData& raw) {
+void check_hybrid_space(const RawData& raw) {
   check_raw_layout(raw);
-  if (raw.partitions == 1) return raw;
   const int P = raw.partitions;
-  if (raw.k0_partition() != P / 2)
+  if (P > 1 && raw.k0_partition() != P / 2)
     throw InputError("recon: kz centre at partition " + std::to_string(raw.k0_partition()) + " of " + std::to_string(P) +
                      " (allowed: partitions/2 = " + std::to_string(P / 2) + "; kz partial Fourier is not supported)");
+}
+
+RawData hybrid_space(const RawData& raw) {
+  check_hybrid_space(raw);
+  if (raw.partitions == 1) return raw;
+  const int P = raw.partitions;
   RawData out = raw;
   std::vector<std::complex<float>> kz(static_cast<std::size_t>(P));
   const std::size_t stride = static_cast<std::size_t>(raw.ny) * raw.nx;  // between partitions

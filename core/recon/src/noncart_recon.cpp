@@ -1,6 +1,9 @@
 // The non-Cartesian pipelines on the CPU (cg, gridding) and their Reconstructor adapters.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/gridding.hpp"
@@ -130,6 +133,56 @@ void check_params(const NoncartParams& p) {
 
 }  // namespace
 
+double noncart_cpu_bytes(const Grid& g, std::size_t M, int coils, ReconMethod method, const NoncartParams& p) {
+  const double D = g.dims, n = g.n, m = static_cast<double>(M), c = std::max(1, coils);
+  const double cd = sizeof(cdouble), cf = sizeof(cfloat);
+  const double nv = std::pow(n, D);
+  // The oversampled grid of a Gridder on n (even, >= os n; bilinear gridding: n itself).
+  const auto grid_cells = [&](double size) {
+    const bool bilinear = method == ReconMethod::Gridding && p.kernel == "bilinear";
+    return std::pow(bilinear ? size : 2 * std::ceil(p.oversampling * size / 2 - 1e-9), D);
+  };
+  double b = m * (c * cf + D * sizeof(float));  // the samples' copy
+  b += nv * (cd + cf);                           // the result and its image
+  if (method == ReconMethod::Gridding) {
+    const double cells = grid_cells(n);
+    b += cells * sizeof(double) + 4 * m * sizeof(double);  // density weights: their grid, per-sample sums
+    b += 2 * cells * cd + 2 * nv * cd;  // one coil's grid and its centred copy, its image, the sum over coils
+    return b;
+  }
+  const double n2v = std::pow(2 * n, D);
+  b += c * nv * cd;                                  // F^H d per coil
+  if (coils > 1) b += c * nv * (cf + cd) + nv * 8;  // sensitivities and the low-resolution coil images
+  b += 4 * n2v * cd;  // Q, its copy, its FFT and the FFT buffer of the Toeplitz embedding
+  if (!p.exact) b += 2 * grid_cells(2 * n) * cd;  // gridded Q: the oversampled 2n grid and its centred copy
+  b += 9 * nv * cd;                                // rhs and the CG vectors
+  if (p.preconditioner != "none") b += 2 * nv * cd + 3 * nv * sizeof(double);
+  if (p.regularizer != "identity") b += nv;  // W's links
+  return b;
+}
+
+void check_noncart_memory(const Grid& g, std::size_t M, int coils, ReconMethod method, const NoncartParams& p) {
+  if (noncart_cpu_bytes(g, M, coils, method, p) <= k_noncart_memory_limit_bytes) return;
+  int fits = 0;  // the largest even matrix within the limit
+  for (int lo = 1, hi = std::min(g.n, 1024) / 2; lo <= hi;) {
+    const int mid = (lo + hi) / 2;
+    if (noncart_cpu_bytes(Grid{g.dims, 2 * mid}, M, coils, method, p) <= k_noncart_memory_limit_bytes) fits = 2 * mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  const double bytes = noncart_cpu_bytes(g, M, coils, method, p);
+  std::ostringstream os;
+  os << "--matrix " << p.matrix;
+  if (p.matrix == 0) os << " (from the trajectory: " << g.n << ")";
+  os << ": " << to_string(method) << " of a " << g.n << "^" << g.dims << (g.dims == 3 ? " volume" : " image") << " with "
+     << coils << " coil(s) and " << M << " samples needs " << std::fixed << std::setprecision(1)
+     << bytes / (1 << 30) << " GiB (" << std::setprecision(0) << bytes
+     << " bytes: grids, oversampled grid, coil images, CG vectors), more than the "
+     << k_noncart_memory_limit_bytes / (1 << 30) << " GiB allowed (allowed: --matrix "
+     << (fits >= 2 ? "2 .. " + std::to_string(fits) : std::string("none fits")) << " for this data"
+     << (g.dims == 3 ? " in 3-D" : "") << ")";
+  throw InputError(os.str());
+}
+
 ReconInput recon_input(const RawData& raw, const NoncartParams& p, ReconMethod method, int dims) {
   check_params(p);
   ReconInput in{{}, samples_from_raw(raw)};
@@ -167,6 +220,7 @@ namespace {
 Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                      const CancelToken& cancel) {
   const auto in = recon_input(raw, options.noncart, ReconMethod::Cg, 2);
+  check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, ReconMethod::Cg, options.noncart);
   const CgResult r = reconstruct_cg_cpu(in.grid, in.samples, options.noncart, Precision::Single, {}, progress, cancel);
   return to_image2d(in.grid, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
 }
@@ -174,6 +228,7 @@ Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, const Prog
 Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                            const CancelToken& cancel) {
   const auto in = recon_input(raw, options.noncart, ReconMethod::Gridding, 2);
+  check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, ReconMethod::Gridding, options.noncart);
   const auto& g = in.grid;
   const auto& s = in.samples;
   const GriddingParams gp = gridding_params(options.noncart);

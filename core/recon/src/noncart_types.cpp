@@ -50,7 +50,9 @@ int default_matrix(const Samples& s) {
 }
 
 Samples samples_from_raw(const RawData& raw) {
-  if (raw.cartesian()) throw InputError("recon: gridding/cg need a non-Cartesian trajectory (RawData traj, --traj)");
+  if (raw.cartesian())
+    throw InputError("trajectory: the data are Cartesian; gridding and cg need a non-Cartesian trajectory "
+                     "(allowed: ISMRMRD radial/spiral data or BART k-space with --traj; Cartesian data: --method fft or grappa)");
   if (raw.traj_dims != 2 && raw.traj_dims != 3)
     throw InputError("recon: trajectory dims " + std::to_string(raw.traj_dims) + " (allowed: 2, 3)");
   const std::size_t M = static_cast<std::size_t>(raw.nx) * raw.ny;

@@ -38,6 +38,7 @@ ImageVolume reconstruct_volume_cpu(const RawData& raw, ReconMethod method, const
                                    const ProgressFn& progress, const CancelToken& cancel) {
   check_volume_method(method);
   const auto in = recon_input(raw, p, method, 3);
+  check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, method, p);
   const Grid& g = in.grid;
   const Samples& s = in.samples;
   const GriddingParams gp = gridding_params(p);
@@ -59,6 +60,21 @@ bool has_3d_trajectory(const RawData& raw) {
   for (std::size_t i = 2; i < raw.traj.size(); i += 3)
     if (raw.traj[i] != 0.0f) return true;
   return false;
+}
+
+void check_noncart_recon(const RawData& raw, ReconMethod method, Backend backend, const NoncartParams& p) {
+  const int dims = has_3d_trajectory(raw) ? 3 : 2;
+  bool cpu = false;
+  if (dims == 3) {
+    check_volume_method(method);
+    registry().choose(k_volume, backend, refusal);  // refuses an unavailable backend
+    const auto cuda = registry().find(k_volume, Backend::Cuda);
+    cpu = backend == Backend::Cpu || (backend == Backend::Auto && !(cuda && cuda->available()));
+  } else {
+    cpu = make_reconstructor(method, backend)->name().ends_with("/cpu");
+  }
+  const auto in = recon_input(raw, p, method, dims);
+  if (cpu) check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, method, p);
 }
 
 ImageVolume reconstruct_volume(const RawData& raw, ReconMethod method, Backend backend,

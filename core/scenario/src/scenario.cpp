@@ -15,7 +15,9 @@
 #include "mrwb/phantom/tissue.hpp"
 #include "mrwb/scenario/scenario_sequence.hpp"
 #include "mrwb/sequence/noncart_design.hpp"
+#include "mrwb/sequence/sequence_limits.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "strict_json.hpp"
 
 namespace mrwb {
 namespace {
@@ -66,11 +68,17 @@ class ObjectReader {
     if (!fits) fail(field(key), "= " + v.dump() + " is out of range: allowed a 32-bit integer (then the field's own range)");
     return v.get<int>();
   }
+  // Names and labels are one line of text: a control character (a NUL would cut the messages that quote
+  // the name, a newline split them) is refused; only the free-text description may hold line breaks.
   std::string text(const std::string& key, const std::string& fallback) {
     if (!has(key)) return fallback;
     const json& v = obj_.at(key);
     if (!v.is_string()) fail(field(key), "must be a string");
-    return v.get<std::string>();
+    const std::string t = v.get<std::string>();
+    const bool free_text = prefix_.empty() && key == "description";
+    if (free_text ? t.find('\0') != std::string::npos : has_control_characters(t))
+      fail(field(key), "= \"" + printable(t) + "\" holds control characters (allowed: printable text)");
+    return t;
   }
   std::uint64_t unsigned_integer(const std::string& key, std::uint64_t fallback) {
     if (!has(key)) return fallback;
@@ -107,7 +115,7 @@ class ObjectReader {
   }
   void reject_unknown() const {
     for (const auto& [k, v] : obj_.items())
-      if (!used_.count(k)) fail(field(k), "is not a known field");
+      if (!used_.count(k)) fail(printable(field(k)), "is not a known field");
   }
 
  private:
@@ -270,6 +278,10 @@ void check_range(const std::string& source, const std::string& field, double v, 
                      (unit.empty() ? "" : " " + unit));
 }
 
+void check_range(const std::string& source, const std::string& field, double v, const seq::ParamRange& r) {
+  if (!r.contains(v)) throw InputError(source + ": " + field + " = " + fmt(v) + " is out of range: allowed " + seq::text(r));
+}
+
 void check_one_of(const std::string& source, const std::string& field, const std::string& v,
                   const std::vector<std::string>& allowed) {
   for (const auto& a : allowed)
@@ -302,12 +314,12 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   }
   check_range(source, "sequence.TR_s", q.TR_s, 0, true, 10, false, "s");
   check_range(source, "sequence.TE_s", q.TE_s, 0, true, q.TR_s, true, "s (0 < TE < TR)");
-  check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg, 0, true, 180, false, "deg");
-  check_range(source, "sequence.fov_m", q.fov_m, 0.001, false, 1.0, false, "m");
-  check_range(source, "sequence.matrix", q.matrix, 8, false, 1024, false, "");
+  check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg, seq::limits::flip_angle_deg);
+  check_range(source, "sequence.fov_m", q.fov_m, seq::limits::fov_m);
+  check_range(source, "sequence.matrix", q.matrix, seq::limits::matrix);
   if (q.matrix % 2 != 0) throw InputError(source + ": sequence.matrix = " + fmt(q.matrix) + " must be even");
-  check_range(source, "sequence.bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel, 10, false, 1e5, false, "Hz");
-  check_range(source, "sequence.dummy_scans", q.dummy_scans, 0, false, 100000, false, "");
+  check_range(source, "sequence.bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel, seq::limits::bandwidth_Hz_per_pixel);
+  check_range(source, "sequence.dummy_scans", q.dummy_scans, seq::limits::dummy_scans);
   check_range(source, "sequence.acceleration", q.acceleration, 1, false, 8, false, "");
   check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
   check_one_of(source, "sequence.acs_mode", q.acs_mode, {"integrated", "separate"});
@@ -465,12 +477,7 @@ seq::BuiltSequence validated_sequence(const Scenario& s, const std::string& sour
 }
 
 Scenario scenario_from_json_text(const std::string& text, const std::string& source, seq::BuiltSequence* built) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(source + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  const json j = parse_strict_json(text, source);
   ObjectReader r(j, source, "");
   const std::string format = r.text("format", "");
   if (format != "mrwb-scenario") r.fail("format", "must be \"mrwb-scenario\"");

@@ -28,8 +28,32 @@ constexpr double kMinRaster_s = 1e-9, kMaxRaster_s = 1e-3;
 // Longest event and longest whole sequence accepted: a day. Keeps every time finite and every loop over
 // the sequence (diagram, conversion) bounded.
 constexpr double kMaxDuration_s = 86400;
+// Field of view in [DEFINITIONS] (Pulseq: metres): a scanner's bore is well below this.
+constexpr double kMaxFov_m = 10;
 // Label counters (LABELSET / LABELINC) map to ISMRMRD encoding counters (uint16); LIN indexes k-space.
 constexpr int kMaxLabel = 65535;
+// k-space lines an ADC may land on (LIN, or the ADC's index without LIN labels): ISMRMRD's matrix size is
+// 16-bit, so at most 65535 lines, LIN 0..65534.
+constexpr int kMaxLines = 65535;
+// SET values played at an ADC: every value is a raw-data file of its own (<out>_set<k>). Real sequences use
+// a handful (phase-contrast encodings, echoes); 64 keeps a file from scattering thousands of outputs.
+constexpr int kMaxSetSegments = 64;
+// k-space samples the ADCs lay out per coil (SET segments x lines x samples per ADC), allocated before the
+// simulation: 2^24 (128 MB of complex floats per coil) holds a 4096 x 4096 k-space.
+constexpr long long kMaxLaidOutSamples = 1LL << 24;
+// Physical values of the events (Pulseq 1.4 units). Finite is not enough: 1e300 Hz of RF gives NaN spins.
+// RF peak amplitude |B1| x gamma: 1e5 Hz is 2.35 mT, far above any scanner's RF (about 25 uT).
+constexpr double kMaxRfAmplitude_Hz = 1e5;
+// Gradient amplitude: 1e9 Hz/m is 23.5 T/m, ten times the strongest preclinical gradient sets.
+constexpr double kMaxGradient_Hz_per_m = 1e9;
+// RF / ADC frequency offsets: 1e7 Hz is beyond any receiver bandwidth and slice offset.
+constexpr double kMaxFrequency_Hz = 1e7;
+// Offsets in ppm of the Larmor frequency (1.5): chemical shifts are a few ppm; 1e4 ppm is 1 %.
+constexpr double kMaxPpm = 1e4;
+// Phase offsets [rad]: an angle; writers wrap it (RF spoiling mod 2 pi), so 1e6 rad only guards precision.
+constexpr double kMaxPhase_rad = 1e6;
+// Main field in [DEFINITIONS] (T): above the strongest MR magnets (28.2 T).
+constexpr double kMaxB0_T = 30;
 
 std::string fmt_g(double v) {
   std::ostringstream o;
@@ -141,6 +165,25 @@ class Parser {
     const double v = std::strtod(s.c_str(), &end);
     if (end == s.c_str() || *end != '\0' || !std::isfinite(v)) fail(l.number, "'" + s + "' is not a number");
     return v;
+  }
+  // A physical value within -max..max (0..max when `signed_` is false), its field and unit named.
+  double bounded(const Line& l, std::size_t i, const std::string& field, double max, const char* unit,
+                 bool signed_ = true) const {
+    const double v = num(l, i);
+    if (!(v >= (signed_ ? -max : 0) && v <= max))
+      fail(l.number, field + " " + l.tok[i] + " " + unit + " is out of range (allowed: " + (signed_ ? fmt_g(-max) : "0") +
+                         ".." + fmt_g(max) + " " + unit + ")");
+    return v;
+  }
+  // The physical fields of the event tables (Pulseq 1.4 specification: RF amp Hz, freq Hz, phase rad;
+  // gradient amp Hz/m; ADC freq Hz, phase rad).
+  double rf_amp(const Line& l) const { return bounded(l, 1, "[RF] amplitude", kMaxRfAmplitude_Hz, "Hz"); }
+  double rf_freq(const Line& l, std::size_t i) const { return bounded(l, i, "[RF] freq", kMaxFrequency_Hz, "Hz"); }
+  double rf_phase(const Line& l, std::size_t i) const { return bounded(l, i, "[RF] phase", kMaxPhase_rad, "rad"); }
+  double adc_freq(const Line& l, std::size_t i) const { return bounded(l, i, "[ADC] freq", kMaxFrequency_Hz, "Hz"); }
+  double adc_phase(const Line& l, std::size_t i) const { return bounded(l, i, "[ADC] phase", kMaxPhase_rad, "rad"); }
+  double grad_amp(const Line& l, std::size_t i, const char* what) const {
+    return bounded(l, i, std::string("[GRADIENTS] ") + what, kMaxGradient_Hz_per_m, "Hz/m");
   }
   int integer(const Line& l, std::size_t i) const {
     const double v = num(l, i);
@@ -266,15 +309,18 @@ class Parser {
           r.line = l.number;
           if (v15) {
             need(l, name, 12);
-            r = {num(l, 1), integer(l, 2), integer(l, 3), integer(l, 4), num(l, 5), num(l, 6), num(l, 7),
-                 num(l, 8), num(l, 9), num(l, 10), l.tok[11][0], l.number};
+            r = {rf_amp(l), integer(l, 2), integer(l, 3), integer(l, 4),
+                 bounded(l, 5, "[RF] center", kMaxDuration_s * 1e6, "us", false), num(l, 6),
+                 bounded(l, 7, "[RF] freq_ppm", kMaxPpm, "ppm"), bounded(l, 8, "[RF] phase_ppm", kMaxPpm, "ppm"),
+                 rf_freq(l, 9), rf_phase(l, 10), l.tok[11][0], l.number};
           } else if (legacy_) {  // 1.2 / 1.3: id amp mag phase delay freq phase (no time shape)
             need(l, name, 7);
-            r = {num(l, 1), integer(l, 2), integer(l, 3), 0, -1, num(l, 4), 0, 0, num(l, 5), num(l, 6), 'u', l.number};
+            r = {rf_amp(l), integer(l, 2), integer(l, 3), 0, -1, num(l, 4), 0, 0, rf_freq(l, 5), rf_phase(l, 6), 'u',
+                 l.number};
           } else {
             need(l, name, 8);
-            r = {num(l, 1), integer(l, 2), integer(l, 3), integer(l, 4), -1, num(l, 5), 0, 0, num(l, 6), num(l, 7),
-                 'u', l.number};
+            r = {rf_amp(l), integer(l, 2), integer(l, 3), integer(l, 4), -1, num(l, 5), 0, 0, rf_freq(l, 6),
+                 rf_phase(l, 7), 'u', l.number};
           }
           rf_[integer(l, 0)] = r;
         }
@@ -282,19 +328,22 @@ class Parser {
         for (const auto& l : lines) {
           if (v15) {
             need(l, name, 7);
-            grad_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), integer(l, 4), integer(l, 5), num(l, 6), l.number};
+            grad_[integer(l, 0)] = {grad_amp(l, 1, "amplitude"), grad_amp(l, 2, "first"), grad_amp(l, 3, "last"),
+                                    integer(l, 4), integer(l, 5), num(l, 6), l.number};
           } else if (legacy_) {  // 1.2 / 1.3: id amp shape delay (no time shape)
             need(l, name, 4);
-            grad_[integer(l, 0)] = {num(l, 1), NAN, NAN, integer(l, 2), 0, num(l, 3), l.number};
+            grad_[integer(l, 0)] = {grad_amp(l, 1, "amplitude"), NAN, NAN, integer(l, 2), 0, num(l, 3), l.number};
           } else {
             need(l, name, 5);
-            grad_[integer(l, 0)] = {num(l, 1), NAN, NAN, integer(l, 2), integer(l, 3), num(l, 4), l.number};
+            grad_[integer(l, 0)] = {grad_amp(l, 1, "amplitude"), NAN, NAN, integer(l, 2), integer(l, 3), num(l, 4),
+                                    l.number};
           }
         }
       } else if (name == "TRAP") {
         for (const auto& l : lines) {
           need(l, name, 6);
-          trap_[integer(l, 0)] = {num(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), l.number};
+          trap_[integer(l, 0)] = {bounded(l, 1, "[TRAP] amplitude", kMaxGradient_Hz_per_m, "Hz/m"), num(l, 2), num(l, 3),
+                                  num(l, 4), num(l, 5), l.number};
           static const char* what[] = {"", "", "rise", "flat", "fall", "delay"};
           double total = 0;
           for (int k = 2; k <= 5; ++k) {
@@ -312,10 +361,11 @@ class Parser {
           AdcRow a{};
           if (v15) {
             need(l, name, 9);
-            a = {integer(l, 1), num(l, 2), num(l, 3), num(l, 4), num(l, 5), num(l, 6), num(l, 7), l.number};
+            a = {integer(l, 1), num(l, 2), num(l, 3), bounded(l, 4, "[ADC] freq_ppm", kMaxPpm, "ppm"),
+                 bounded(l, 5, "[ADC] phase_ppm", kMaxPpm, "ppm"), adc_freq(l, 6), adc_phase(l, 7), l.number};
           } else {
             need(l, name, 6);
-            a = {integer(l, 1), num(l, 2), num(l, 3), 0, 0, num(l, 4), num(l, 5), l.number};
+            a = {integer(l, 1), num(l, 2), num(l, 3), 0, 0, adc_freq(l, 4), adc_phase(l, 5), l.number};
           }
           if (a.num <= 0 || a.num > kMaxShapeSamples)
             fail(l.number, "[ADC] num " + l.tok[1] + " is out of range (allowed: 1.." + std::to_string(kMaxShapeSamples) + ")");
@@ -394,21 +444,34 @@ class Parser {
     }
   }
 
-  // A positive finite number, within [lo, hi] when given (rasters).
-  double def_number(const std::string& key, double fallback, double lo = 0, double hi = 0) const {
+  // A positive number within [lo, hi] of `unit` (rasters in s, B0 in T).
+  double def_number(const std::string& key, double fallback, double lo, double hi, const char* unit) const {
     auto it = defs_.find(key);
     if (it == defs_.end()) return fallback;
     const int line = def_line_.at(key);
-    const std::string allowed = hi > 0 ? fmt_g(lo) + ".." + fmt_g(hi) + " s" : "a positive finite number";
+    const std::string allowed = (lo > 0 ? fmt_g(lo) + ".." : std::string("> 0, <= ")) + fmt_g(hi) + " " + unit;
     if (it->second.size() != 1) fail(line, "[DEFINITIONS] " + key + " expects one value (allowed: " + allowed + ")");
     char* end = nullptr;
     const double v = std::strtod(it->second[0].c_str(), &end);
-    if (end == it->second[0].c_str() || *end != '\0' || !std::isfinite(v) || !(v > 0) || (hi > 0 && (v < lo || v > hi)))
+    if (end == it->second[0].c_str() || *end != '\0' || !std::isfinite(v) || !(v > 0) || v < lo || v > hi)
       fail(line, "[DEFINITIONS] " + key + " '" + it->second[0] + "' is out of range (allowed: " + allowed + ")");
     return v;
   }
+  // FOV: up to three lengths in m (atof made "abc" 0 and took "-1" as -1 m).
+  void read_fov(const std::vector<std::string>& v, int line, double (&fov_m)[3]) const {
+    if (v.empty() || v.size() > 3)
+      fail(line, "[DEFINITIONS] FOV expects 3 values (allowed: 0.." + fmt_g(kMaxFov_m) + " m each)");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      char* end = nullptr;
+      const double x = std::strtod(v[i].c_str(), &end);
+      if (end == v[i].c_str() || *end != '\0' || !(x >= 0 && x <= kMaxFov_m))
+        fail(line, "[DEFINITIONS] FOV value " + std::to_string(i + 1) + " '" + v[i].substr(0, 40) +
+                       "' is out of range (allowed: 0.." + fmt_g(kMaxFov_m) + " m)");
+      fov_m[i] = x;
+    }
+  }
   double def_raster(const std::string& key, double fallback) const {
-    return def_number(key, fallback, kMinRaster_s, kMaxRaster_s);
+    return def_number(key, fallback, kMinRaster_s, kMaxRaster_s, "s");
   }
 
   const std::vector<double>& shape(int id, int line) {
@@ -463,10 +526,9 @@ class Parser {
     sys.block_raster_s = def_raster("BlockDurationRaster", 10e-6);
     sys.grad_raster_s = def_raster("GradientRasterTime", 10e-6);
     sys.rf_raster_s = def_raster("RadiofrequencyRasterTime", 1e-6);
-    sys.B0_T = def_number("B0", 1.5);
+    sys.B0_T = def_number("B0", 1.5, 0, kMaxB0_T, "T");
     if (auto it = defs_.find("Name"); it != defs_.end() && !it->second.empty()) s.name = it->second[0];
-    if (auto it = defs_.find("FOV"); it != defs_.end())
-      for (std::size_t i = 0; i < 3 && i < it->second.size(); ++i) s.fov_m[i] = std::atof(it->second[i].c_str());
+    if (auto it = defs_.find("FOV"); it != defs_.end()) read_fov(it->second, def_line_.at("FOV"), s.fov_m);
     s.extra_definitions = extra_defs_;
     std::set<std::string> required;
     if (auto it = defs_.find("RequiredExtensions"); it != defs_.end()) required.insert(it->second.begin(), it->second.end());
@@ -480,6 +542,9 @@ class Parser {
 
     double last_grad[3] = {0, 0, 0};  // 1.4 arbitrary gradients start where the previous block ended
     std::map<std::string, int> counters;  // label counters, as played
+    // What the ADCs lay out when played (sequence_to_program, simulate_block_sequence): k-space line
+    // LIN (else the ADC's index), raw-data segment SET, samples per ADC.
+    int adc_index = 0, max_line = -1, max_set = -1, max_samples = 0;
     double total_s = 0;
     for (const BlockRow& br : blocks_) {
       Block b;
@@ -612,6 +677,34 @@ class Parser {
           c = static_cast<int>(v);
         }
         ext = it->second.next;
+      }
+      if (b.adc) {
+        const auto lin = counters.find("LIN");
+        const int line = lin != counters.end() ? lin->second : adc_index;
+        if (line >= kMaxLines)
+          fail(br.line, (lin != counters.end() ? "label LIN is " + std::to_string(line) + " at the ADC of block "
+                                               : "ADC " + std::to_string(adc_index + 1) + " without a LIN label, in block ") +
+                            std::to_string(br.id) + ": " + std::to_string(line + 1) +
+                            " k-space lines (allowed: LIN 0.." + std::to_string(kMaxLines - 1) + ", at most " +
+                            std::to_string(kMaxLines) + " lines)");
+        const auto set = counters.find("SET");
+        const int segment = set != counters.end() ? set->second : 0;
+        if (segment >= kMaxSetSegments)
+          fail(br.line, "label SET is " + std::to_string(segment) + " at the ADC of block " + std::to_string(br.id) +
+                            ": " + std::to_string(segment + 1) +
+                            " SET segments, each written as a raw-data file of its own (allowed: SET 0.." +
+                            std::to_string(kMaxSetSegments - 1) + ", at most " + std::to_string(kMaxSetSegments) +
+                            " segments)");
+        ++adc_index;
+        max_line = std::max(max_line, line);
+        max_set = std::max(max_set, segment);
+        max_samples = std::max(max_samples, b.adc->num_samples);
+        const long long laid_out = (max_set + 1LL) * (max_line + 1LL) * max_samples;
+        if (laid_out > kMaxLaidOutSamples)
+          fail(br.line, "the ADCs lay out " + std::to_string(max_set + 1) + " SET segments x " +
+                            std::to_string(max_line + 1) + " lines x " + std::to_string(max_samples) + " samples = " +
+                            std::to_string(laid_out) + " k-space samples by block " + std::to_string(br.id) +
+                            " (allowed: <= " + std::to_string(kMaxLaidOutSamples) + " per coil)");
       }
       if (legacy_) {
         b.duration_s = legacy_duration(b, br, s);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "mrwb/base/errors.hpp"
@@ -293,6 +294,16 @@ double rf_flip_rad(const RfPulse& rf, double r) {
     for (std::size_t i = 1; i < rf.mag.size(); ++i) s += 0.5 * (b(i) + b(i - 1)) * (rf.time[i] - rf.time[i - 1]) * r;
   }
   return 2 * M_PI * std::abs(rf.amplitude_Hz * s);
+}
+
+std::vector<int> adc_set_labels(const BlockSequence& s) {
+  std::vector<int> out;
+  std::map<std::string, int> labels;
+  for (const Block& b : s.blocks) {
+    for (const Label& l : b.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
+    if (b.adc) out.push_back(labels.count("SET") ? labels["SET"] : 0);
+  }
+  return out;
 }
 
 }  // namespace mrwb::seq

@@ -6,6 +6,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
+#include "mrwb/sequence/sequence_limits.hpp"
 
 namespace mrwb::seq {
 
@@ -32,13 +33,14 @@ void validate(const CartesianParams& p, const std::string& src) {
   auto bad = [&](const std::string& field, const std::string& range) {
     throw InputError(src + ": " + field + " out of range (allowed: " + range + ")");
   };
-  if (!(p.fov_m >= 0.01 && p.fov_m <= 1)) bad("fov_m", "0.01 .. 1 m");
-  if (p.matrix < 8 || p.matrix > 1024 || p.matrix % 2) bad("matrix", "even, 8 .. 1024");
-  if (!(p.flip_angle_deg > 0 && p.flip_angle_deg <= 180)) bad("flip_angle_deg", "(0, 180]");
-  if (!(p.bandwidth_Hz_per_pixel >= 50 && p.bandwidth_Hz_per_pixel <= 5000)) bad("bandwidth_Hz_per_pixel", "50 .. 5000");
+  if (!limits::fov_m.contains(p.fov_m)) bad("fov_m", text(limits::fov_m));
+  if (!limits::matrix.contains(p.matrix) || p.matrix % 2) bad("matrix", "even, " + text(limits::matrix));
+  if (!limits::flip_angle_deg.contains(p.flip_angle_deg)) bad("flip_angle_deg", text(limits::flip_angle_deg));
+  if (!limits::bandwidth_Hz_per_pixel.contains(p.bandwidth_Hz_per_pixel))
+    bad("bandwidth_Hz_per_pixel", text(limits::bandwidth_Hz_per_pixel));
   if (!(p.slice_thickness_m >= 0.5e-3 && p.slice_thickness_m <= 0.05)) bad("slice_thickness_m", "0.5 .. 50 mm");
   if (!(p.rf_duration_s >= 0.1e-3 && p.rf_duration_s <= 10e-3)) bad("rf_duration_s", "0.1 .. 10 ms");
-  if (p.dummy_scans < 0 || p.dummy_scans > 10000) bad("dummy_scans", "0 .. 10000");
+  if (!limits::dummy_scans.contains(p.dummy_scans)) bad("dummy_scans", text(limits::dummy_scans));
   if (p.accel_R < 1 || p.accel_R > p.matrix / 2) bad("accel_R", "1 .. matrix/2 = " + std::to_string(p.matrix / 2));
   if (p.acs_lines < 0 || p.acs_lines > p.matrix)
     bad("acs_lines", "0 .. matrix = " + std::to_string(p.matrix) + ", got " + std::to_string(p.acs_lines));

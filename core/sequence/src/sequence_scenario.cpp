@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/input_source.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/sequence/sequence_noncart_blocks.hpp"
 #include "mrwb/sequence/noncart_design.hpp"
@@ -50,9 +51,11 @@ BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source) 
   return scenario_blocks(q, source, scenario_system_limits(q));
 }
 
+// The gradient designs do not know the file: their refusals ("gradient: 55.6 mT/m needed ...") are said
+// about `source` (about_source).
 BuiltSequence scenario_timing(const SequenceSpec& q, const std::string& source) {
   if (q.trajectory != Trajectory::Cartesian && q.type == SequenceType::SpoiledGre)
-    return build_noncart_gre_blocks(q, scenario_system_limits(q), source, false);
+    return about_source(source, [&] { return build_noncart_gre_blocks(q, scenario_system_limits(q), source, false); });
   return scenario_blocks(q, source);
 }
 
@@ -62,11 +65,11 @@ BuiltSequence scenario_blocks(const SequenceSpec& q, const std::string& source, 
     if (q.type != SequenceType::SpoiledGre)
       throw InputError(source + ": sequence.type = '" + name_of(q.type) + "' with sequence.trajectory = '" +
                        name_of(q.trajectory) + "' (allowed: spoiled_gre)");
-    return build_noncart_gre_blocks(q, sys, source);
+    return about_source(source, [&] { return build_noncart_gre_blocks(q, sys, source); });
   }
   CartesianParams p = cartesian_params(q);
   p.sys = sys;
-  return build_blocks(q.type, p, source);
+  return about_source(source, [&] { return build_blocks(q.type, p, source); });
 }
 
 }  // namespace mrwb::seq

@@ -65,12 +65,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
   seq::demodulate(c, samples, coils.ncoils);
 
   // Segment of every ADC from the SET label (set on the ADC block or earlier).
-  std::vector<int> segment_of;
-  std::map<std::string, int> labels;
-  for (const seq::Block& b : s.blocks) {
-    for (const seq::Label& l : b.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
-    if (b.adc) segment_of.push_back(labels.count("SET") ? labels["SET"] : 0);
-  }
+  const std::vector<int> segment_of = seq::adc_set_labels(s);
   const int n_segments = segment_of.empty() ? 0 : 1 + *std::max_element(segment_of.begin(), segment_of.end());
   const int cpv = std::max(1, ph.cells_per_voxel);
   const float scale = 1.0f / static_cast<float>(cpv * cpv);

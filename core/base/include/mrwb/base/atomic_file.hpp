@@ -20,7 +20,7 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
-// Throws InputError if the folder of `path` does not exist.
+// Throws InputError if the folder of `path` does not exist or is not writable.
 void require_output_folder(const std::string& path);
 
 }  // namespace mrwb

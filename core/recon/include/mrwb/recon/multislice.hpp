@@ -21,6 +21,8 @@ namespace mrwb {
 // the z plane i of the slab (hybrid space: x-y still in k-space). Unacquired lines stay zero. 2-D data are
 // returned unchanged. Throws InputError for a kz centre other than partitions/2 (no kz partial Fourier).
 RawData hybrid_space(const RawData& raw);
+// What hybrid_space refuses (the layout, the kz centre), without its copy.
+void check_hybrid_space(const RawData& raw);
 
 // ---- Reconstruction ----
 // Every slice (2-D) or every partition of the hybrid space (3-D) through the 2-D reconstructor of

@@ -45,6 +45,17 @@ struct ReconInput {
 };
 ReconInput recon_input(const RawData& raw, const NoncartParams& p, ReconMethod method, int dims);
 
+// The host memory one CPU gridding / cg reconstruction may take: 4 GiB, the ceiling of the flow builders
+// (k_flow_memory_limit_bytes) and twice the largest k-space the readers accept (2^28 samples).
+constexpr double k_noncart_memory_limit_bytes = 4.0 * (1 << 30);
+// Bytes the CPU pipeline of `method` allocates at most on grid g for M samples of `coils` coils: the
+// samples' copy, the (oversampled) grids, the coil images and sensitivities, Q and the CG vectors. In
+// double: n^3 of a hostile --matrix overflows size_t.
+double noncart_cpu_bytes(const Grid& g, std::size_t M, int coils, ReconMethod method, const NoncartParams& p);
+// Throws InputError naming --matrix (p.matrix, or the trajectory's default), the bytes, the limit and
+// the largest matrix that fits, when noncart_cpu_bytes exceeds k_noncart_memory_limit_bytes.
+void check_noncart_memory(const Grid& g, std::size_t M, int coils, ReconMethod method, const NoncartParams& p);
+
 // Gridding of every coil by `coil_image(c)`, combined: the coil's image for one coil, root sum of squares
 // for several. Progress per coil; cancel between coils.
 std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vector<cdouble>(int coil)>& coil_image,

@@ -22,6 +22,11 @@ bool has_3d_trajectory(const RawData& raw);
 ImageVolume reconstruct_volume_cpu(const RawData& raw, ReconMethod method, const NoncartParams& p,
                                    const ProgressFn& progress = {}, const CancelToken& cancel = {});
 
+// Everything a gridding / cg reconstruction of raw by `backend` would refuse, before any of its work: the
+// trajectory (3-D gives a volume), the backend, the parameters and samples (recon_input) and, on the CPU,
+// the memory (check_noncart_memory; CUDA checks its device memory itself). Throws InputError.
+void check_noncart_recon(const RawData& raw, ReconMethod method, Backend backend, const NoncartParams& p);
+
 // The same on another backend: available(), make(raw, method, params, progress, cancel).
 using VolumeFn = std::function<ImageVolume(const RawData&, ReconMethod method, const NoncartParams&,
                                            const ProgressFn&, const CancelToken&)>;

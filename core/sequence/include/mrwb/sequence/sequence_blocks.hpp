@@ -180,6 +180,9 @@ struct ProgramConversion {
 };
 
 ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOptions& opt = {});
+// The SET label in force at every ADC, in ADC order (0 where none was set; a label set on the ADC's block or
+// earlier): the raw-data segment each ADC fills.
+std::vector<int> adc_set_labels(const BlockSequence& s);
 // ---- Builders (sequence_builders.cpp): validated parameters, minimum TE / TR computed ----
 struct CartesianParams {
   SystemLimits sys;
@@ -272,7 +275,8 @@ void demodulate(const ProgramConversion& c, std::span<std::complex<float>> sampl
 // The k of every ADC sample as played (integrated from the blocks' gradients) in cycles per FOV, k [cycles/m]
 // times fov_m per axis: readout r is the ADC with LIN label r (or the r-th ADC without labels), dims 2
 // (kz left out) or 3. InputError unless every ADC has the same sample count and every line 0 .. ADCs - 1
-// appears once.
-noncart::Trajectory played_trajectory(const ProgramConversion& c, const double (&fov_m)[3], int dims);
+// appears once. `source` (the file, when known) begins the message.
+noncart::Trajectory played_trajectory(const ProgramConversion& c, const double (&fov_m)[3], int dims,
+                                      const std::string& source = "");
 
 }  // namespace mrwb::seq

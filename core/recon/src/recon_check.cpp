@@ -1,0 +1,24 @@
+// The checks of a reconstruction before its work (recon_check.hpp).
+#include "mrwb/recon/recon_check.hpp"
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/recon/grappa.hpp"
+#include "mrwb/recon/multislice.hpp"
+#include "mrwb/recon/noncart_volume.hpp"
+
+namespace mrwb {
+
+void check_recon_input(const RawData& raw, const ReconOptions& options) {
+  const ReconMethod method = options.method;
+  if (method == ReconMethod::Gridding || method == ReconMethod::Cg)
+    return noncart::check_noncart_recon(raw, method, options.backend, options.noncart);
+  if (!raw.cartesian())
+    throw InputError("trajectory: the data are non-Cartesian; --method " + name_of(method) +
+                     " needs Cartesian lines (allowed: --method gridding or cg)");
+  make_reconstructor(method, options.backend);  // refuses an unavailable backend
+  if (raw.volume()) check_hybrid_space(raw);
+  // Every slice and partition shares the line flags and R, so the first plane speaks for all.
+  if (method == ReconMethod::Grappa) grappa_geometry(raw.volume() ? extract_slice(raw, 0, 0) : raw, options.grappa);
+}
+
+}  // namespace mrwb
