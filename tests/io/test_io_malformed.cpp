@@ -312,6 +312,13 @@ class TestIoMalformed : public QObject {
     expect_input_error([&] { read_raw_ismrmrd(found); }, found, "/dataset/xml");
   }
 
+  // An image whose attributes dataset has no readable dataspace: libismrmrd mallocs rank x 8 bytes with
+  // rank -1 and wrote through the null pointer (a crash, also without sanitizers); refused before it reads.
+  void ismrmrdImageAttributesUnreadable() {
+    const std::string found = finding("ismrmrd_image_attributes_unreadable.h5");
+    expect_input_error([&] { read_image(found); }, found, "/dataset/image_0/attributes cannot be read");
+  }
+
   void ismrmrdListLengthBeyondTheFile() {
     const std::string found = finding("ismrmrd_list_states_1.2e9_floats.h5");
     expect_input_error([&] { read_raw_ismrmrd(found); }, found, "data holds 1162346496 and 0 floats");
