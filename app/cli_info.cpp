@@ -2,13 +2,20 @@
 
 #include "cli_commands.hpp"
 #include "mrwb/base/version.hpp"
+#include "mrwb/scenario/scenario_ranges.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 
 namespace mrwb::cli {
 
 Action add_info(CLI::App& app) {
-  app.add_subcommand("info", "Version, backends, GPU name and memory if any");
-  return [] {
+  auto* sub = app.add_subcommand("info", "Version, backends, GPU name and memory if any; --limits: every input limit");
+  auto limits = std::make_shared<bool>(false);
+  sub->add_flag("--limits", *limits, "Print the allowed range of every scenario field and Pulseq value (Markdown)");
+  return [limits] {
+    if (*limits) {
+      std::cout << input_limits_markdown();
+      return 0;
+    }
     std::cout << "mrwb " << version_string << "\n";
 #ifdef MRWB_HAVE_CUDA
     std::cout << "build: CUDA backends compiled in\n";

@@ -131,15 +131,15 @@ class TestCliHostileInput : public QObject {
     const QByteArray h = mrwb_test::hostile_head();
     const QByteArray two_samples = "\n\n[SHAPES]\nshape_id 1\nnum_samples 2\n1\n1\n";
     QTest::newRow("ADC of 2e9 samples") << h + "[BLOCKS]\n1 100 0 0 0 0 1 0\n\n[ADC]\n1 2000000000 100 0 0 0\n"
-                                        << QStringList{":16:", "[ADC] num 2000000000", "allowed: 1..67108864"};
+                                        << QStringList{":16:", "[ADC] num 2000000000", "allowed: 1..65535"};
     QTest::newRow("ADC of 1e8 samples") << h + "[BLOCKS]\n1 100 0 0 0 0 1 0\n\n[ADC]\n1 100000000 100 0 0 0\n"
-                                        << QStringList{":16:", "[ADC] num 100000000", "allowed: 1..67108864"};
+                                        << QStringList{":16:", "[ADC] num 100000000", "allowed: 1..65535"};
     QTest::newRow("shape of 2e9 samples")
         << h + "[BLOCKS]\n1 100 0 1 0 0 0 0\n\n[GRADIENTS]\n1 1000 1 0 0\n\n[SHAPES]\nshape_id 1\nnum_samples 2000000000\n0\n0\n1999999998\n"
-        << QStringList{":19:", "num_samples 2000000000", "[SHAPES] shape_id 1", "allowed: 1..67108864"};
+        << QStringList{":19:", "num_samples 2000000000", "[SHAPES] shape_id 1", "allowed: 1..4194304"};
     QTest::newRow("shape of 1e8 samples")
         << h + "[BLOCKS]\n1 100 1 0 0 0 0 0\n\n[RF]\n1 100 1 1 0 0 0 0\n\n[SHAPES]\nshape_id 1\nnum_samples 100000000\n1\n1\n99999998\n"
-        << QStringList{":19:", "num_samples 100000000", "[SHAPES] shape_id 1", "allowed: 1..67108864"};
+        << QStringList{":19:", "num_samples 100000000", "[SHAPES] shape_id 1", "allowed: 1..4194304"};
     QTest::newRow("negative RF delay") << h + "[BLOCKS]\n1 100 1 0 0 0 0 0\n\n[RF]\n1 100 1 1 0 -50 0 0" + two_samples
                                        << QStringList{":16:", "RF delay -50 us", "allowed: 0..8.64e+10 us"};
     QTest::newRow("negative ADC delay") << h + "[BLOCKS]\n1 100 0 0 0 0 1 0\n\n[ADC]\n1 64 10000 -50 0 0\n"
@@ -181,11 +181,17 @@ class TestCliHostileInput : public QObject {
     QTest::newRow("LABELSET LIN 65535") << adc_with_label + "extension LABELSET 1\n1 65535 LIN\n"
                                         << QStringList{":13:", "label LIN is 65535", "65536 k-space lines",
                                                        "allowed: LIN 0..65534, at most 65535 lines"};
-    // 65535 lines of 65536 samples: 34 GB of k-space per coil.
-    QTest::newRow("LIN 65534 x 65536 samples")
-        << h + "[BLOCKS]\n1 1000 0 0 0 0 1 1\n\n[ADC]\n1 65536 100 0 0 0\n\n[EXTENSIONS]\n1 1 1 0\n"
+    // 65535 lines of 65535 samples: 34 GB of k-space per coil.
+    QTest::newRow("LIN 65534 x 65535 samples")
+        << h + "[BLOCKS]\n1 1000 0 0 0 0 1 1\n\n[ADC]\n1 65535 100 0 0 0\n\n[EXTENSIONS]\n1 1 1 0\n"
                "extension LABELSET 1\n1 65534 LIN\n"
-        << QStringList{":13:", "1 SET segments x 65535 lines x 65536 samples", "allowed: <= 16777216 per coil"};
+        << QStringList{":13:", "1 SET segments x 65535 lines x 65535 samples", "allowed: <= 16777216 per coil"};
+    // ADCs that repeat one line: laid out small, but every sample is played (the program keeps each).
+    QByteArray repeats = h + "[BLOCKS]\n";
+    for (int i = 1; i <= 70; ++i) repeats += QByteArray::number(i) + " 700 0 0 0 0 1 0\n";
+    QTest::newRow("70 ADCs of 65535 samples") << repeats + "\n[ADC]\n1 65535 100 0 0 0\n"
+                                              << QStringList{":77:", "the ADCs play 4259775 samples by block 65",
+                                                             "allowed: <= 4194304 in the whole sequence"};
     // Finite but absurd physical values: RF of 1e300 Hz was simulated (NaN spins) and drawn.
     QTest::newRow("RF amplitude 1e300")
         << h + "[BLOCKS]\n1 100 1 0 0 0 0 0\n2 100 0 0 0 0 1 0\n\n[RF]\n1 1e300 1 1 0 0 0 0\n\n[ADC]\n1 64 10000 0 0 0" +
@@ -213,6 +219,37 @@ class TestCliHostileInput : public QObject {
 
   // Without --quiet: the start banner came before the .seq was read, so a refusal made two lines. Every input
   // is checked before it now.
+  // What only playing a file decides, with the scenario it is played on: slice and partition labels (a .seq
+  // is simulated as one 2-D slice, so slices were laid over each other unseen) and the raw data of all coils.
+  void seqRefusedWhenPlayed_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("coils");
+    QTest::addColumn<QStringList>("expect");
+    const QByteArray adc_with_label = mrwb_test::hostile_head() +
+                                      "[BLOCKS]\n1 100 0 0 0 0 1 1\n\n[ADC]\n1 64 10000 0 0 0\n\n[EXTENSIONS]\n1 1 1 0\n";
+    QTest::newRow("SLC 2") << adc_with_label + "extension LABELSET 1\n1 2 SLC\n" << QByteArray("2")
+                           << QStringList{"hostile.seq: label SLC reaches 2 at the ADCs", "(allowed: 0;"};
+    QTest::newRow("PAR 1") << adc_with_label + "extension LABELSET 1\n1 1 PAR\n" << QByteArray("2")
+                           << QStringList{"hostile.seq: label PAR reaches 1 at the ADCs", "(allowed: 0;"};
+    // 8192 lines of 2048 samples: 2^24 samples, the reader's bound per coil; 128 MiB a coil, 8 GiB for 64.
+    QTest::newRow("2^24 samples x 64 coils")
+        << mrwb_test::hostile_head() +
+               "[BLOCKS]\n1 100 0 0 0 0 1 1\n\n[ADC]\n1 2048 100 0 0 0\n\n[EXTENSIONS]\n1 1 1 0\nextension LABELSET 1\n1 8191 LIN\n"
+        << QByteArray("64")
+        << QStringList{"hostile.seq: the sequence's k-space for 64 coils needs 8589934592 bytes",
+                       "(allowed: <= 4294967296 bytes"};
+  }
+  void seqRefusedWhenPlayed() {
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, coils);
+    QFETCH(QStringList, expect);
+    fresh_folders();
+    const QString seq = write("hostile.seq", text);
+    const QString sc = write("scenario.json", scenario(R"("matrix": 64)", R"(, "coils": {"count": )" + coils + "}"));
+    QVERIFY(!seq.isEmpty() && !sc.isEmpty());
+    expectRefused({"simulate", "--scenario", sc, "--seq", seq, "--out", out("raw.h5"), "--quiet"}, expect);
+  }
+
   void seqRefusedWithoutQuiet_data() {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QStringList>("expect");

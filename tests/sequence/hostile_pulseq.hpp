@@ -29,10 +29,10 @@ inline QList<HostileSeq> hostile_seqs() {
       // A shape of zero samples played by a gradient / an RF (crashed on the empty waveform).
       {"zero-sample gradient shape",
        h + "[BLOCKS]\n1 10 0 1 0 0 0 0\n\n[GRADIENTS]\n1 1000 1 0 0\n\n[SHAPES]\nshape_id 1\nnum_samples 0\n",
-       {":19:", "[SHAPES] shape_id 1", "num_samples 0", "allowed: 1..67108864"}},
+       {":19:", "[SHAPES] shape_id 1", "num_samples 0", "allowed: 1..4194304"}},
       {"zero-sample RF shape",
        h + "[BLOCKS]\n1 100 1 0 0 0 0 0\n\n[RF]\n1 100 1 1 0 0 0 0\n\n[SHAPES]\nshape_id 1\nnum_samples 0\n",
-       {":19:", "[SHAPES] shape_id 1", "num_samples 0", "allowed: 1..67108864"}},
+       {":19:", "[SHAPES] shape_id 1", "num_samples 0", "allowed: 1..4194304"}},
       // Negative label values index k-space lines below 0 when played.
       {"negative LABELSET",
        h + "[BLOCKS]\n1 100 0 0 0 0 1 1\n\n[ADC]\n1 64 10000 0 0 0\n\n[EXTENSIONS]\n1 1 1 0\nextension LABELSET 1\n1 -5 LIN\n",

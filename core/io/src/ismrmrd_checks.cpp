@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "hdf5_global_heap.hpp"
 #include "mrwb/base/errors.hpp"
 
 namespace mrwb {
@@ -148,7 +149,15 @@ constexpr std::size_t k_stored_vlen_bytes = 16;
 bool eight_byte_addresses(hid_t f) {
   Hid fcpl(H5Fget_create_plist(f), H5Pclose);
   std::size_t addr_bytes = 0, size_bytes = 0;
-  return H5Pget_sizes(fcpl.get(), &addr_bytes, &size_bytes) >= 0 && addr_bytes == 8;
+  // Lengths of 8 bytes too: the global heap's collection sizes are stored in them.
+  return H5Pget_sizes(fcpl.get(), &addr_bytes, &size_bytes) >= 0 && addr_bytes == 8 && size_bytes == 8;
+}
+// The file's global heap, for following stored references (hdf5_global_heap.hpp).
+GlobalHeapCheck global_heap(const std::string& path, hid_t f, std::uintmax_t file_bytes) {
+  Hid fcpl(H5Fget_create_plist(f), H5Pclose);
+  hsize_t user_block = 0;
+  H5Pget_userblock(fcpl.get(), &user_block);
+  return GlobalHeapCheck(path, file_bytes, user_block);
 }
 std::uint32_t stored_length(const unsigned char* p) {
   return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
@@ -242,20 +251,43 @@ std::optional<std::vector<ListLengths>> stated_list_lengths(const std::string& p
   return out;
 }
 
-// The header: a variable-length string whose stated length must fit in the file (libismrmrd reads it).
-void check_stated_xml_length(const std::string& path, const std::string& xml, hid_t f, hid_t d, hid_t type,
-                             std::uintmax_t file_bytes) {
+// Variable-length strings (the header, an image's attributes): HDF5 allocates the length each stored
+// record states before reading it, so every stated length must fit in the file first.
+void check_stated_string_lengths(const std::string& path, const std::string& dataset, hid_t f, hid_t d, hid_t type,
+                                 std::uintmax_t file_bytes, hssize_t max_strings) {
   if (H5Tis_variable_str(type) <= 0 || !eight_byte_addresses(f)) return;
   Hid space(H5Dget_space(d), H5Sclose);
   const hssize_t n = H5Sget_simple_extent_npoints(space.get());
-  if (n < 1 || n > 16) fail(path, xml + " holds " + std::to_string(n) + " strings (allowed: 1)");
+  if (n < 1 || n > max_strings)
+    fail(path, dataset + " holds " + std::to_string(n) + " strings (allowed: 1 .. " + std::to_string(max_strings) + ")");
   const auto bytes = stored_records(path, d, k_stored_vlen_bytes, static_cast<hsize_t>(n));
   if (!bytes) return;
   for (hssize_t i = 0; i < n; ++i)
     if (const std::uint32_t length = stored_length(&(*bytes)[static_cast<std::size_t>(i) * k_stored_vlen_bytes]);
         length > file_bytes)
-      fail(path, xml + " states a header of " + std::to_string(length) + " bytes, more than the file's " +
+      fail(path, dataset + " states a string of " + std::to_string(length) + " bytes, more than the file's " +
                      std::to_string(file_bytes) + " (truncated or damaged file)");
+  GlobalHeapCheck heap = global_heap(path, f, file_bytes);
+  for (hssize_t i = 0; i < n; ++i)
+    heap.check(dataset + " string " + std::to_string(i), &(*bytes)[static_cast<std::size_t>(i) * k_stored_vlen_bytes], 1);
+}
+
+// Every acquisition list's reference into the global heap, followed before HDF5 reads the lists.
+void check_list_references(const std::string& path, const std::string& data, hid_t f, hid_t d, hid_t ft, hsize_t n,
+                           std::uintmax_t file_bytes) {
+  const std::size_t record = H5Tget_size(ft);
+  const int ti = H5Tget_member_index(ft, "traj"), di = H5Tget_member_index(ft, "data");
+  if (!eight_byte_addresses(f) || ti < 0 || di < 0) return;
+  const std::size_t traj_at = H5Tget_member_offset(ft, static_cast<unsigned>(ti));
+  const std::size_t data_at = H5Tget_member_offset(ft, static_cast<unsigned>(di));
+  if (traj_at + k_stored_vlen_bytes > record || data_at + k_stored_vlen_bytes > record) return;
+  const auto bytes = stored_records(path, d, record, n);
+  if (!bytes) return;
+  GlobalHeapCheck heap = global_heap(path, f, file_bytes);
+  for (hsize_t i = 0; i < n; ++i) {
+    heap.check(data + " acquisition " + std::to_string(i) + " traj", &(*bytes)[i * record + traj_at], sizeof(float));
+    heap.check(data + " acquisition " + std::to_string(i) + " data", &(*bytes)[i * record + data_at], sizeof(float));
+  }
 }
 
 // Every list read through HDF5 in blocks of records, its length checked against its header (the only check
@@ -321,7 +353,7 @@ void check_ismrmrd_raw_layout(const std::string& path, const std::string& group)
                      " string, which libismrmrd cannot read as the header (allowed: a variable-length ASCII string, as "
                      "ISMRMRD writers store it)");
     check_stored_chunks(path, xml, d.get(), file_bytes);
-    check_stated_xml_length(path, xml, f.get(), d.get(), t.get(), file_bytes);
+    check_stated_string_lengths(path, xml, f.get(), d.get(), t.get(), file_bytes, 16);
   }
   if (!link_exists(f.get(), data)) fail(path, data + " is missing (no acquisitions)");
   Hid d(H5Dopen2(f.get(), data.c_str(), H5P_DEFAULT), H5Dclose);
@@ -361,6 +393,7 @@ void check_ismrmrd_raw_layout(const std::string& path, const std::string& group)
       fail(path, data + ": the acquisitions state " + std::to_string(static_cast<long long>(floats)) +
                      " floats, more than the file's " + std::to_string(file_bytes) + " bytes hold (truncated or damaged file)");
   }
+  check_list_references(path, data, f.get(), d.get(), ft.get(), n, file_bytes);
   // Then every list read once: libismrmrd uses freed memory when HDF5 fails to read one part way.
   check_lists_by_reading(path, data, d.get(), space.get(), n);
 }
@@ -399,6 +432,9 @@ void check_ismrmrd_image_layout(const std::string& path, const std::string& grou
     hsize_t na = 0;
     if (H5Sget_simple_extent_ndims(as.get()) != 1 || H5Sget_simple_extent_dims(as.get(), &na, nullptr) != 1 || na != n)
       fail(path, attributes + " is not one string per image (" + header + " holds " + std::to_string(n) + ")");
+    Hid at(H5Dget_type(ad.get()), H5Tclose);
+    if (H5Tget_class(at.get()) != H5T_STRING) fail(path, attributes + " is not a string (wrong type)");
+    check_stated_string_lengths(path, attributes, f.get(), ad.get(), at.get(), file_bytes, static_cast<hssize_t>(n));
   }
 
   struct Sizes {

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/pipeline/phase_contrast.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/sequence/pulseq_limits.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
@@ -80,6 +82,27 @@ ImportedSequenceRun simulate_imported_sequence(const Scenario& scenario, const s
   if (!cartesian && segments != 1)
     throw InputError("non-Cartesian sequence with " + std::to_string(segments) + " SET segments (allowed: one segment)");
   if (!cartesian) require_fov(sequence);
+  // A .seq is played as one 2-D k-space per SET segment: slices and 3-D partitions by label would be laid
+  // over each other unseen (multi-slice and 3-D are simulated from scenarios, volume_simulation.hpp).
+  for (const char* label : {"SLC", "PAR"}) {
+    const std::vector<int> v = seq::adc_label_values(sequence, label);
+    if (const int top = *std::max_element(v.begin(), v.end()); top > 0)
+      throw InputError(std::string("label ") + label + " reaches " + std::to_string(top) +
+                       " at the ADCs (allowed: 0; an imported sequence is simulated as one 2-D slice, multi-slice and "
+                       "3-D sequences from a scenario)");
+  }
+  // The raw data the simulation lays out, per coil as the reader bounded it, now for the scenario's coils.
+  {
+    int samples = 0;
+    for (int n : c.adc_samples) samples = std::max(samples, n);
+    const double bytes = static_cast<double>(segments) * (1.0 + *std::max_element(c.adc_line.begin(), c.adc_line.end())) *
+                         std::max<double>(samples, 1) * std::max(1, scenario.coils.count) * sizeof(std::complex<float>);
+    if (bytes > seq::pulseq_limits::kMaxImportedRawBytes)
+      throw InputError("the sequence's k-space for " + std::to_string(scenario.coils.count) + " coils needs " +
+                       std::to_string(static_cast<long long>(bytes)) + " bytes (allowed: <= " +
+                       std::to_string(static_cast<long long>(seq::pulseq_limits::kMaxImportedRawBytes)) +
+                       " bytes: fewer coils, lines or samples)");
+  }
 
   const CellPhantom ph = build_phantom(scenario);
   const CoilMaps coils = scenario_coil_maps(scenario, ph);

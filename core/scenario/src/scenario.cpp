@@ -11,8 +11,10 @@
 
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/phantom/tissue.hpp"
+#include "mrwb/scenario/scenario_ranges.hpp"
 #include "mrwb/scenario/scenario_sequence.hpp"
 #include "mrwb/sequence/noncart_design.hpp"
 #include "mrwb/sequence/sequence_limits.hpp"
@@ -26,11 +28,6 @@ using nlohmann::json;
 
 constexpr int k_format_version = 1;
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 
 // Reads the fields of one JSON object, remembering which were used so unknown ones are reported.
 class ObjectReader {
@@ -273,13 +270,18 @@ void check_range(const std::string& source, const std::string& field, double v, 
                  double hi, bool hi_open, const std::string& unit) {
   const bool ok = (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
   if (!ok)
-    throw InputError(source + ": " + field + " = " + fmt(v) + " is out of range: allowed " +
-                     (lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]") +
+    throw InputError(source + ": " + field + " = " + number_text(v) + " is out of range: allowed " +
+                     (lo_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) + (hi_open ? ")" : "]") +
                      (unit.empty() ? "" : " " + unit));
 }
 
-void check_range(const std::string& source, const std::string& field, double v, const seq::ParamRange& r) {
-  if (!r.contains(v)) throw InputError(source + ": " + field + " = " + fmt(v) + " is out of range: allowed " + seq::text(r));
+// A field's fixed range as scenario_ranges.cpp states it (with what else bounds it, if anything).
+// `shown`: the field as the message names it, where it differs (an element of a list).
+void check_range(const std::string& source, const std::string& field, double v, const std::string& shown = {}) {
+  const FieldRange& f = scenario_field_range(field);
+  if (!f.range.contains(v))
+    throw InputError(source + ": " + (shown.empty() ? field : shown) + " = " + number_text(v) + " is out of range: allowed " + seq::text(f.range) +
+                     (f.also.empty() ? "" : " (" + std::string(f.also) + ")"));
 }
 
 void check_one_of(const std::string& source, const std::string& field, const std::string& v,
@@ -300,9 +302,9 @@ namespace {
 void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequence* built) {
   const auto& q = s.sequence;
   const auto& p = s.phantom;
-  check_range(source, "simulation.spins_per_axis", s.simulation.spins_per_axis, 1, false, k_max_spins_per_axis, false, "");
+  check_range(source, "simulation.spins_per_axis", s.simulation.spins_per_axis);
   if (q.type == SequenceType::PhaseContrast) {
-    check_range(source, "sequence.venc_m_per_s", q.venc_m_per_s, 0.01, false, 10, false, "m/s");
+    check_range(source, "sequence.venc_m_per_s", q.venc_m_per_s);
     if (q.venc_directions.empty() || q.venc_directions.size() > 3)
       throw InputError(source + ": sequence.venc_directions must hold 1 to 3 directions (allowed: x, y, z)");
     for (std::size_t i = 0; i < q.venc_directions.size(); ++i) {
@@ -312,15 +314,17 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
           throw InputError(source + ": sequence.venc_directions lists '" + q.venc_directions[i] + "' twice (allowed: distinct x, y, z)");
     }
   }
-  check_range(source, "sequence.TR_s", q.TR_s, 0, true, 10, false, "s");
+  check_range(source, "sequence.TR_s", q.TR_s);
+  check_range(source, "sequence.TE_s", q.TE_s);
   check_range(source, "sequence.TE_s", q.TE_s, 0, true, q.TR_s, true, "s (0 < TE < TR)");
-  check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg, seq::limits::flip_angle_deg);
-  check_range(source, "sequence.fov_m", q.fov_m, seq::limits::fov_m);
-  check_range(source, "sequence.matrix", q.matrix, seq::limits::matrix);
-  if (q.matrix % 2 != 0) throw InputError(source + ": sequence.matrix = " + fmt(q.matrix) + " must be even");
-  check_range(source, "sequence.bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel, seq::limits::bandwidth_Hz_per_pixel);
-  check_range(source, "sequence.dummy_scans", q.dummy_scans, seq::limits::dummy_scans);
-  check_range(source, "sequence.acceleration", q.acceleration, 1, false, 8, false, "");
+  check_range(source, "sequence.flip_angle_deg", q.flip_angle_deg);
+  check_range(source, "sequence.fov_m", q.fov_m);
+  check_range(source, "sequence.matrix", q.matrix);
+  if (q.matrix % 2 != 0) throw InputError(source + ": sequence.matrix = " + number_text(q.matrix) + " must be even");
+  check_range(source, "sequence.bandwidth_Hz_per_pixel", q.bandwidth_Hz_per_pixel);
+  check_range(source, "sequence.dummy_scans", q.dummy_scans);
+  check_range(source, "sequence.acceleration", q.acceleration);
+  check_range(source, "sequence.acs_lines", q.acs_lines);
   check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
   check_one_of(source, "sequence.acs_mode", q.acs_mode, {"integrated", "separate"});
   if (q.acs_mode == "separate" &&
@@ -331,18 +335,17 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   if (q.trajectory != Trajectory::Cartesian) validate_noncart_scenario(s, source);  // scenario_sequence.hpp
   else check_recon_method(to_string(s.recon.method), q, source);
   // Multi-slice / 3-D (multislice.hpp): ranges, which types, and a phantom slab to excite.
-  check_range(source, "sequence.slices", q.slices, 1, false, 64, false, "");
-  check_range(source, "sequence.slice_gap_m", q.slice_gap_m, 0, false, 0.1, false, "m");
-  check_range(source, "sequence.partitions", q.partitions, 1, false, 256, false, "");
-  check_range(source, "sequence.slice_thickness_m", q.slice_thickness_m, 5e-4, false, 0.05, false, "m (the builders' 0.5 .. 50 mm)");
+  check_range(source, "sequence.slices", q.slices);
+  check_range(source, "sequence.slice_gap_m", q.slice_gap_m);
+  check_range(source, "sequence.partitions", q.partitions);
+  check_range(source, "sequence.slice_thickness_m", q.slice_thickness_m);
   if (q.max_grad_mT_per_m != 0)
-    check_range(source, "sequence.max_grad_mT_per_m", q.max_grad_mT_per_m, 5, false, 100, false, "mT/m (or 0: the default)");
+    check_range(source, "sequence.max_grad_mT_per_m", q.max_grad_mT_per_m);
   if (q.max_slew_T_per_m_per_s != 0)
-    check_range(source, "sequence.max_slew_T_per_m_per_s", q.max_slew_T_per_m_per_s, 10, false, 300, false,
-                "T/m/s (or 0: the default)");
-  check_range(source, "sequence.partial_fourier", q.partial_fourier, 0.5, false, 1, false, "(fraction of the phase-encode lines)");
+    check_range(source, "sequence.max_slew_T_per_m_per_s", q.max_slew_T_per_m_per_s);
+  check_range(source, "sequence.partial_fourier", q.partial_fourier);
   if (q.partial_fourier != 1 && (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast))
-    throw InputError(source + ": sequence.partial_fourier = " + fmt(q.partial_fourier) + " with '" + name_of(q.type) + "', '" +
+    throw InputError(source + ": sequence.partial_fourier = " + number_text(q.partial_fourier) + " with '" + name_of(q.type) + "', '" +
                      name_of(q.trajectory) + "' (allowed below 1: cartesian spoiled_gre, spin_echo, bssfp, tof)");
   if (q.slices > 1 && ((q.type != SequenceType::SpoiledGre && q.type != SequenceType::Tof) ||
                        q.trajectory != Trajectory::Cartesian || q.partitions > 1))
@@ -368,12 +371,12 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
     throw InputError(source + ": sequence.fidelity.rf = 'hard' with " + std::to_string(q.slices) + " slices, " +
                      std::to_string(q.partitions) + " partitions (allowed: auto or shaped: each slice or slab is " +
                      "selected by the pulse's profile)");
-  check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe, 2, false, 16, false, "");
-  check_range(source, "recon.grappa_kernel_ro", s.recon.grappa_kernel_ro, 1, false, 31, false, "");
-  check_range(source, "recon.grappa_lambda", s.recon.grappa_lambda, 0, false, 1, false, "");
+  check_range(source, "recon.grappa_kernel_pe", s.recon.grappa_kernel_pe);
+  check_range(source, "recon.grappa_kernel_ro", s.recon.grappa_kernel_ro);
+  check_range(source, "recon.grappa_lambda", s.recon.grappa_lambda);
   check_one_of(source, "recon.grappa_approach", s.recon.grappa_approach, {"improved", "basic"});
-  check_range(source, "recon.grappa_eta", s.recon.grappa_eta, 0, false, 4, false, "");
-  check_range(source, "recon.grappa_clip", s.recon.grappa_clip, 0, false, 1, true, "");
+  check_range(source, "recon.grappa_eta", s.recon.grappa_eta);
+  check_range(source, "recon.grappa_clip", s.recon.grappa_clip);
   if (s.recon.method == ReconMethod::Grappa) {
     if (q.acceleration < 2)
       throw InputError(source + ": recon.method = grappa needs sequence.acceleration >= 2 (it is " +
@@ -387,15 +390,15 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   // The readout is centred on TE: half of it before TE, half after, all of it inside the TR.
   const double half_readout_s = 0.5 * q.matrix * s.dwell_s();
   if (q.TE_s <= half_readout_s)
-    throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: must exceed half the readout, " +
-                     fmt(half_readout_s) + " s (matrix / (2 · bandwidth_Hz_per_pixel · matrix))");
+    throw InputError(source + ": sequence.TE_s = " + number_text(q.TE_s) + " is out of range: must exceed half the readout, " +
+                     number_text(half_readout_s) + " s (matrix / (2 · bandwidth_Hz_per_pixel · matrix))");
   // Spin echo: the refocusing pulse sits at TE/2, so the readout's first half must fit after it.
   if (q.type == SequenceType::SpinEcho && 0.5 * q.TE_s < half_readout_s)
-    throw InputError(source + ": sequence.TE_s = " + fmt(q.TE_s) + " is out of range: a spin echo needs TE/2 >= half the readout, " +
-                     fmt(half_readout_s) + " s");
+    throw InputError(source + ": sequence.TE_s = " + number_text(q.TE_s) + " is out of range: a spin echo needs TE/2 >= half the readout, " +
+                     number_text(half_readout_s) + " s");
   if (q.TE_s + half_readout_s > q.TR_s)
-    throw InputError(source + ": sequence.TR_s = " + fmt(q.TR_s) + " is out of range: must be at least TE + half the readout = " +
-                     fmt(q.TE_s + half_readout_s) + " s");
+    throw InputError(source + ": sequence.TR_s = " + number_text(q.TR_s) + " is out of range: must be at least TE + half the readout = " +
+                     number_text(q.TE_s + half_readout_s) + " s");
   // The minimum TE / TR with real RF, prephaser and ramps, decided where `mrwb sequence` builds the same
   // scenario (sequence_scenario.hpp), so both accept the same scenarios (block-model types: above).
   if ((q.type == SequenceType::SpoiledGre || q.type == SequenceType::SpinEcho) && q.slices == 1) {
@@ -404,27 +407,34 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   }
 
   check_one_of(source, "phantom.preset", p.preset, {"straight_vessel", "uniform_disc", "vessel_tree"});
-  check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel, 1, false, 16, false, "");
+  check_range(source, "phantom.cells_per_voxel", p.cells_per_voxel);
+  check_range(source, "phantom.disc_radius_m", p.disc_radius_m);
   check_range(source, "phantom.disc_radius_m", p.disc_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
   tissue_1p5T(p.background_tissue, source + ": phantom.background_tissue");
   tissue_1p5T(p.vessel_tissue, source + ": phantom.vessel_tissue");
+  check_range(source, "phantom.vessel_radius_m", p.vessel_radius_m);
   check_range(source, "phantom.vessel_radius_m", p.vessel_radius_m, 0, true, 0.5 * q.fov_m, false, "m (up to fov_m / 2)");
-  check_range(source, "phantom.vessel_angle_deg", p.vessel_angle_deg, -180, false, 180, false, "deg");
+  check_range(source, "phantom.vessel_angle_deg", p.vessel_angle_deg);
+  check_range(source, "phantom.vessel_offset_m", p.vessel_offset_m);
   check_range(source, "phantom.vessel_offset_m", p.vessel_offset_m, -0.5 * q.fov_m, false, 0.5 * q.fov_m, false, "m");
   if (p.slab_thickness_m != 0) {  // 3-D slab: at least one cubic cell, at most the FOV; Cartesian so far
     const double cell_m = q.fov_m / (static_cast<double>(q.matrix) * p.cells_per_voxel);
+    check_range(source, "phantom.slab_thickness_m", p.slab_thickness_m);
     check_range(source, "phantom.slab_thickness_m", p.slab_thickness_m, cell_m, false, q.fov_m, false,
                 "m (0: a 2-D slice; else from one cell, fov_m / (matrix · cells_per_voxel), to fov_m)");
     if (q.trajectory != Trajectory::Cartesian && q.trajectory != Trajectory::StackOfSpirals)  // 3-D encodes only
-      throw InputError(source + ": phantom.slab_thickness_m = " + fmt(p.slab_thickness_m) + " with sequence.trajectory '" +
+      throw InputError(source + ": phantom.slab_thickness_m = " + number_text(p.slab_thickness_m) + " with sequence.trajectory '" +
                        name_of(q.trajectory) + "' (allowed: 0; slabs are simulated for cartesian and stack_of_spirals)");
   }
   if (p.preset == "vessel_tree") {
     validate_vessel_tree_spec(p.tree, source + ": phantom.tree");
     if (p.tree.generator == "organ_tree")
-      for (int a = 0; a < 2; ++a)
-        check_range(source, std::string("phantom.tree.organ_semi_axes_m[") + char('0' + a) + "]", p.tree.organ_semi_axes_m[a], 0, true,
+      for (int a = 0; a < 2; ++a) {
+        const std::string shown = std::string("phantom.tree.organ_semi_axes_m[") + char('0' + a) + "]";
+        check_range(source, "phantom.tree.organ_semi_axes_m", p.tree.organ_semi_axes_m[a], shown);
+        check_range(source, shown, p.tree.organ_semi_axes_m[a], 0, true,
                     0.5 * q.fov_m, false, "m (up to fov_m / 2)");
+      }
   }
   if (s.flow.enabled) {
     const auto& f = s.flow;
@@ -433,25 +443,25 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
                        "straight_vessel, vessel_tree)");
     check_one_of(source, "flow.solver", f.solver, {"poiseuille", "lbm"});
     check_one_of(source, "flow.waveform", f.waveform, {"constant", "sinusoid", "cardiac"});
-    check_range(source, "flow.inlet_flow_m3_per_s", f.inlet_flow_m3_per_s, 0, false, 1e-3, false, "m^3/s");
-    check_range(source, "flow.period_s", f.period_s, 0.1, false, 10, false, "s");
-    check_range(source, "flow.pulsatility", f.pulsatility, 0, false, 2, false, "");
-    check_range(source, "flow.time_s", f.time_s, 0, false, 1e3, false, "s");
-    check_range(source, "flow.viscosity_Pa_s", f.viscosity_Pa_s, 1e-4, false, 1, false, "Pa s");
-    check_range(source, "flow.density_kg_per_m3", f.density_kg_per_m3, 500, false, 2000, false, "kg/m^3");
-    check_range(source, "flow.time_step_s", f.time_step_s, 0, false, 1e-2, false, "s (0: the readout dwell)");
-    check_range(source, "flow.lbm_max_steps", f.lbm_max_steps, 200, false, 10000000, false, "");
-    check_range(source, "flow.lbm_tolerance", f.lbm_tolerance, 0, true, 1e-2, false, "");
-    check_range(source, "flow.lbm_u_max", f.lbm_u_max, 0, true, 0.2, false, "cells/step (low-Mach limit)");
+    check_range(source, "flow.inlet_flow_m3_per_s", f.inlet_flow_m3_per_s);
+    check_range(source, "flow.period_s", f.period_s);
+    check_range(source, "flow.pulsatility", f.pulsatility);
+    check_range(source, "flow.time_s", f.time_s);
+    check_range(source, "flow.viscosity_Pa_s", f.viscosity_Pa_s);
+    check_range(source, "flow.density_kg_per_m3", f.density_kg_per_m3);
+    check_range(source, "flow.time_step_s", f.time_step_s);
+    check_range(source, "flow.lbm_max_steps", f.lbm_max_steps);
+    check_range(source, "flow.lbm_tolerance", f.lbm_tolerance);
+    check_range(source, "flow.lbm_u_max", f.lbm_u_max);
     check_one_of(source, "flow.lbm_collision", f.lbm_collision, {"bgk", "mrt"});
   }
-  check_range(source, "coils.count", s.coils.count, 1, false, 128, false, "");
+  check_range(source, "coils.count", s.coils.count);
   check_one_of(source, "coils.arrangement", s.coils.arrangement, {"loops", "uniform"});
-  check_range(source, "coils.noise_std", s.coils.noise_std, 0, false, 1e3, false, "(signal units; 0: no noise)");
-  check_range(source, "coils.noise_correlation", s.coils.noise_correlation, 0, false, 0.95, false, "");
+  check_range(source, "coils.noise_std", s.coils.noise_std);
+  check_range(source, "coils.noise_correlation", s.coils.noise_correlation);
   // Noise is added by simulate() (core/simulation/src/simulate.cpp): Cartesian and not phase contrast, so far.
   if (s.coils.noise_std > 0 && (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast))
-    throw InputError(source + ": coils.noise_std = " + fmt(s.coils.noise_std) + " with sequence.type '" + name_of(q.type) +
+    throw InputError(source + ": coils.noise_std = " + number_text(s.coils.noise_std) + " with sequence.type '" + name_of(q.type) +
                      "' and trajectory '" + name_of(q.trajectory) + "' (allowed: 0; receiver noise is simulated for Cartesian "
                      "spoiled_gre, spin_echo, bssfp, tof)");
 
@@ -459,8 +469,8 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   const double bytes = static_cast<double>(phantom_memory_bytes(p, q.matrix, q.fov_m));
   constexpr double k_limit = 4.0 * 1024 * 1024 * 1024;
   if (bytes > k_limit)
-    throw InputError(source + ": phantom.cells_per_voxel = " + fmt(p.cells_per_voxel) + " with sequence.matrix = " +
-                     fmt(q.matrix) + " needs " + fmt(bytes / (1024.0 * 1024 * 1024)) + " GiB; at most 4 GiB allowed");
+    throw InputError(source + ": phantom.cells_per_voxel = " + number_text(p.cells_per_voxel) + " with sequence.matrix = " +
+                     number_text(q.matrix) + " needs " + number_text(bytes / (1024.0 * 1024 * 1024)) + " GiB; at most 4 GiB allowed");
   // Radial and spiral were only timed above: assembled once the sizes are known to fit (a stack of spirals
   // holds many waveforms).
   if (built && built->seq.blocks.empty()) *built = seq::scenario_blocks(q, source + ": sequence");

@@ -9,58 +9,17 @@
 #include <set>
 #include <sstream>
 
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/sequence/pulseq.hpp"
+#include "mrwb/sequence/pulseq_limits.hpp"
 
 namespace mrwb::seq {
 
 namespace {
 
-// Longest shape accepted: 2^26 samples (67 s at a 1 us raster), so a corrupt count cannot exhaust memory.
-// At least one sample: the Pulseq writers never store an empty shape, and every RF / gradient event that
-// refers to one needs its samples (last value, peak, duration).
-constexpr int kMaxShapeSamples = 1 << 26;
-// Shape samples all blocks together may hold (each block keeps its own copy of the shapes it plays).
-constexpr long long kMaxModelSamples = 1LL << 27;
-// Rasters in [DEFINITIONS] (Pulseq: AdcRasterTime 100 ns, RadiofrequencyRasterTime 1 us, gradient and block
-// raster 10 us on Siemens, 4 us on GE): anything outside 1 ns .. 1 ms is not a scanner's raster.
-constexpr double kMinRaster_s = 1e-9, kMaxRaster_s = 1e-3;
-// Longest event and longest whole sequence accepted: a day. Keeps every time finite and every loop over
-// the sequence (diagram, conversion) bounded.
-constexpr double kMaxDuration_s = 86400;
-// Field of view in [DEFINITIONS] (Pulseq: metres): a scanner's bore is well below this.
-constexpr double kMaxFov_m = 10;
-// Label counters (LABELSET / LABELINC) map to ISMRMRD encoding counters (uint16); LIN indexes k-space.
-constexpr int kMaxLabel = 65535;
-// k-space lines an ADC may land on (LIN, or the ADC's index without LIN labels): ISMRMRD's matrix size is
-// 16-bit, so at most 65535 lines, LIN 0..65534.
-constexpr int kMaxLines = 65535;
-// SET values played at an ADC: every value is a raw-data file of its own (<out>_set<k>). Real sequences use
-// a handful (phase-contrast encodings, echoes); 64 keeps a file from scattering thousands of outputs.
-constexpr int kMaxSetSegments = 64;
-// k-space samples the ADCs lay out per coil (SET segments x lines x samples per ADC), allocated before the
-// simulation: 2^24 (128 MB of complex floats per coil) holds a 4096 x 4096 k-space.
-constexpr long long kMaxLaidOutSamples = 1LL << 24;
-// Physical values of the events (Pulseq 1.4 units). Finite is not enough: 1e300 Hz of RF gives NaN spins.
-// RF peak amplitude |B1| x gamma: 1e5 Hz is 2.35 mT, far above any scanner's RF (about 25 uT).
-constexpr double kMaxRfAmplitude_Hz = 1e5;
-// Gradient amplitude: 1e9 Hz/m is 23.5 T/m, ten times the strongest preclinical gradient sets.
-constexpr double kMaxGradient_Hz_per_m = 1e9;
-// RF / ADC frequency offsets: 1e7 Hz is beyond any receiver bandwidth and slice offset.
-constexpr double kMaxFrequency_Hz = 1e7;
-// Offsets in ppm of the Larmor frequency (1.5): chemical shifts are a few ppm; 1e4 ppm is 1 %.
-constexpr double kMaxPpm = 1e4;
-// Phase offsets [rad]: an angle; writers wrap it (RF spoiling mod 2 pi), so 1e6 rad only guards precision.
-constexpr double kMaxPhase_rad = 1e6;
-// Main field in [DEFINITIONS] (T): above the strongest MR magnets (28.2 T).
-constexpr double kMaxB0_T = 30;
+using namespace pulseq_limits;  // the bounds every value is held to, stated once
 
-std::string fmt_g(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
-}
 
 // `raw_when_full`: a shape with as many stored values as samples is stored uncompressed (Pulseq 1.4 and
 // later). In the 1.2 / 1.3 format every shape is compressed, whatever its length (read.m re-decodes them).
@@ -171,8 +130,8 @@ class Parser {
                  bool signed_ = true) const {
     const double v = num(l, i);
     if (!(v >= (signed_ ? -max : 0) && v <= max))
-      fail(l.number, field + " " + l.tok[i] + " " + unit + " is out of range (allowed: " + (signed_ ? fmt_g(-max) : "0") +
-                         ".." + fmt_g(max) + " " + unit + ")");
+      fail(l.number, field + " " + l.tok[i] + " " + unit + " is out of range (allowed: " + (signed_ ? number_text(-max) : "0") +
+                         ".." + number_text(max) + " " + unit + ")");
     return v;
   }
   // The physical fields of the event tables (Pulseq 1.4 specification: RF amp Hz, freq Hz, phase rad;
@@ -349,12 +308,12 @@ class Parser {
           for (int k = 2; k <= 5; ++k) {
             if (num(l, k) < 0 || num(l, k) > kMaxDuration_s * 1e6)
               fail(l.number, std::string("[TRAP] ") + what[k] + " time " + l.tok[k] + " us is out of range (allowed: 0.." +
-                                 fmt_g(kMaxDuration_s * 1e6) + " us)");
+                                 number_text(kMaxDuration_s * 1e6) + " us)");
             total += num(l, k);
           }
           if (total > kMaxDuration_s * 1e6)
-            fail(l.number, "[TRAP] duration " + fmt_g(total) + " us is out of range (allowed: <= " +
-                               fmt_g(kMaxDuration_s * 1e6) + " us)");
+            fail(l.number, "[TRAP] duration " + number_text(total) + " us is out of range (allowed: <= " +
+                               number_text(kMaxDuration_s * 1e6) + " us)");
         }
       } else if (name == "ADC") {
         for (const auto& l : lines) {
@@ -367,13 +326,13 @@ class Parser {
             need(l, name, 6);
             a = {integer(l, 1), num(l, 2), num(l, 3), 0, 0, adc_freq(l, 4), adc_phase(l, 5), l.number};
           }
-          if (a.num <= 0 || a.num > kMaxShapeSamples)
-            fail(l.number, "[ADC] num " + l.tok[1] + " is out of range (allowed: 1.." + std::to_string(kMaxShapeSamples) + ")");
+          if (a.num <= 0 || a.num > kMaxAdcSamples)
+            fail(l.number, "[ADC] num " + l.tok[1] + " is out of range (allowed: 1.." + std::to_string(kMaxAdcSamples) + ")");
           if (!(a.dwell_ns > 0) || a.dwell_ns * a.num > kMaxDuration_s * 1e9)
             fail(l.number, "[ADC] dwell " + l.tok[2] + " ns is out of range (allowed: > 0, num x dwell <= " +
-                               fmt_g(kMaxDuration_s * 1e9) + " ns)");
+                               number_text(kMaxDuration_s * 1e9) + " ns)");
           if (a.delay_us < 0 || a.delay_us > kMaxDuration_s * 1e6)
-            fail(l.number, "[ADC] delay " + l.tok[3] + " us is out of range (allowed: 0.." + fmt_g(kMaxDuration_s * 1e6) +
+            fail(l.number, "[ADC] delay " + l.tok[3] + " us is out of range (allowed: 0.." + number_text(kMaxDuration_s * 1e6) +
                                " us)");
           adc_[integer(l, 0)] = a;
         }
@@ -382,7 +341,7 @@ class Parser {
           need(l, name, 2);
           if (num(l, 1) < 0 || num(l, 1) > kMaxDuration_s * 1e6)
             fail(l.number, std::string(num(l, 1) < 0 ? "negative delay " : "[DELAYS] delay ") + l.tok[1] +
-                               " us is out of range (allowed: 0.." + fmt_g(kMaxDuration_s * 1e6) + " us)");
+                               " us is out of range (allowed: 0.." + number_text(kMaxDuration_s * 1e6) + " us)");
           delays_[integer(l, 0)] = num(l, 1);
         }
       } else if (name == "EXTENSIONS") {
@@ -449,7 +408,7 @@ class Parser {
     auto it = defs_.find(key);
     if (it == defs_.end()) return fallback;
     const int line = def_line_.at(key);
-    const std::string allowed = (lo > 0 ? fmt_g(lo) + ".." : std::string("> 0, <= ")) + fmt_g(hi) + " " + unit;
+    const std::string allowed = (lo > 0 ? number_text(lo) + ".." : std::string("> 0, <= ")) + number_text(hi) + " " + unit;
     if (it->second.size() != 1) fail(line, "[DEFINITIONS] " + key + " expects one value (allowed: " + allowed + ")");
     char* end = nullptr;
     const double v = std::strtod(it->second[0].c_str(), &end);
@@ -460,13 +419,13 @@ class Parser {
   // FOV: up to three lengths in m (atof made "abc" 0 and took "-1" as -1 m).
   void read_fov(const std::vector<std::string>& v, int line, double (&fov_m)[3]) const {
     if (v.empty() || v.size() > 3)
-      fail(line, "[DEFINITIONS] FOV expects 3 values (allowed: 0.." + fmt_g(kMaxFov_m) + " m each)");
+      fail(line, "[DEFINITIONS] FOV expects 3 values (allowed: 0.." + number_text(kMaxFov_m) + " m each)");
     for (std::size_t i = 0; i < v.size(); ++i) {
       char* end = nullptr;
       const double x = std::strtod(v[i].c_str(), &end);
       if (end == v[i].c_str() || *end != '\0' || !(x >= 0 && x <= kMaxFov_m))
         fail(line, "[DEFINITIONS] FOV value " + std::to_string(i + 1) + " '" + v[i].substr(0, 40) +
-                       "' is out of range (allowed: 0.." + fmt_g(kMaxFov_m) + " m)");
+                       "' is out of range (allowed: 0.." + number_text(kMaxFov_m) + " m)");
       fov_m[i] = x;
     }
   }
@@ -488,12 +447,12 @@ class Parser {
   void check_time_shape(const std::vector<double>& t, double raster_s, int line, const std::string& what) const {
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i] < 0 || (i > 0 && t[i] < t[i - 1]) || t[i] * raster_s > kMaxDuration_s)
-        fail(line, what + " time shape sample " + std::to_string(i + 1) + " = " + fmt_g(t[i]) +
-                       " is out of range (allowed: non-decreasing, 0.." + fmt_g(kMaxDuration_s / raster_s) + " rasters)");
+        fail(line, what + " time shape sample " + std::to_string(i + 1) + " = " + number_text(t[i]) +
+                       " is out of range (allowed: non-decreasing, 0.." + number_text(kMaxDuration_s / raster_s) + " rasters)");
   }
   void check_delay(double us, int line, const std::string& what) const {
     if (us < 0 || us > kMaxDuration_s * 1e6)
-      fail(line, what + " delay " + fmt_g(us) + " us is out of range (allowed: 0.." + fmt_g(kMaxDuration_s * 1e6) + " us)");
+      fail(line, what + " delay " + number_text(us) + " us is out of range (allowed: 0.." + number_text(kMaxDuration_s * 1e6) + " us)");
   }
 
   // A 1.2 / 1.3 block lasts as long as its longest event or its delay event (read.m, ExternalSequence.cpp),
@@ -545,6 +504,7 @@ class Parser {
     // What the ADCs lay out when played (sequence_to_program, simulate_block_sequence): k-space line
     // LIN (else the ADC's index), raw-data segment SET, samples per ADC.
     int adc_index = 0, max_line = -1, max_set = -1, max_samples = 0;
+    long long adc_samples = 0;
     double total_s = 0;
     for (const BlockRow& br : blocks_) {
       Block b;
@@ -568,7 +528,7 @@ class Parser {
         }
         check_delay(r.delay_us, r.line, "RF");
         if (rf.duration_s(sys.rf_raster_s) > kMaxDuration_s)
-          fail(r.line, "RF lasts " + fmt_g(rf.duration_s(sys.rf_raster_s)) + " s (allowed: <= " + fmt_g(kMaxDuration_s) + " s)");
+          fail(r.line, "RF lasts " + number_text(rf.duration_s(sys.rf_raster_s)) + " s (allowed: <= " + number_text(kMaxDuration_s) + " s)");
         rf.delay_s = r.delay_us * 1e-6;
         rf.freq_Hz = r.freq + r.freq_ppm * ppm_Hz;
         rf.phase_rad = r.ph;
@@ -617,8 +577,8 @@ class Parser {
             }
             check_delay(r.delay_us, r.line, "gradient");
             if (g.time.empty() && static_cast<double>(g.waveform.size()) * sys.grad_raster_s > kMaxDuration_s)
-              fail(r.line, "gradient lasts " + fmt_g(g.waveform.size() * sys.grad_raster_s) + " s (allowed: <= " +
-                               fmt_g(kMaxDuration_s) + " s)");
+              fail(r.line, "gradient lasts " + number_text(g.waveform.size() * sys.grad_raster_s) + " s (allowed: <= " +
+                               number_text(kMaxDuration_s) + " s)");
             g.delay_s = r.delay_us * 1e-6;
             const auto& w = g.waveform;
             if (std::isnan(r.first)) {  // 1.4: continuity with the previous block; linear extrapolation at the end
@@ -649,7 +609,7 @@ class Parser {
         adc.freq_ppm = r.freq_ppm;
         adc.phase_ppm = r.phase_ppm;
         if (adc.duration_s() > kMaxDuration_s)
-          fail(r.line, "ADC lasts " + fmt_g(adc.duration_s()) + " s (allowed: <= " + fmt_g(kMaxDuration_s) + " s)");
+          fail(r.line, "ADC lasts " + number_text(adc.duration_s()) + " s (allowed: <= " + number_text(kMaxDuration_s) + " s)");
         b.adc = adc;
       }
       int ext = br.ev[5];
@@ -699,6 +659,10 @@ class Parser {
         max_line = std::max(max_line, line);
         max_set = std::max(max_set, segment);
         max_samples = std::max(max_samples, b.adc->num_samples);
+        adc_samples += b.adc->num_samples;
+        if (adc_samples > kMaxSequenceAdcSamples)
+          fail(br.line, "the ADCs play " + std::to_string(adc_samples) + " samples by block " + std::to_string(br.id) +
+                            " (allowed: <= " + std::to_string(kMaxSequenceAdcSamples) + " in the whole sequence)");
         const long long laid_out = (max_set + 1LL) * (max_line + 1LL) * max_samples;
         if (laid_out > kMaxLaidOutSamples)
           fail(br.line, "the ADCs lay out " + std::to_string(max_set + 1) + " SET segments x " +
@@ -717,16 +681,16 @@ class Parser {
           if (*g) events = std::max(events, (*g)->duration_s(sys.grad_raster_s));
         if (b.adc) events = std::max(events, b.adc->duration_s());
         if (b.duration_s > kMaxDuration_s)
-          fail(br.line, "block " + std::to_string(br.id) + " duration " + fmt_g(b.duration_s) +
-                            " s is out of range (allowed: <= " + fmt_g(kMaxDuration_s) + " s)");
+          fail(br.line, "block " + std::to_string(br.id) + " duration " + number_text(b.duration_s) +
+                            " s is out of range (allowed: <= " + number_text(kMaxDuration_s) + " s)");
         if (b.duration_s < events * (1 - 1e-6) - 1e-9)
-          fail(br.line, "block " + std::to_string(br.id) + " duration " + fmt_g(b.duration_s * 1e6) +
-                            " us is shorter than its events (" + fmt_g(events * 1e6) + " us; allowed: >= the longest event)");
+          fail(br.line, "block " + std::to_string(br.id) + " duration " + number_text(b.duration_s * 1e6) +
+                            " us is shorter than its events (" + number_text(events * 1e6) + " us; allowed: >= the longest event)");
       }
       total_s += b.duration_s;
       if (total_s > kMaxDuration_s)
-        fail(br.line, "the sequence lasts more than " + fmt_g(kMaxDuration_s) + " s by block " + std::to_string(br.id) +
-                          " (allowed: total duration <= " + fmt_g(kMaxDuration_s) + " s)");
+        fail(br.line, "the sequence lasts more than " + number_text(kMaxDuration_s) + " s by block " + std::to_string(br.id) +
+                          " (allowed: total duration <= " + number_text(kMaxDuration_s) + " s)");
       // As read.m: a gradient that stops before the block ends hands on zero, not its last value.
       const std::optional<Gradient>* ends[3] = {&b.gx, &b.gy, &b.gz};
       for (int a = 0; a < 3; ++a) {

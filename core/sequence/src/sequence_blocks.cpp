@@ -1,6 +1,8 @@
 // Block model: event durations, gradient corner points, limit checks and the design helpers.
 #include "mrwb/sequence/sequence_blocks.hpp"
 
+#include "mrwb/base/number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,12 +13,6 @@
 namespace mrwb::seq {
 
 namespace {
-std::string fmt(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
-}
 bool on_raster(double t, double raster) {
   const double n = t / raster;
   return std::abs(n - std::round(n)) < 1e-6;
@@ -91,11 +87,11 @@ void check_limits(const BlockSequence& s, const std::string& source) {
     const Block& b = s.blocks[bi];
     const std::string where = source + ": block " + std::to_string(bi + 1);
     if (!on_raster(b.duration_s, sys.block_raster_s))
-      throw InputError(where + ": duration " + fmt(b.duration_s * 1e6) + " us is not a multiple of the block raster " +
-                       fmt(sys.block_raster_s * 1e6) + " us");
+      throw InputError(where + ": duration " + number_text(b.duration_s * 1e6) + " us is not a multiple of the block raster " +
+                       number_text(sys.block_raster_s * 1e6) + " us");
     if (b.duration_s + 1e-12 < b.events_duration_s(sys))
-      throw InputError(where + ": duration " + fmt(b.duration_s * 1e6) + " us is shorter than its events (" +
-                       fmt(b.events_duration_s(sys) * 1e6) + " us)");
+      throw InputError(where + ": duration " + number_text(b.duration_s * 1e6) + " us is shorter than its events (" +
+                       number_text(b.events_duration_s(sys) * 1e6) + " us)");
     const std::optional<Gradient>* g3[3] = {&b.gx, &b.gy, &b.gz};
     for (int a = 0; a < 3; ++a) {
       if (!*g3[a]) continue;
@@ -103,14 +99,14 @@ void check_limits(const BlockSequence& s, const std::string& source) {
       if (g.type == Gradient::Type::Trap)
         for (double t : {g.delay_s, g.rise_s, g.flat_s, g.fall_s})
           if (!on_raster(t, sys.grad_raster_s))
-            throw InputError(where + ": " + axes[a] + " trapezoid timing " + fmt(t * 1e6) +
-                             " us is not on the gradient raster " + fmt(sys.grad_raster_s * 1e6) + " us");
+            throw InputError(where + ": " + axes[a] + " trapezoid timing " + number_text(t * 1e6) +
+                             " us is not on the gradient raster " + number_text(sys.grad_raster_s * 1e6) + " us");
       const auto p = g.points(sys.grad_raster_s);
       for (std::size_t i = 0; i < p.size(); ++i) {
         if (std::abs(p[i].second) > sys.max_grad_Hz_per_m * (1 + 1e-6))
-          throw InputError(where + ": " + axes[a] + " amplitude " + fmt(p[i].second / gamma_Hz_per_T * 1e3) +
+          throw InputError(where + ": " + axes[a] + " amplitude " + number_text(p[i].second / gamma_Hz_per_T * 1e3) +
                            " mT/m exceeds the limit (allowed: |G| <= " +
-                           fmt(sys.max_grad_Hz_per_m / gamma_Hz_per_T * 1e3) + " mT/m)");
+                           number_text(sys.max_grad_Hz_per_m / gamma_Hz_per_T * 1e3) + " mT/m)");
         if (i == 0) continue;
         const double dt = p[i].first - p[i - 1].first;
         if (dt <= 0) continue;
@@ -118,14 +114,14 @@ void check_limits(const BlockSequence& s, const std::string& source) {
         const bool edge = g.type == Gradient::Type::Arbitrary && g.time.empty() && (i == 1 || i + 1 == p.size());
         const double slew = std::abs(p[i].second - p[i - 1].second) / dt;
         if (!edge && slew > sys.max_slew_Hz_per_m_per_s * (1 + 1e-6))
-          throw InputError(where + ": " + axes[a] + " slew rate " + fmt(slew / gamma_Hz_per_T) +
-                           " T/m/s exceeds the limit (allowed: <= " + fmt(sys.max_slew_Hz_per_m_per_s / gamma_Hz_per_T) +
+          throw InputError(where + ": " + axes[a] + " slew rate " + number_text(slew / gamma_Hz_per_T) +
+                           " T/m/s exceeds the limit (allowed: <= " + number_text(sys.max_slew_Hz_per_m_per_s / gamma_Hz_per_T) +
                            " T/m/s)");
       }
     }
     if (b.adc && !on_raster(b.adc->dwell_s, sys.adc_raster_s))
-      throw InputError(where + ": ADC dwell " + fmt(b.adc->dwell_s * 1e9) + " ns is not a multiple of the ADC raster " +
-                       fmt(sys.adc_raster_s * 1e9) + " ns");
+      throw InputError(where + ": ADC dwell " + number_text(b.adc->dwell_s * 1e9) + " ns is not a multiple of the ADC raster " +
+                       number_text(sys.adc_raster_s * 1e9) + " ns");
   }
 }
 
@@ -150,8 +146,8 @@ Gradient make_trapezoid_flat(double flat_area, double flat_s, const SystemLimits
   g.flat_s = flat_s;
   g.amplitude_Hz_per_m = flat_area / flat_s;
   if (std::abs(g.amplitude_Hz_per_m) > sys.max_grad_Hz_per_m * (1 + 1e-9))
-    throw InputError("gradient: " + fmt(std::abs(g.amplitude_Hz_per_m) / gamma_Hz_per_T * 1e3) +
-                     " mT/m needed (allowed: <= " + fmt(sys.max_grad_Hz_per_m / gamma_Hz_per_T * 1e3) +
+    throw InputError("gradient: " + number_text(std::abs(g.amplitude_Hz_per_m) / gamma_Hz_per_T * 1e3) +
+                     " mT/m needed (allowed: <= " + number_text(sys.max_grad_Hz_per_m / gamma_Hz_per_T * 1e3) +
                      " mT/m); lower the bandwidth or enlarge the FOV / slice");
   g.rise_s = g.fall_s =
       std::max(sys.grad_raster_s, round_up_to_raster(std::abs(g.amplitude_Hz_per_m) / sys.max_slew_Hz_per_m_per_s,
@@ -173,7 +169,7 @@ Gradient make_trapezoid_duration(double area, double duration_s, const SystemLim
       return g;
     }
   }
-  throw InputError("gradient: area " + fmt(area) + " /m does not fit in " + fmt(duration_s * 1e6) +
+  throw InputError("gradient: area " + number_text(area) + " /m does not fit in " + number_text(duration_s * 1e6) +
                    " us within the gradient limits");
 }
 
@@ -296,14 +292,19 @@ double rf_flip_rad(const RfPulse& rf, double r) {
   return 2 * M_PI * std::abs(rf.amplitude_Hz * s);
 }
 
-std::vector<int> adc_set_labels(const BlockSequence& s) {
+std::vector<int> adc_label_values(const BlockSequence& s, std::string_view name) {
   std::vector<int> out;
-  std::map<std::string, int> labels;
+  std::map<std::string, int, std::less<>> labels;
   for (const Block& b : s.blocks) {
     for (const Label& l : b.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
-    if (b.adc) out.push_back(labels.count("SET") ? labels["SET"] : 0);
+    if (b.adc) {
+      const auto it = labels.find(name);
+      out.push_back(it != labels.end() ? it->second : 0);
+    }
   }
   return out;
 }
+
+std::vector<int> adc_set_labels(const BlockSequence& s) { return adc_label_values(s, "SET"); }
 
 }  // namespace mrwb::seq

@@ -33,11 +33,9 @@ VolumeProgram volume_program(const SequenceSpec& q, const seq::BuiltSequence& b)
   VolumeProgram v;
   v.conversion = scenario_program(q, b);  // shaped RF stepped finer for a stack of slices, ideal spoiling
   // The labels of every ADC block, in order (the conversion keeps LIN; SLC and PAR are read here).
-  std::map<std::string, int> labels;
-  for (const seq::Block& bl : b.seq.blocks) {
-    for (const seq::Label& l : bl.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
-    if (bl.adc) v.place.push_back({labels["SLC"], labels["PAR"], labels["LIN"]});
-  }
+  const std::vector<int> slc = seq::adc_label_values(b.seq, "SLC"), par = seq::adc_label_values(b.seq, "PAR"),
+                         lin = seq::adc_label_values(b.seq, "LIN");
+  for (std::size_t i = 0; i < lin.size(); ++i) v.place.push_back({slc[i], par[i], lin[i]});
   if (static_cast<int>(v.place.size()) != v.conversion.program.readouts) throw std::logic_error("volume_program: ADC count");
   return v;
 }

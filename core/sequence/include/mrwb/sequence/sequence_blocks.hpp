@@ -7,6 +7,7 @@
 #include <span>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mrwb/sequence/sequence_program.hpp"
@@ -180,8 +181,10 @@ struct ProgramConversion {
 };
 
 ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOptions& opt = {});
-// The SET label in force at every ADC, in ADC order (0 where none was set; a label set on the ADC's block or
-// earlier): the raw-data segment each ADC fills.
+// The value of label `name` (SET, SLC, PAR, LIN, ...) in force at every ADC, in ADC order (0 where none was
+// set; a label set on the ADC's block or earlier).
+std::vector<int> adc_label_values(const BlockSequence& s, std::string_view name);
+// The SET label at every ADC: the raw-data segment each ADC fills.
 std::vector<int> adc_set_labels(const BlockSequence& s);
 // ---- Builders (sequence_builders.cpp): validated parameters, minimum TE / TR computed ----
 struct CartesianParams {
