@@ -12,7 +12,7 @@ std::vector<PulseqLimit> pulseq_limit_rows() {
        "a damaged count cannot exhaust memory"},
       {"samples of one ADC ([ADC] num)", "1 .. " + std::to_string(kMaxAdcSamples), "ISMRMRD's 16-bit number_of_samples"},
       {"ADC samples of the whole sequence, repeats included", "<= " + std::to_string(kMaxSequenceAdcSamples),
-       "the program keeps about 250 bytes a sample"},
+       "the simulator's program keeps up to about 120 bytes a sample"},
       {"shape samples of all blocks together", "<= " + std::to_string(kMaxModelSamples),
        "each block keeps its own copy of the shapes it plays"},
       {"raster times ([DEFINITIONS] *RasterTime)", number_text(kMinRaster_s) + " .. " + number_text(kMaxRaster_s) + " s", "a scanner's rasters lie between"},

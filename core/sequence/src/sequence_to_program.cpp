@@ -162,12 +162,13 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     p.events.push_back(e);
   };
 
+  std::vector<Instant> inst;  // one block's instants; its memory kept from block to block
   for (const Block& b : s.blocks) {
     Moment g[3];
     const std::optional<Gradient>* g3[3] = {&b.gx, &b.gy, &b.gz};
     for (int a = 0; a < 3; ++a)
       if (*g3[a]) g[a] = Moment((*g3[a])->points(sys.grad_raster_s));
-    std::vector<Instant> inst;
+    inst.clear();
     double rf_flip = 0;
     bool spoil_pending = false;  // ideal spoiling: a Spoil right before the excitation's first rotation
     if (b.rf) {
@@ -241,9 +242,9 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     } else {
       for (const Label& l : b.labels) labels[l.name] = l.increment ? labels[l.name] + l.value : l.value;
     }
-    std::stable_sort(inst.begin(), inst.end(), [](const Instant& x, const Instant& y) {
-      return x.t < y.t || (x.t == y.t && x.order < y.order);
-    });
+    // In time, ties in the order pushed; mostly pushed in time already (an ADC's samples), so checked first.
+    const auto earlier = [](const Instant& x, const Instant& y) { return x.t < y.t || (x.t == y.t && x.order < y.order); };
+    if (!std::is_sorted(inst.begin(), inst.end(), earlier)) std::sort(inst.begin(), inst.end(), earlier);
 
     double cursor = 0;
     if (carry > 0) {

@@ -21,9 +21,11 @@ inline constexpr long long kMaxModelSamples = 1LL << 24;
 // Samples of one ADC: ISMRMRD stores an acquisition's number_of_samples in 16 bits.
 inline constexpr int kMaxAdcSamples = 65535;
 // ADC samples of the whole sequence (repeats included): the conversion to the simulator's program keeps
-// per sample its k and, for readouts that are not uniform, an event pair (about 250 bytes a sample), so
-// 2^22 samples (a 256 x 256 x 64 volume) keep it near 1 GB.
-inline constexpr long long kMaxSequenceAdcSamples = 1LL << 22;
+// per sample its k and, for readouts that are not uniform, an event (about 120 bytes a sample). An imported
+// sequence is simulated as one 2-D slice (SLC and PAR refused): 2^19 samples hold a 724 x 724 image, or
+// two SET segments of 512 x 512, and keep the conversion of the worst case (every readout on a ramp) under
+// 0.1 GB and 1 s even under AddressSanitizer, the fuzzers' bar for a hang.
+inline constexpr long long kMaxSequenceAdcSamples = 1LL << 19;
 // Rasters in [DEFINITIONS] (Pulseq: AdcRasterTime 100 ns, RadiofrequencyRasterTime 1 us, gradient and block
 // raster 10 us on Siemens, 4 us on GE): anything outside 1 ns .. 1 ms is not a scanner's raster.
 inline constexpr double kMinRaster_s = 1e-9, kMaxRaster_s = 1e-3;
