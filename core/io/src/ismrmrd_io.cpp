@@ -15,6 +15,7 @@
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/image_volume.hpp"
 #include "mrwb/io/image_volume_io.hpp"
+#include "hdf5_isolation.hpp"
 #include "ismrmrd_checks.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
@@ -291,7 +292,9 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
 
 RawData read_raw_ismrmrd(const std::string& path) { return read_raw_ismrmrd(path, RawSelection{}); }
 
-RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFileSummary* summary) {
+namespace {
+
+RawData read_raw_ismrmrd_in_process(const std::string& path, const RawSelection& sel, RawFileSummary* summary) {
   require_readable_hdf5(path);
   check_ismrmrd_raw_layout(path, k_group);
   try {
@@ -306,6 +309,13 @@ RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFi
   } catch (const std::exception& ex) {
     throw InputError(path + ": not a readable ISMRMRD raw-data file (" + first_line(ex, 160) + ")");
   }
+}
+
+}  // namespace
+
+RawData read_raw_ismrmrd(const std::string& path, const RawSelection& sel, RawFileSummary* summary) {
+  survive_hdf5_read(path, [&] { (void)read_raw_ismrmrd_in_process(path, sel, nullptr); });  // hdf5_isolation.hpp
+  return read_raw_ismrmrd_in_process(path, sel, summary);
 }
 
 RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const IsmrmrdAcquisitions& acquisitions,
@@ -607,7 +617,9 @@ void write_image_ismrmrd(const std::string& path, const Image2D& image) {
   write_complex_image_ismrmrd(path, image.nx, image.ny, 1, fov_mm, image.data.data());
 }
 
-ImageVolume read_image_volume_ismrmrd(const std::string& path) {
+namespace {
+
+ImageVolume read_image_volume_ismrmrd_in_process(const std::string& path) {
   require_readable_hdf5(path);
   check_ismrmrd_image_layout(path, k_group, k_image_var);
   ImageVolume v;
@@ -630,6 +642,13 @@ ImageVolume read_image_volume_ismrmrd(const std::string& path) {
     throw InputError(path + ": not a readable ISMRMRD image file (" + first_line(ex, 160) + ")");
   }
   return v;
+}
+
+}  // namespace
+
+ImageVolume read_image_volume_ismrmrd(const std::string& path) {
+  survive_hdf5_read(path, [&] { (void)read_image_volume_ismrmrd_in_process(path); });  // hdf5_isolation.hpp
+  return read_image_volume_ismrmrd_in_process(path);
 }
 
 Image2D read_image_ismrmrd(const std::string& path) {
