@@ -245,9 +245,10 @@ class TestPulseq : public QObject {
     Block b;
     RfPulse rf;
     rf.amplitude_Hz = 100;
-    rf.mag.assign(1 << 20, 0.5);
-    rf.mag[12345] = 1;
-    rf.phase.assign(rf.mag.size(), 0);
+    std::vector<double> mag(1 << 20, 0.5);
+    mag[12345] = 1;
+    rf.mag = mag;
+    rf.phase = std::vector<double>(mag.size(), 0);
     b.rf = rf;
     b.duration_s = rf.duration_s(s.sys.rf_raster_s);
     s.blocks = {b, b};

@@ -14,7 +14,7 @@ std::vector<PulseqLimit> pulseq_limit_rows() {
       {"ADC samples of the whole sequence, repeats included", "<= " + std::to_string(kMaxSequenceAdcSamples),
        "the simulator's program keeps up to about 120 bytes a sample"},
       {"shape samples of all blocks together", "<= " + std::to_string(kMaxModelSamples),
-       "each block keeps its own copy of the shapes it plays"},
+       "the diagram and the conversion walk them block by block"},
       {"raster times ([DEFINITIONS] *RasterTime)", number_text(kMinRaster_s) + " .. " + number_text(kMaxRaster_s) + " s", "a scanner's rasters lie between"},
       {"one event, one block, the whole sequence", "0 .. " + day + " (delays, rise / flat / fall times >= 0)",
        "every time finite, every loop over the sequence bounded"},

@@ -110,7 +110,7 @@ class Parser {
   std::map<int, ExtRow> ext_;
   std::map<int, std::string> ext_names_;                       // type id -> name
   std::map<int, std::map<int, std::pair<int, std::string>>> ext_specs_;  // type id -> ref -> (value, label)
-  std::map<int, std::vector<double>> shapes_;
+  std::map<int, ShapeSamples> shapes_;  // shared by the blocks that play them
   long long model_samples_ = 0;
   bool legacy_ = false;  // 1.2 or 1.3
 
@@ -433,7 +433,7 @@ class Parser {
     return def_number(key, fallback, kMinRaster_s, kMaxRaster_s, "s");
   }
 
-  const std::vector<double>& shape(int id, int line) {
+  const ShapeSamples& shape(int id, int line) {
     auto it = shapes_.find(id);
     if (it == shapes_.end()) fail(line, "shape " + std::to_string(id) + " is not defined in [SHAPES]");
     model_samples_ += static_cast<long long>(it->second.size());

@@ -190,13 +190,14 @@ RfPulse shaped_pulse(Envelope w_of_t, double flip, double dur, double tbw, doubl
     wmax = std::max(wmax, std::abs(w[i]));
   }
   double sum = 0;
-  rf.mag.resize(n);
-  rf.phase.resize(n);
+  std::vector<double> mag(n), ph(n);
   for (int i = 0; i < n; ++i) {
-    rf.mag[i] = std::abs(w[i]) / wmax;
-    rf.phase[i] = w[i] < 0 ? 0.5 : 0.0;
+    mag[i] = std::abs(w[i]) / wmax;
+    ph[i] = w[i] < 0 ? 0.5 : 0.0;
     sum += w[i] / wmax;
   }
+  rf.mag = std::move(mag);
+  rf.phase = std::move(ph);
   rf.amplitude_Hz = flip / (2 * M_PI * sum * sys.rf_raster_s);
   rf.phase_rad = phase;
   rf.center_s = 0.5 * dur;
@@ -228,8 +229,8 @@ RfPulse make_gauss_pulse(double flip, double dur, double tbw, double phase, cons
 RfPulse make_block_pulse(double flip, double dur, double phase, const SystemLimits& sys) {
   RfPulse rf;
   const int n = static_cast<int>(std::lround(dur / sys.rf_raster_s));
-  rf.mag.assign(n, 1.0);
-  rf.phase.assign(n, 0.0);
+  rf.mag = std::vector<double>(n, 1.0);
+  rf.phase = std::vector<double>(n, 0.0);
   rf.amplitude_Hz = flip / (2 * M_PI * n * sys.rf_raster_s);
   rf.phase_rad = phase;
   rf.center_s = 0.5 * dur;
@@ -240,12 +241,15 @@ Gradient make_extended_trapezoid(const std::vector<double>& t_s, const std::vect
   Gradient w;
   w.type = Gradient::Type::Arbitrary;
   w.amplitude_Hz_per_m = 1.0;
+  std::vector<double> time, waveform;
   for (std::size_t k = 0; k < t_s.size(); ++k) {
     const double t = std::round(t_s[k] / sys.grad_raster_s);
-    if (!w.time.empty() && t == w.time.back()) continue;
-    w.time.push_back(t);
-    w.waveform.push_back(g[k]);
+    if (!time.empty() && t == time.back()) continue;
+    time.push_back(t);
+    waveform.push_back(g[k]);
   }
+  w.time = std::move(time);
+  w.waveform = std::move(waveform);
   return w;
 }
 

@@ -348,6 +348,11 @@ BuiltSequence build_gre_family(const CartesianParams& p, const std::string& src,
     if (tr / 2 > prep.duration_s) s.blocks.push_back(delay_block(snap(tr / 2 - prep.duration_s, sys.block_raster_s)));
     rf_count = 0;
   }
+  // Sized for 4 blocks per TR and slice (excitation, prephaser, readout, spoiler; delays and lobes add at most
+  // one more doubling): growing from empty moved every block many times over.
+  s.blocks.reserve(s.blocks.size() + std::size_t{4} * static_cast<std::size_t>(nslices) *
+                                         (static_cast<std::size_t>(p.dummy_scans) +
+                                          static_cast<std::size_t>(nz) * lines.size() * static_cast<std::size_t>(segments)));
   for (int d = 0; d < p.dummy_scans; ++d) add_tr(nullptr, 0, nz / 2);
   for (int pz = 0; pz < nz; ++pz)
     for (const PeLine& l : lines)

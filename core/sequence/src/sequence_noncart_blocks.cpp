@@ -75,7 +75,10 @@ std::optional<Gradient> arbitrary(const std::vector<double>& w, double delay_s) 
   Gradient g;
   g.type = Gradient::Type::Arbitrary;
   g.amplitude_Hz_per_m = peak;
-  for (double v : w) g.waveform.push_back(v / peak);
+  std::vector<double> shape;
+  shape.reserve(w.size());
+  for (double v : w) shape.push_back(v / peak);
+  g.waveform = std::move(shape);
   g.delay_s = delay_s;
   return g;
 }

@@ -15,8 +15,8 @@ namespace pulseq_limits {
 // At least one sample: the Pulseq writers never store an empty shape, and every RF / gradient event that
 // refers to one needs its samples (last value, peak, duration).
 inline constexpr int kMaxShapeSamples = 1 << 22;
-// Shape samples all blocks together may hold (each block keeps its own copy of the shapes it plays):
-// 2^24 doubles, 128 MiB.
+// Shape samples all blocks together play, counted per block (blocks share a shape's samples, but the diagram
+// and the conversion to the simulator's program walk them block by block): 2^24.
 inline constexpr long long kMaxModelSamples = 1LL << 24;
 // Samples of one ADC: ISMRMRD stores an acquisition's number_of_samples in 16 bits.
 inline constexpr int kMaxAdcSamples = 65535;

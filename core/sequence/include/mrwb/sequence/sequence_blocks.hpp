@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/sequence/shape_samples.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 
 namespace mrwb::seq {
@@ -35,7 +36,7 @@ struct SystemLimits {
 // each raster step; or, when `time` is given, at time[i]·rf_raster and linear in between.
 struct RfPulse {
   double amplitude_Hz = 0;
-  std::vector<double> mag, phase, time;
+  ShapeSamples mag, phase, time;  // shared by the blocks that play the pulse (shape_samples.hpp)
   double delay_s = 0;
   double center_s = 0;        // from the pulse start (after delay): the reference for TE
   double freq_Hz = 0, phase_rad = 0;
@@ -51,7 +52,7 @@ struct Gradient {
   enum class Type { Trap, Arbitrary } type = Type::Trap;
   double amplitude_Hz_per_m = 0;
   double rise_s = 0, flat_s = 0, fall_s = 0;  // Trap
-  std::vector<double> waveform, time;          // Arbitrary
+  ShapeSamples waveform, time;                 // Arbitrary (shared, shape_samples.hpp)
   double first_Hz_per_m = 0, last_Hz_per_m = 0;
   double delay_s = 0;
   double duration_s(double grad_raster_s) const;  // including delay
