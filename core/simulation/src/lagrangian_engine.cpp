@@ -29,15 +29,15 @@ void LagrangianCpuEngine::run(const CellPhantom& ph, const SequenceProgram& prog
   std::fill(samples.begin(), samples.end(), std::complex<float>{});
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
   const Plan P = build_plan(ph, prog, spins_per_axis(), seed_);
-  stats_ = SpinTrackingStats{0, P.sub_steps, P.spins.size(), 0};
-  std::vector<Spin> spins = P.spins;
+  stats_ = SpinTrackingStats{0, P.sub_steps, P.spin_count(), 0};
+  std::vector<Spin> spins = initial_spins(P, ph);
   const CellFlow* flow = P.flow.data();
   const float fluid_weight = 1.f / static_cast<float>(P.per_cell);
 
   // Moves the mobile spins h flow steps (dropped ones get weight 0), then lets in the spins the inflow
   // faces deliver over (t0, t1] flow steps: after the others moved, so they do not move in this call.
   auto move_and_bear = [&](const Entry& E, double t0, double t1) {
-    const float h = static_cast<float>(E.h);
+    const float h = E.h_move;
     for (Spin& p : spins) {
       if (!p.mobile || p.weight == 0.f) continue;
       CellFlow u = flow[cell_index(p.ix, p.iy, p.iz, ph.nx, ph.ny)];

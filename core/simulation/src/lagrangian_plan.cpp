@@ -36,8 +36,8 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
   P.three_d = ph.nz > 1;
   P.seed = seed;
   const int s = std::max(1, spins_per_axis);
+  P.per_axis = s;
   P.per_cell = P.three_d ? s * s * s : s * s;
-  const float fluid_weight = 1.f / static_cast<float>(P.per_cell);
   auto fluid = [&](std::size_t i) { return ph.type[i] == k_fluid; };
   auto velocity = [&](std::size_t i, int axis) -> double {
     const std::vector<float>& u = axis == 0 ? ph.ux : axis == 1 ? ph.uy : ph.uz;
@@ -48,8 +48,10 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
   // phantom, one at the centre of every other cell with PD != 0 (still phantoms: the cell model exactly).
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, int> tissue_of;
   std::vector<float> PD, T1, T2;
-  std::vector<int> cell_tissue(n, -1);
-  std::vector<std::size_t> first(n + 1, 0);  // each cell's first spin
+  std::vector<int>& cell_tissue = P.cell_tissue;
+  std::vector<std::uint32_t>& first = P.spin_first;
+  cell_tissue.assign(n, -1);
+  first.assign(n + 1, 0);
   auto last_key = std::make_tuple(~0u, ~0u, ~0u);
   int last = -1;
   for (std::size_t i = 0; i < n; ++i) {
@@ -68,25 +70,10 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
     }
     cell_tissue[i] = last;
     first[i + 1] += P.moving && fluid(i) ? P.per_cell : 1;
+    if (first[i + 1] > std::uint32_t{1} << 30)
+      throw InputError("simulate: more than 2^30 spins for the Lagrangian engine; use fewer spins per cell or coarser cells");
   }
   P.tissues = static_cast<int>(PD.size());
-  P.spins.resize(first[n]);
-  // In parallel over ranges of cells: millions of spins, each three hashes.
-  const int parts = std::max(range_parts(n), range_parts(P.spins.size()));
-  for_each_range(n, parts, [&](int, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (ph.PD[i] == 0.f) continue;
-      const int ix = static_cast<int>(i % ph.nx), iy = static_cast<int>(i / ph.nx % ph.ny), iz = static_cast<int>(i / ph.slice_size());
-      Spin* out = P.spins.data() + first[i];
-      if (!(P.moving && fluid(i))) {
-        *out = Spin{ix, iy, iz, 0.f, 0.f, 0.f, {0.f, 0.f, ph.PD[i]}, 1.f, cell_tissue[i], 0};
-        continue;
-      }
-      for (int k = 0; k < P.per_cell; ++k)
-        out[k] = initial_spin(ix, iy, iz, i, k, s, P.three_d, seed, ph.PD[i], cell_tissue[i], fluid_weight);
-    }
-  });
-
   if (!ph.dB_T.empty() && std::any_of(ph.dB_T.begin(), ph.dB_T.end(), [](float v) { return v != 0.f; })) P.dB_T = ph.dB_T;
 
   // Flow table and inflow faces: where the Eulerian transport lets fresh, fully relaxed blood in (grid
@@ -166,12 +153,17 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
     Entry E = plain(k_step, event);
     E.factors = row->second;
     E.h = 0.5 * steps / k;
+    E.h_move = static_cast<float>(E.h);
     const double ax = dkx / k, ay = dky / k, az = dkz / k;
-    E.c0 = ax * ph.x0_m + ay * ph.y0_m + az * ph.z0_m;
-    E.cx = ax * ph.cell_size_m;
-    E.cy = ay * ph.cell_size_m;
-    E.cz = az * ph.cell_size_m;
-    E.off = gamma_cycles * sub;
+    const double cx = ax * ph.cell_size_m, cy = ay * ph.cell_size_m, cz = az * ph.cell_size_m;
+    E.q0 = turn_fixed_point(ax * ph.x0_m + ay * ph.y0_m + az * ph.z0_m);
+    E.qx = turn_fixed_point(cx);
+    E.qy = turn_fixed_point(cy);
+    E.qz = turn_fixed_point(cz);
+    E.cx = static_cast<float>(cx);
+    E.cy = static_cast<float>(cy);
+    E.cz = static_cast<float>(cz);
+    E.off = static_cast<float>(gamma_cycles * sub);
     for (int j = 0; j < k; ++j) {
       E.t_start = t;
       E.t_mid = t + E.h;
@@ -229,6 +221,22 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
           TissueFactors{PD[k], T1[k] > 0 ? static_cast<float>(-std::expm1(-sub / T1[k])) : 0.f,
                         T2[k] > 0 ? static_cast<float>(std::exp(-sub / T2[k])) : 1.f, 0.f};
   return P;
+}
+
+std::vector<Spin> initial_spins(const Plan& P, const CellPhantom& ph) {
+  const std::size_t n = ph.size();
+  std::vector<Spin> spins(P.spin_count());
+  const float weight = 1.f / static_cast<float>(P.per_cell);
+  // In parallel over ranges of cells: millions of spins, each three hashes.
+  for_each_range(n, std::max(range_parts(n), range_parts(spins.size())), [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (P.cell_tissue[i] < 0) continue;
+      const int ix = static_cast<int>(i % ph.nx), iy = static_cast<int>(i / ph.nx % ph.ny), iz = static_cast<int>(i / ph.slice_size());
+      cell_initial_spins(i, ix, iy, iz, P.moving && ph.type[i] == k_fluid, P.per_axis, P.per_cell, P.three_d, P.seed,
+                         ph.PD[i], P.cell_tissue[i], weight, spins.data() + P.spin_first[i]);
+    }
+  });
+  return spins;
 }
 
 }  // namespace mrwb::lagrangian

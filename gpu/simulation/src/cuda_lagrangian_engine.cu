@@ -18,7 +18,9 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -43,7 +45,9 @@ using namespace lagrangian;
 
 constexpr int k_threads = 256;
 constexpr int k_lane_warps = k_threads / 32;
-constexpr int k_spins_per_thread = 1;  // 2 (interleaved moves) measured 7 % slower on the H100: fewer resident warps
+// 2: two spins' moves interleaved in one thread; since the phase went to fixed point and the sine to the SFU,
+// 2 is 5 % faster than 1 on the H200 (chunks 0.448 s against 0.473 s for the 940 x 190 tube).
+constexpr int k_spins_per_thread = 2;
 constexpr int k_record_slots = 256;    // records × coils per chunk: 16 KB of per-warp float2 sums (the rest is L1)
 constexpr double k_chunk_spin_steps = 536870912.0;  // 2^29: ~5 ms of device work per chunk (2^30 measured 5 % slower on the H100)
 
@@ -69,6 +73,23 @@ struct TrackArgs {
   float fluid_weight;
   unsigned long long* spin_steps;
 };
+
+// The first 48 bytes of an entry: the fields a Step reads (Entry's layout), loaded as three 16-byte
+// vectors through the read-only cache. (Loading the next entry's ahead of its use took 8 more registers
+// and measured 6 % slower on the H200: fewer resident warps.)
+struct EntryHead {
+  uint4 a, b, c;
+};
+static_assert(offsetof(Entry, record) + sizeof(int) == sizeof(EntryHead) && alignof(Entry) >= 16);
+__device__ inline EntryHead load_head(const Entry* e) {
+  const uint4* v = reinterpret_cast<const uint4*>(e);
+  return {__ldg(v), __ldg(v + 1), __ldg(v + 2)};
+}
+__device__ inline Entry as_entry(const EntryHead& h) {
+  Entry E;
+  memcpy(&E, &h, sizeof h);  // the Step fields only; the rest is read from the table where needed
+  return E;
+}
 
 __device__ inline float2 warp_sum(float2 v) {
   for (int o = 16; o > 0; o >>= 1) {
@@ -123,25 +144,25 @@ __global__ void __launch_bounds__(k_threads, k_min_blocks(S)) track(TrackArgs a,
       serial[q] = static_cast<std::uint64_t>(s);
     }
   }
-  auto bear = [&](int q, const Entry& E) {
+  auto bear = [&](int q, int e, const Entry& E) {
     const Face f = a.faces[face[q]];
     const float PD = a.factors[static_cast<std::size_t>(E.factors) * a.tissues + f.tissue].PD;
-    p[q] = born_spin(f, face[q], serial[q], E.h, ThreeD, a.seed, PD, a.fluid_weight);
+    p[q] = born_spin(f, face[q], serial[q], a.entries[e].h, ThreeD, a.seed, PD, a.fluid_weight);
     u[q] = a.flow[cell_index(p[q].ix, p[q].iy, p[q].iz, a.nx, a.ny)];
   };
   unsigned long long steps = 0;
   int r = 0;  // records of this chunk so far (uniform over the block)
   for (int e = e0; e < e1; ++e) {
-    const Entry& E = a.entries[e];
+    const Entry E = as_entry(load_head(a.entries + e));
     const int kind = E.kind;
     if (kind == k_step) {
-      const float h = static_cast<float>(E.h);
+      const float h = E.h_move;
       const TissueFactors* row = a.factors + static_cast<std::size_t>(E.factors) * a.tissues;
 #pragma unroll
       for (int q = 0; q < S; ++q) {
         if (Moving) {
           if (p[q].weight > 0.f && p[q].mobile && !move<ThreeD>(p[q], u[q], h, a.flow, a.nx, a.ny, a.nz)) p[q].weight = 0.f;
-          if (birth[q] == e && half[q] == 0) bear(q, E);
+          if (birth[q] == e && half[q] == 0) bear(q, e, E);
         }
         if (p[q].weight > 0.f) {
           const float dB = OffRes ? a.dB[cell_index(p[q].ix, p[q].iy, p[q].iz, a.nx, a.ny)] : 0.f;
@@ -150,12 +171,12 @@ __global__ void __launch_bounds__(k_threads, k_min_blocks(S)) track(TrackArgs a,
         }
         if (Moving) {
           if (p[q].weight > 0.f && p[q].mobile && !move<ThreeD>(p[q], u[q], h, a.flow, a.nx, a.ny, a.nz)) p[q].weight = 0.f;
-          if (birth[q] == e && half[q] == 1) bear(q, E);
+          if (birth[q] == e && half[q] == 1) bear(q, e, E);
         }
       }
     } else if (kind == k_rf) {
 #pragma unroll
-      for (int q = 0; q < S; ++q) rf(p[q], E);
+      for (int q = 0; q < S; ++q) rf(p[q], a.entries[e]);
     } else if (kind == k_spoil) {
 #pragma unroll
       for (int q = 0; q < S; ++q) bloch::spoil(p[q].m);
@@ -181,7 +202,7 @@ __global__ void __launch_bounds__(k_threads, k_min_blocks(S)) track(TrackArgs a,
         v = warp_sum(v);
         if (lane == 0) part[(r * a.ncoils + c) * k_lane_warps + warp] = v;
       }
-      if (E.truth)
+      if (a.entries[e].truth)
 #pragma unroll
         for (int q = 0; q < S; ++q)
           if (p[q].weight > 0.f) {
@@ -211,6 +232,28 @@ __global__ void __launch_bounds__(k_threads, k_min_blocks(S)) track(TrackArgs a,
     atomicAdd(&slot[sample].x, sx);
     atomicAdd(&slot[sample].y, sy);
   }
+}
+
+// The initial spins, one thread per cell (cell_initial_spins, as the CPU engine's initial_spins): on the
+// device, so tens of megabytes of spins are neither built on the host nor copied over.
+struct SeedArgs {
+  const std::uint32_t* first;
+  const int* tissue;
+  const float* PD;
+  const std::uint8_t* type;
+  Spin* spins;
+  std::uint32_t cells;
+  int nx, ny, s, per_cell;
+  bool moving, three_d;
+  std::uint64_t seed;
+  float weight;
+};
+__global__ void seed_spins(SeedArgs a) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.cells || a.tissue[i] < 0) return;
+  const int ix = static_cast<int>(i % a.nx), iy = static_cast<int>(i / a.nx % a.ny), iz = static_cast<int>(i / a.nx / a.ny);
+  cell_initial_spins(i, ix, iy, iz, a.moving && a.type[i] == static_cast<std::uint8_t>(CellType::Fluid), a.s, a.per_cell,
+                     a.three_d, a.seed, a.PD[i], a.tissue[i], a.weight, a.spins + a.first[i]);
 }
 
 struct Alive {
@@ -278,20 +321,22 @@ class CudaLagrangianEngine final : public SimulationEngine, public SpinTracker {
                        std::to_string(k_record_slots) + "; use fewer coils or --backend cpu");
     const Plan P = build_plan(ph, prog, spins_per_axis(), seed_);
     const auto t_plan = std::chrono::steady_clock::now();
-    stats_ = SpinTrackingStats{0, P.sub_steps, P.spins.size(), 0};
+    const std::size_t initial = P.spin_count();
+    stats_ = SpinTrackingStats{0, P.sub_steps, initial, 0};
     cancel.throw_if_cancelled();
-    if (P.spins.size() > static_cast<std::size_t>(INT_MAX / 2))
-      throw InputError("simulate: " + std::to_string(P.spins.size()) +
+    if (initial > static_cast<std::size_t>(INT_MAX / 2))
+      throw InputError("simulate: " + std::to_string(initial) +
                        " spins exceed the CUDA Lagrangian engine's 2^30; use fewer spins per cell or coarser cells");
 
     // Refuse what the device cannot hold, with the numbers, before allocating anything. The spin buffers
     // (two, for the compaction) start at the initial spins plus a quarter and grow when births need it.
     const std::size_t n_samples = std::max<std::size_t>(1, samples.size());
-    std::size_t capacity = P.spins.size() + P.spins.size() / 4 + (P.moving ? 65536 : 0);
+    std::size_t capacity = initial + initial / 4 + (P.moving ? 65536 : 0);
     const double fixed = static_cast<double>(P.flow.size()) * sizeof(CellFlow) + P.dB_T.size() * 4.0 +
                          (coils.uniform() ? 0.0 : 8.0 * ncoils * n) + 8.0 * n + 16.0 * k_signal_slots * n_samples +
                          static_cast<double>(P.entries.size()) * sizeof(Entry) + P.factors.size() * sizeof(TissueFactors) +
-                         P.faces.size() * (sizeof(Face) + 4.0) + P.record_sample.size() * 4.0;
+                         P.faces.size() * (sizeof(Face) + 4.0) + P.record_sample.size() * 4.0 +
+                         13.0 * static_cast<double>(n);  // the seeding's per-cell tables, freed after it
     auto check = [&](std::size_t spins_cap) {
       std::size_t free_b = 0, total_b = 0;
       cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
@@ -327,8 +372,21 @@ class CudaLagrangianEngine final : public SimulationEngine, public SpinTracker {
     cuda_check(cudaMemset(spin_steps.get(), 0, sizeof(unsigned long long)), "memset");
     auto spins_a = std::make_unique<DeviceBuffer<Spin>>(capacity);
     auto spins_b = std::make_unique<DeviceBuffer<Spin>>(capacity);
-    if (!P.spins.empty())
-      cuda_check(cudaMemcpy(spins_a->get(), P.spins.data(), P.spins.size() * sizeof(Spin), cudaMemcpyHostToDevice), "upload");
+    if (initial) {
+      DeviceBuffer<std::uint32_t> first(P.spin_first.size());
+      DeviceBuffer<int> tissue(n);
+      DeviceBuffer<float> PD(n);
+      DeviceBuffer<std::uint8_t> type(n);
+      upload_vec(first, P.spin_first);
+      upload_vec(tissue, P.cell_tissue);
+      upload_vec(PD, ph.PD);
+      upload_vec(type, ph.type);
+      const SeedArgs seed{first.get(), tissue.get(), PD.get(), type.get(), spins_a->get(), static_cast<std::uint32_t>(n),
+                          ph.nx, ph.ny, P.per_axis, P.per_cell, P.moving, P.three_d, P.seed, 1.f / static_cast<float>(P.per_cell)};
+      seed_spins<<<static_cast<unsigned>((n + 255) / 256), 256>>>(seed);
+      cuda_check(cudaGetLastError(), "seed launch");
+      cuda_check(cudaDeviceSynchronize(), "seed");  // before the tables above are freed
+    }
     std::size_t cub_bytes = 0;
     auto cub_need = [&](std::size_t items) {
       std::size_t b = 0;
@@ -363,7 +421,7 @@ class CudaLagrangianEngine final : public SimulationEngine, public SpinTracker {
     cuda_check(cudaDeviceSynchronize(), "set-up");
     const auto t_setup = std::chrono::steady_clock::now();
     int reported = 0;
-    std::size_t alive = P.spins.size();
+    std::size_t alive = initial;
     const int N = static_cast<int>(P.entries.size());
     int chunks = 0;
     for (int e0 = 0; e0 < N;) {

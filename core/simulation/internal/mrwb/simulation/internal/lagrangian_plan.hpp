@@ -13,9 +13,14 @@ namespace mrwb::lagrangian {
 
 struct Plan {
   bool moving = false, three_d = false;
+  int per_axis = 1;                     // s
   int per_cell = 1;                     // spins per fluid cell of a moving phantom: s² (2-D) or s³ (3-D)
   std::uint64_t seed = 1;
-  std::vector<Spin> spins;              // at thermal equilibrium, in cell order
+  // The initial spins, at thermal equilibrium, in cell order (cell_initial_spins): cell i's from
+  // spin_first[i] to spin_first[i + 1], of tissue row cell_tissue[i] (-1: PD = 0, no spin).
+  std::vector<std::uint32_t> spin_first;
+  std::vector<int> cell_tissue;
+  std::size_t spin_count() const { return spin_first.empty() ? 0 : spin_first.back(); }
   std::vector<CellFlow> flow;           // per cell (moving phantoms; empty otherwise)
   std::vector<float> dB_T;              // per cell, empty when no cell has off-resonance
   int tissues = 0;                      // distinct (PD, T1, T2)
@@ -31,6 +36,9 @@ struct Plan {
 // jitter keyed by `seed`, each other cell with PD != 0 one spin at its centre. Throws InputError for a
 // grid side or a count the 32-bit indices of the entries cannot hold.
 Plan build_plan(const CellPhantom& phantom, const SequenceProgram& program, int spins_per_axis, std::uint64_t seed);
+
+// The plan's initial spins, built on the host (in parallel over cells).
+std::vector<Spin> initial_spins(const Plan& plan, const CellPhantom& phantom);
 
 // Births of face f over [t0, t1) flow steps: serials [delivered(f, t0), delivered(f, t1)).
 inline std::int64_t births(const Face& f, double t0, double t1) { return delivered(f, t1) - delivered(f, t0); }

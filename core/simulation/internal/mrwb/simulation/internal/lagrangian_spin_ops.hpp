@@ -63,17 +63,24 @@ struct Face {
 // (Free intervals and dwells split into sub-steps of at most half a cell of motion, the gradient moment
 // applied at the sub-step's mid-point position); t_* count flow steps from the start (births).
 enum EntryKind : int { k_step = 0, k_rf = 1, k_spoil = 2, k_record = 3 };
-struct Entry {
-  double c0, cx, cy, cz;  // Step: phase [cycles] = c0 + cx·X + cy·Y + cz·Z + off·ΔB at cell position (X, Y, Z)
-  double off;             // Step: gamma/(2 pi) · dt [cycles/T]
-  double h;               // Step: each half move [flow steps]
-  int kind;               // EntryKind
-  int factors;            // Step: row block of the factor table (its sub-step size)
+// A Step's phase at a spin in cell (ix, iy, iz), offset (fx, fy, fz), is c0 + cx·(ix + fx) + cy·(iy + fy) +
+// cz·(iz + fz) + off·ΔB cycles. Split in two so the device needs no double arithmetic: the cell centre's part
+// modulo one turn in 32-bit fixed point (q0 + qx·ix + qy·iy + qz·iz with unsigned wrap-around, turns in
+// units of 2^-32: exact for integer ix, rounding 2^-33 turn per unit of q), the offset's in float.
+struct alignas(16) Entry {
+  // What a Step's spins read, first: the CUDA kernel loads these 48 bytes as three 16-byte vectors.
+  std::uint32_t q0, qx, qy, qz;  // Step: frac(c0), frac(cx), frac(cy), frac(cz) in 2^-32 turns
+  float cx, cy, cz;              // Step: the moment [cycles per cell] along each axis
+  float off;                     // Step: gamma/(2 pi) · dt [cycles/T]
+  float h_move;                  // Step: h as the moves take it (float)
+  int kind;                      // EntryKind
+  int factors;                   // Step: row block of the factor table (its sub-step size)
+  int record;                    // Record: its ordinal among the records
+  double h;                      // Step: each half move [flow steps]
   double t_start, t_mid, t_end;  // flow steps played before, after the first move, after the second
   float cos_flip, sin_flip, cos_phase, sin_phase;  // Rf
   int sample;                                      // Record: k-space sample (coil 0's index)
   int truth;                                       // Record: 1 at the truth sample
-  int record;                                      // Record: its ordinal among the records
   int event;                                       // the program's event it belongs to (progress)
 };
 
@@ -125,6 +132,19 @@ MRWB_HD Spin initial_spin(int ix, int iy, int iz, std::uint64_t i, int k, int s,
   return p;
 }
 
+// The initial spins of cell i at (ix, iy, iz), from out onwards: a mobile cell (a fluid cell of a moving
+// phantom) gets per_cell = s^d stratified jittered spins, any other cell one spin at its centre that the flow
+// does not carry (a still phantom is then the cell model exactly). Run per cell by the host for the CPU
+// engine and by a kernel for the CUDA twin, so both start from the same spins.
+MRWB_HD void cell_initial_spins(std::uint64_t i, int ix, int iy, int iz, bool mobile, int s, int per_cell, bool three_d,
+                                std::uint64_t seed, float PD, int tissue, float weight, Spin* out) {
+  if (!mobile) {
+    *out = Spin{ix, iy, iz, 0.f, 0.f, 0.f, {0.f, 0.f, PD}, 1.f, tissue, 0};
+    return;
+  }
+  for (int k = 0; k < per_cell; ++k) out[k] = initial_spin(ix, iy, iz, i, k, s, three_d, seed, PD, tissue, weight);
+}
+
 // Spin `serial` of face f (index `face`), born in a move of h flow steps: fully relaxed, anywhere across
 // the face, within the depth speed·h the inflow has come in during that move.
 MRWB_HD Spin born_spin(const Face& f, int face, std::uint64_t serial, double h, bool three_d, std::uint64_t seed,
@@ -150,21 +170,14 @@ MRWB_HD std::uint32_t cell_index(int ix, int iy, int iz, int nx, int ny) {
          static_cast<std::uint32_t>(ix);
 }
 
-// Offset o moved by d (|d| <= 0.5): back into [-0.5, 0.5), the cell coordinate c following. True when the
-// spin crossed into the next cell.
-MRWB_HD bool shift(int& c, float& o, float d) {
+// Offset o moved by d (|d| <= 0.5): back into [-0.5, 0.5), the cell coordinate c following. Returns the
+// cells crossed (-1, 0 or +1); without branches, so a warp whose spins cross and stay does not diverge.
+MRWB_HD int shift(int& c, float& o, float d) {
   o = rn_add(o, d);
-  if (o >= 0.5f) {
-    ++c;
-    o = rn_add(o, -1.f);
-    return true;
-  }
-  if (o < -0.5f) {
-    --c;
-    o = rn_add(o, 1.f);
-    return true;
-  }
-  return false;
+  const int k = static_cast<int>(o >= 0.5f) - static_cast<int>(o < -0.5f);
+  o = rn_add(o, -static_cast<float>(k));  // o - 0 is o: a spin that stays keeps its bits
+  c += k;
+  return k;
 }
 
 // Moves a mobile spin h flow steps with the velocity at its position in the cell it is in (u: that cell's
@@ -173,7 +186,7 @@ MRWB_HD bool shift(int& c, float& o, float d) {
 template <bool ThreeD>
 MRWB_HD bool move(Spin& p, CellFlow& u, float h, const CellFlow* flow, int nx, int ny, int nz) {
   const float vx = velocity_at(u.lo_x, u.d_x, p.fx), vy = velocity_at(u.lo_y, u.d_y, p.fy);
-  bool crossed = shift(p.ix, p.fx, rn_mul(vx, h)) | shift(p.iy, p.fy, rn_mul(vy, h));
+  int crossed = shift(p.ix, p.fx, rn_mul(vx, h)) | shift(p.iy, p.fy, rn_mul(vy, h));
   if (ThreeD) crossed |= shift(p.iz, p.fz, rn_mul(velocity_at(u.lo_z, u.d_z, p.fz), h));
   if (!crossed) return true;  // most moves stay in their cell (h·|u| <= 0.5): u is still its faces
   if (p.ix < 0 || p.ix >= nx || p.iy < 0 || p.iy >= ny || p.iz < 0 || p.iz >= nz) return false;
@@ -181,15 +194,10 @@ MRWB_HD bool move(Spin& p, CellFlow& u, float h, const CellFlow* flow, int nx, i
   return u.fluid != 0.f;
 }
 
-// Cosine and sine of 2π·f, f a fraction of a turn in [-0.5, 0.5].
-MRWB_HD void turn(float f, float& c, float& s) {
-#if defined(__CUDA_ARCH__)
-  sincospif(2.f * f, &s, &c);
-#else
-  const double a = 2.0 * M_PI * static_cast<double>(f);
-  c = static_cast<float>(std::cos(a));
-  s = static_cast<float>(std::sin(a));
-#endif
+// A phase in cycles as a 32-bit fixed-point fraction of a turn (Entry's q0 .. qz).
+inline std::uint32_t turn_fixed_point(double cycles) {
+  const double frac = cycles - std::floor(cycles);  // [0, 1]
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(std::llround(std::ldexp(frac, 32))) & 0xffffffffull);
 }
 
 // Precession over a Step at the spin's position (gradient moment and off-resonance dB_T [T] of its
@@ -197,13 +205,13 @@ MRWB_HD void turn(float f, float& c, float& s) {
 // OffRes = false drop a term that is exactly zero there (Z = 0 in 2-D, dB_T = 0): the same bits.
 template <bool ThreeD = true, bool OffRes = true>
 MRWB_HD void precess(Spin& p, const Entry& e, float dB_T, const TissueFactors& t) {
-  const double X = static_cast<double>(p.ix) + static_cast<double>(p.fx);
-  const double Y = static_cast<double>(p.iy) + static_cast<double>(p.fy);
-  double cycles = e.c0 + e.cx * X + e.cy * Y;
-  if (ThreeD) cycles += e.cz * (static_cast<double>(p.iz) + static_cast<double>(p.fz));
-  if (OffRes) cycles += e.off * static_cast<double>(dB_T);
+  std::uint32_t q = e.q0 + e.qx * static_cast<std::uint32_t>(p.ix) + e.qy * static_cast<std::uint32_t>(p.iy);
+  if (ThreeD) q += e.qz * static_cast<std::uint32_t>(p.iz);
+  float cycles = static_cast<float>(static_cast<std::int32_t>(q)) * 0x1p-32f + e.cx * p.fx + e.cy * p.fy;  // the centre's in [-0.5, 0.5)
+  if (ThreeD) cycles += e.cz * p.fz;
+  if (OffRes) cycles += e.off * dB_T;
   float c, s;
-  turn(static_cast<float>(cycles - std::nearbyint(cycles)), c, s);
+  bloch::turn_fraction(cycles - rintf(cycles), c, s);
   bloch::precess_relax(p.m, t.PD, t.one_minus_E1, t.E2, c, s);
 }
 

@@ -32,14 +32,7 @@ MRWB_HD float expm1_step(float x) {
 // frame_turn_by_motion), k·cell and the velocity [cells per flow step] in float: cos in *c, sin in *s.
 MRWB_HD void frame_motion_turn(const FrameStep& F, float ux, float uy, float uz, float scale, float* c, float* s) {
   const float cycles = (F.k_cell[0] * ux + F.k_cell[1] * uy + F.k_cell[2] * uz) * scale;
-  const float frac = cycles - rintf(cycles);
-#if defined(__CUDA_ARCH__)
-  __sincosf(6.28318530717958647692f * frac, s, c);  // |angle| <= π
-#else
-  const double a = 6.28318530717958647692 * static_cast<double>(frac);
-  *s = static_cast<float>(std::sin(a));
-  *c = static_cast<float>(std::cos(a));
-#endif
+  bloch::turn_fraction(cycles - rintf(cycles), *c, *s);
 }
 
 // 1/T [1/s], 0 for T = 0 (the tissue tables' "no relaxation").
@@ -52,13 +45,7 @@ MRWB_HD void fluid_bloch(bloch::Mag& m, float pd, float R1_per_s, float R2_per_s
   const double cycles = S.dk_x * x_m + S.dk_y * y_m + S.dk_z * z_m + gamma_cycles * static_cast<double>(dB) * S.dt_s;
   const float frac = static_cast<float>(cycles - rint(cycles));
   float sn, cs;
-#if defined(__CUDA_ARCH__)
-  __sincosf(6.28318530717958647692f * frac, &sn, &cs);  // |angle| <= π: the SFU's error is ~5e-7 here
-#else
-  const double a = 2.0 * 3.14159265358979323846 * static_cast<double>(2.0f * frac) / 2.0;
-  sn = static_cast<float>(std::sin(a));
-  cs = static_cast<float>(std::cos(a));
-#endif
+  bloch::turn_fraction(frac, cs, sn);
   const float fdt = static_cast<float>(S.dt_s);
   const float omE1 = -expm1_step(-fdt * R1_per_s);
   const float E2 = expf(-fdt * R2_per_s);
