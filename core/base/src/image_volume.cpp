@@ -1,10 +1,17 @@
 #include "mrwb/base/image_volume.hpp"
 
+#include <complex>
 #include <string>
 
 #include "mrwb/base/errors.hpp"
 
 namespace mrwb {
+
+std::vector<float> ImageVolume::magnitude() const {
+  std::vector<float> m(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) m[i] = std::abs(data[i]);
+  return m;
+}
 
 Image2D ImageVolume::slice(int z) const {
   if (z < 0 || z >= nz) throw InputError("volume: plane " + std::to_string(z) + " (allowed: 0 .. " + std::to_string(nz - 1) + ")");

@@ -9,41 +9,51 @@
 namespace mrwb {
 namespace {
 
-// Mean SSIM (Wang et al. 2004) with a 7×7 uniform window over the valid interior, as scikit-image's
-// default, sample covariance (N − 1).
-double mean_ssim(const std::vector<float>& a, const std::vector<float>& b, int nx, int ny, double L) {
+// Mean SSIM (Wang et al. 2004) with a uniform window over the valid interior, as scikit-image's default
+// (7 voxels per axis; a volume of fewer than 7 planes: 7×7 windows in each plane), sample covariance (N − 1).
+double mean_ssim(const std::vector<float>& a, const std::vector<float>& b, int nx, int ny, int nz, double L) {
   constexpr int w = 7;
+  const int wz = nz >= w ? w : 1;
   if (nx < w || ny < w || L <= 0) return a == b ? 1.0 : 0.0;
   const double C1 = (0.01 * L) * (0.01 * L), C2 = (0.03 * L) * (0.03 * L);
-  const double N = w * w;
+  const double N = static_cast<double>(w) * w * wz;
+  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
   double total = 0;
-  int count = 0;
-  for (int y0 = 0; y0 + w <= ny; ++y0) {
-    for (int x0 = 0; x0 + w <= nx; ++x0) {
-      double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
-      for (int y = y0; y < y0 + w; ++y)
-        for (int x = x0; x < x0 + w; ++x) {
-          const double va = a[static_cast<std::size_t>(y) * nx + x], vb = b[static_cast<std::size_t>(y) * nx + x];
-          sa += va;
-          sb += vb;
-          saa += va * va;
-          sbb += vb * vb;
-          sab += va * vb;
-        }
-      const double ma = sa / N, mb = sb / N;
-      const double va = (saa - N * ma * ma) / (N - 1), vb = (sbb - N * mb * mb) / (N - 1);
-      const double cab = (sab - N * ma * mb) / (N - 1);
-      total += ((2 * ma * mb + C1) * (2 * cab + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
-      ++count;
+  std::size_t count = 0;
+  for (int z0 = 0; z0 + wz <= nz; ++z0) {
+    for (int y0 = 0; y0 + w <= ny; ++y0) {
+      for (int x0 = 0; x0 + w <= nx; ++x0) {
+        double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+        for (int z = z0; z < z0 + wz; ++z)
+          for (int y = y0; y < y0 + w; ++y)
+            for (int x = x0; x < x0 + w; ++x) {
+              const std::size_t i = z * plane + static_cast<std::size_t>(y) * nx + x;
+              const double va = a[i], vb = b[i];
+              sa += va;
+              sb += vb;
+              saa += va * va;
+              sbb += vb * vb;
+              sab += va * vb;
+            }
+        const double ma = sa / N, mb = sb / N;
+        const double va = (saa - N * ma * ma) / (N - 1), vb = (sbb - N * mb * mb) / (N - 1);
+        const double cab = (sab - N * ma * mb) / (N - 1);
+        total += ((2 * ma * mb + C1) * (2 * cab + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
+        ++count;
+      }
     }
   }
-  return total / count;
+  return total / static_cast<double>(count);
 }
 
 }  // namespace
 
 Metrics compare_images(const std::vector<float>& image, const std::vector<float>& reference, int nx, int ny) {
-  const std::size_t n = static_cast<std::size_t>(nx) * ny;
+  return compare_volumes(image, reference, nx, ny, 1);
+}
+
+Metrics compare_volumes(const std::vector<float>& image, const std::vector<float>& reference, int nx, int ny, int nz) {
+  const std::size_t n = static_cast<std::size_t>(nx) * ny * nz;
   if (image.size() != n || reference.size() != n)
     throw InputError("compare: image is " + std::to_string(image.size()) + " pixels, reference " +
                      std::to_string(reference.size()) + "; they must have the same size");
@@ -63,7 +73,7 @@ Metrics compare_images(const std::vector<float>& image, const std::vector<float>
   m.percent_error = sr > 0 ? 100.0 * std::sqrt(se / sr) : 0.0;
   const double range = static_cast<double>(rmax) - rmin;
   m.nrmse = range > 0 ? rms_err / range : 0.0;
-  m.ssim = mean_ssim(image, reference, nx, ny, range);
+  m.ssim = mean_ssim(image, reference, nx, ny, nz, range);
   return m;
 }
 

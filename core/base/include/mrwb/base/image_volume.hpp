@@ -17,6 +17,7 @@ struct ImageVolume {
 
   std::size_t plane() const { return static_cast<std::size_t>(nx) * ny; }
   Image2D slice(int z) const;  // one z plane as a 2-D image
+  std::vector<float> magnitude() const;  // |voxel|, in the order of data
 };
 // 2-D images of one size stacked along z. Throws InputError when they differ in size.
 ImageVolume stack_images(const std::vector<Image2D>& planes, double fov_z_m);
