@@ -57,6 +57,7 @@ void cpu_radial_case(int n, int spokes, int iterations, nlohmann::json& report) 
   const auto truth = ph.image(n, 4);
   NoncartParams p;
   p.iterations = iterations;
+  p.operators = CgOperators::Exact;
   double t0 = now_s();
   const CgResult r = reconstruct_cg_cpu(g, s, p, Precision::Single);
   const double t_cg = now_s() - t0;
@@ -136,7 +137,7 @@ void bart_radial_case(int n, int spokes, int iterations, nlohmann::json& report)
   std::printf("  %-30s %9s %12s %8s %8s\n", "method", "total s", "time / bart", "% err", "PSNR dB");
   std::printf("  %-30s %9.3f %12.2f %8.2f %8.2f\n", "bart pics -l2 (NUFFT CG)", t_bart, 1.0, mb.percent_error, mb.psnr_db);
   for (bool exact : {true, false}) {
-    p.exact = exact;
+    p.operators = exact ? CgOperators::Exact : CgOperators::Gridded;
     t0 = now_s();
     const CgResult r = reconstruct_cg_cpu(g, s, p, Precision::Single);
     const double t = now_s() - t0;
@@ -188,7 +189,7 @@ void gpu_quality_case(const Grid& g, const Samples& s, const std::vector<float>&
   p.iterations = 60;
   const double q0 = static_cast<double>(M) * g.phi() * g.phi();
   auto cg_row = [&](const std::string& label, double rel, bool exact) {
-    p.exact = exact;
+    p.operators = exact ? CgOperators::Exact : CgOperators::Gridded;
     p.lambda = rel * q0;
     gpu::Timing tm;
     const auto img = gpu::cg_on_device(g, s, p, c, {}, &tm);
@@ -327,7 +328,7 @@ int gpu_paper_case(nlohmann::json& report) {
   nlohmann::json recons = nlohmann::json::array();
   double psnr_exact = 0;
   for (int path = 0; path < 3; ++path) {
-    p.exact = path < 2;
+    p.operators = path < 2 ? CgOperators::Exact : CgOperators::Gridded;
     const gpu::FhdConfig& c = best[path == 1 ? 1 : 0];
     gpu::Timing tm;
     const auto img = gpu::cg_on_device(g, s, p, c, {}, &tm);

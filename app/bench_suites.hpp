@@ -17,7 +17,7 @@ namespace mrwb::cli {
 struct BenchOptions {
   Backend backend = Backend::Auto;  // suites compare cpu and cuda when auto and a GPU exists
   bool quick = false;               // smaller sizes, for a smoke run on the CPU machine
-  std::string only;                 // non-empty: run only the cases whose name contains it (sim suite)
+  std::string only;                 // non-empty: run only the cases whose name contains it (sim, interactive)
   bool wants(const std::string& case_name) const { return only.empty() || case_name.find(only) != std::string::npos; }
 };
 
@@ -27,6 +27,7 @@ int bench_grappa(const BenchOptions& options, nlohmann::json& report);
 int bench_noncart(const BenchOptions& options, nlohmann::json& report);
 int bench_flow(const BenchOptions& options, nlohmann::json& report);
 int bench_lagrangian(const BenchOptions& options, nlohmann::json& report);
+int bench_interactive(const BenchOptions& options, nlohmann::json& report);
 
 // Jurczuk et al. 2016, object (a), as the sim and lagrangian suites time it: a straight tube of blood filling
 // the nx × ny grid, Poiseuille profile across y, peak u_max cells per flow step (bench_sim.cpp).

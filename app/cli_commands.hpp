@@ -3,6 +3,7 @@
 // returns the function that runs it.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,6 +28,10 @@ E parse_flag(const std::string& flag, const std::string& text, const EnumNames<E
   if (const std::optional<E> e = enum_from_name(names, text)) return *e;
   throw InputError(flag + " " + text + ": unknown " + what + " (allowed: " + enum_name_list(names) + ")");
 }
+
+// The shipped scenario files: $MRWB_PHANTOMS_DIR; else the installed copy beside this executable
+// (cmake/Install.cmake: <bin>/../share/mrwb/phantoms); else the source tree's phantoms/.
+std::filesystem::path phantoms_dir();
 
 Action add_info(CLI::App& app);
 Action add_phantom(CLI::App& app);

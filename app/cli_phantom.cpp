@@ -7,9 +7,7 @@
 #include "mrwb/scenario/scenario.hpp"
 
 namespace mrwb::cli {
-namespace {
-// The shipped scenario files: $MRWB_PHANTOMS_DIR; else the installed copy beside this executable
-// (cmake/Install.cmake: <bin>/../share/mrwb/phantoms); else the source tree's phantoms/.
+
 std::filesystem::path phantoms_dir() {
   if (const char* env = std::getenv("MRWB_PHANTOMS_DIR"); env && *env) return env;
 #ifdef MRWB_INSTALLED_PHANTOMS_DIR
@@ -26,7 +24,6 @@ std::filesystem::path phantoms_dir() {
   return "phantoms";
 #endif
 }
-}  // namespace
 
 Action add_phantom(CLI::App& app) {
   auto* sub = app.add_subcommand("phantom", "List phantom presets or write one as a scenario file");

@@ -12,6 +12,7 @@
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/recon/multislice.hpp"
+#include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/recon/recon_check.hpp"
 #include "mrwb/recon/recon_fft.hpp"
@@ -64,6 +65,15 @@ std::vector<float> read_prior(const std::string& path) {
   return v;
 }
 
+// Which F^H d and Q the CG will use (cg_operators.hpp), on the backend `auto` resolves to.
+std::string cg_operators_line(const RawData& raw, const ReconOptions& opts, bool volume) {
+  const noncart::ReconInput in = noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, volume ? 3 : 2);
+  const bool cuda = make_reconstructor(ReconMethod::Cg, opts.backend)->name().ends_with("/cuda");
+  return noncart::choose_cg_operators(in.grid, in.samples.count(), in.samples.coils, cuda ? Backend::Cuda : Backend::Cpu,
+                                      opts.noncart.operators)
+      .text;
+}
+
 }  // namespace
 
 Action add_recon(CLI::App& app) {
@@ -111,7 +121,7 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--edge-threshold", o->noncart.edge_threshold,
                   "cg --regularizer anatomical: edge where the reference jumps by > this x its range, default 0.02");
   sub->add_option("--preconditioner", o->noncart.preconditioner, "cg: none | diagonal | circulant");
-  sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default)");
+  sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default: exact where it takes <= 1 s, else gridded)");
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
   sub->add_option("--kb-width", o->noncart.kb_width, "gridding: Kaiser-Bessel width [cells], default 4");
   sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
@@ -119,7 +129,8 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--gridding-kernel", o->noncart.kernel, "gridding: kaiser-bessel | bilinear (no oversampling, CPU only)");
   return [o, sub] {
     if (o->exact && o->gridded) throw InputError("--exact and --gridded: choose one");
-    if (o->gridded) o->noncart.exact = false;
+    if (o->exact) o->noncart.operators = CgOperators::Exact;
+    if (o->gridded) o->noncart.operators = CgOperators::Gridded;
     if (sub->get_option("--lambda")->count() > 0) o->noncart.lambda = o->grappa.lambda;
     if (std::sscanf(o->kernel.c_str(), "%dx%d", &o->grappa.kernel_pe, &o->grappa.kernel_ro) != 2)
       throw InputError("--kernel " + o->kernel + ": expected K_PExK_RO, e.g. 4x5");
@@ -148,6 +159,8 @@ Action add_recon(CLI::App& app) {
     }
     about_source(o->in, [&] { check_recon_input(raw, opts); });
     if (!o->quiet) std::cerr << what << "\n";
+    if (!o->quiet && opts.method == ReconMethod::Cg)
+      std::cerr << about_source(o->in, [&] { return cg_operators_line(raw, opts, noncart_volume); }) << "\n";
     if (noncart_volume) {  // volume (noncart_volume.hpp)
       const auto v = about_source(o->in, [&] {
         return noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,

@@ -412,6 +412,10 @@ void ImageView::resetView() {
   update();
 }
 
+bool ImageView::windowLevelChangedByUser() const {
+  return hasImage_ && (colorWindow() != initialWindow_ || colorLevel() != initialLevel_);
+}
+
 double ImageView::colorWindow() const { return actor_->GetProperty()->GetColorWindow(); }
 double ImageView::colorLevel() const { return actor_->GetProperty()->GetColorLevel(); }
 double ImageView::parallelScale() const { return renderer()->GetActiveCamera()->GetParallelScale(); }

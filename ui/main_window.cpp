@@ -98,6 +98,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     remaining_->setText(s < 0 ? tr("estimating time…") : tr("about %1 left").arg(formatDuration(s)));
   });
   connect(worker_, &SimulationWorker::finished, this, [this](std::shared_ptr<mrwb::PipelineResult> r) {
+    if (resultIsStale()) {  // the scenario was edited during the run: never show the old result
+      setRunning(false);
+      setRunMessage(tr("Discarded the result of an earlier version of the scenario."), false);
+      emit runFinished(false);
+      startPendingLiveRun();
+      return;
+    }
     result_ = r;
     lastErrorIsInput_ = false;
     showResult(*r);
@@ -114,6 +121,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     lastErrorIsInput_ = worker_->lastFailureWasInputError();
     setRunMessage(tr("Run failed: %1").arg(message), true);
     emit runFinished(false);
+    if (startPendingLiveRun()) return;  // the failing version was already edited away
     reportError(tr("Run failed"), message);
   });
   connect(worker_, &SimulationWorker::cancelled, this, [this] {
@@ -124,6 +132,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(tr("Cancelled. The views still show the previous results."), 8000);
     emit runCancelled();
     emit runFinished(false);
+    startPendingLiveRun();
   });
 
   doc_->reset(mrwb::scenario_preset("default"));
@@ -159,7 +168,10 @@ void MainWindow::buildViews() {
 void MainWindow::buildDocks() {
   panel_ = new ScenarioPanel;
   connect(panel_, &ScenarioPanel::scenarioEdited, this,
-          [this](const mrwb::Scenario& s, const QString& field) { doc_->edit(s, field); });
+          [this](const mrwb::Scenario& s, const QString& field) {
+            doc_->edit(s, field);
+            onUserEdit(field);
+          });
   connect(panel_, &ScenarioPanel::presetRequested, this, &MainWindow::onPresetRequested);
   auto* scroll = new QScrollArea;
   scroll->setWidget(panel_);
@@ -219,6 +231,7 @@ QWidget* MainWindow::buildRunPanel() {
     // The items' data are backend names (fillBackends), so they always parse.
     if (const auto b = mrwb::parse_backend(backend_->currentData().toString().toStdString())) s.backend = *b;
     doc_->edit(s, QStringLiteral("backend"));
+    onUserEdit(QStringLiteral("backend"));
   });
   form->addRow(tr("Backend"), backend_);
   memory_ = new QLabel(w);
@@ -327,6 +340,9 @@ void MainWindow::buildActions() {
   redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
   redoAction_->setIcon(toolbarIcon(QStringLiteral("redo")));
   redoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+  connect(undoAction_, &QAction::triggered, this, [this] { onUserEdit({}); });
+  connect(redoAction_, &QAction::triggered, this, [this] { onUserEdit({}); });
+  buildLiveMode();
 
   runAction_ = new QAction(toolbarIcon(QStringLiteral("run")), tr("&Run"), this);
   runAction_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
@@ -378,6 +394,7 @@ void MainWindow::buildActions() {
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
   sim->addAction(runAction_);
   sim->addAction(cancelAction_);
+  sim->addAction(liveAction_);
   sim->addSeparator();
   sim->addAction(compareModelsAction_);
   QMenu* teachingMenu = menuBar()->addMenu(tr("&Teaching"));
@@ -419,6 +436,7 @@ void MainWindow::buildActions() {
   tb->addSeparator();
   tb->addAction(runAction_);
   tb->addAction(cancelAction_);
+  tb->addAction(liveAction_);
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -665,12 +683,14 @@ void MainWindow::onComparisonFinished(bool ok) {
                                      .arg(failed ? tr(", %1 failed").arg(failed) : QString()),
                   false);
     emit runFinished(true);
+    startPendingLiveRun();
     return;
   }
   lastError_ = tr("comparison cancelled");
   setRunMessage(tr("Comparison cancelled; the simulation's results are shown."), false);
   emit runCancelled();
   emit runFinished(false);
+  startPendingLiveRun();
 }
 
 void MainWindow::run() {
@@ -684,6 +704,7 @@ void MainWindow::run() {
     return;
   }
   if (!worker_->start(scenario())) return;
+  runScenarioJson_ = ScenarioDocument::jsonText(scenario());
   setRunning(true);
   setRunMessage(tr("Running “%1” (%2 × %2, backend %3, model %4)…")
                     .arg(QString::fromStdString(scenario().name))
@@ -710,8 +731,11 @@ void MainWindow::setRunning(bool running) {
   newAction_->setEnabled(!running);
   openAction_->setEnabled(!running);
   recentMenu_->setEnabled(!running);
-  panel_->setEnabled(!running);  // edits would not reach the running job; avoid the illusion
-  backend_->setEnabled(!running);
+  // Without live mode an edit would not reach the running job: no illusion of it. Live: an edit cancels
+  // the run and starts another.
+  panel_->setEnabled(!running || liveActive());
+  backend_->setEnabled(!running || liveActive());
+  if (!running) liveRun_ = false;
   // Views keep the previous results while a run goes on; empty ones say what is happening.
   for (ImageView* v : {reconView_, truthView_, errorView_}) {
     if (!v->hasImage()) v->clearImage(running ? tr("Simulating…") : QString());
@@ -736,9 +760,18 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   const QString method = scenario().recon.method == mrwb::ReconMethod::Grappa ? tr("GRAPPA, R = %1").arg(q.acceleration)
                          : q.acceleration > 1 ? tr("FFT, zero-filled, R = %1").arg(q.acceleration)
                                               : tr("FFT");
-  reconView_->setImage(recon, r.recon.nx, r.recon.ny, false, tr("Reconstruction (%1)").arg(method), std::make_pair(0.0, hi));
-  truthView_->setImage(truth, r.truth.nx, r.truth.ny, false, tr("Ground truth (Mxy at TE)"), std::make_pair(0.0, hi));
-  errorView_->setImage(r.error_map, r.recon.nx, r.recon.ny, true, QStringLiteral("Error map |recon|−|truth|"));
+  // A live update keeps each view's zoom and pan, and its window / level where the user set one.
+  const auto show = [this](ImageView* v, const std::vector<float>& values, int nx, int ny, bool signedMap,
+                           const QString& title, std::optional<std::pair<double, double>> range) {
+    const bool keep = liveRun_ && v->hasImage() && v->imageWidth() == nx && v->imageHeight() == ny;
+    const ImageView::ViewState state = v->viewState();
+    const bool userWindow = v->windowLevelChangedByUser();
+    v->setImage(values, nx, ny, signedMap, title, range);
+    if (keep) v->setViewState(state, userWindow);
+  };
+  show(reconView_, recon, r.recon.nx, r.recon.ny, false, tr("Reconstruction (%1)").arg(method), std::make_pair(0.0, hi));
+  show(truthView_, truth, r.truth.nx, r.truth.ny, false, tr("Ground truth (Mxy at TE)"), std::make_pair(0.0, hi));
+  show(errorView_, r.error_map, r.recon.nx, r.recon.ny, true, QStringLiteral("Error map |recon|−|truth|"), std::nullopt);
 
   const auto& m = r.metrics;
   psnrText_ = QString::number(m.psnr_db, 'f', 2);

@@ -99,6 +99,29 @@ class TestCliNoncart : public QObject {
 
   // A 3-D trajectory gives a volume: .cfl [n, n, n], NIfTI-1 .nii (float32 magnitude) and ISMRMRD .h5
   // (complex n^3), the same volume in each; a .png output is refused before any work.
+  // With neither --exact nor --gridded the CG takes the exact sums where their estimated time is within the
+  // 1 s budget (this 32^2 case) and the gridded ones where not (128^2, 201 spokes x 256 samples: ~2.5e9
+  // sample-voxel pairs), and says which on stderr; the default's image is the --gridded one, bit for bit.
+  void cgDefaultPicksByCost() {
+    const Run small = run_mrwb({"recon", "--in", qpath("k.cfl"), "--traj", qpath("t.cfl"), "--out", qpath("auto_small.cfl"),
+                                "--backend", "cpu", "--method", "cg", "--iterations", "2"});
+    QCOMPARE(small.code, 0);
+    QVERIFY2(small.err.contains("cg: exact F^H d and Q on the CPU (exact: ~"), qPrintable(small.err));
+    const auto t = noncart::radial_2d(128, 201, 256, true);
+    write_bart(path("k128"), path("t128"), t, AnalyticPhantom::shepp_logan(2).kspace(t.k));
+    const QStringList common{"recon", "--in", qpath("k128.cfl"), "--traj", qpath("t128.cfl"), "--backend", "cpu",
+                             "--method", "cg", "--iterations", "10"};
+    const Run big = run_mrwb(common + QStringList{"--out", qpath("auto_big.cfl")});
+    QCOMPARE(big.code, 0);
+    QVERIFY2(big.err.contains("cg: gridded (Kaiser-Bessel) F^H d and Q on the CPU (exact would take ~") &&
+                 big.err.contains("--exact to force"),
+             qPrintable(big.err));
+    const Run gridded = run_mrwb(common + QStringList{"--gridded", "--out", qpath("gridded_big.cfl")});
+    QCOMPARE(gridded.code, 0);
+    QVERIFY2(gridded.err.contains("cg: gridded (Kaiser-Bessel) F^H d and Q on the CPU (as asked)"), qPrintable(gridded.err));
+    QVERIFY(read_cfl(path("auto_big.cfl")).data == read_cfl(path("gridded_big.cfl")).data);
+  }
+
   void volumeFromStackOfSpirals() {
     const int n = 16;
     const auto t = noncart::stack_of_spirals(n, n, 4, 1.0, noncart::SpiralLimits{});

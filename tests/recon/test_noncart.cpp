@@ -59,6 +59,7 @@ Quality accuracy(const noncart::Trajectory& t, int n, int iterations) {
   const Grid g{2, n};
   const std::vector<float> truth = ph.image(n, 4);
   NoncartParams p;
+  p.operators = CgOperators::Exact;  // the exact sums of Stone et al. 2008, Eqs. 3-4
   p.iterations = iterations;
   Quality q;
   const CgResult dp = reconstruct_cg_cpu(g, s, p, Precision::Double);
@@ -71,7 +72,7 @@ Quality accuracy(const noncart::Trajectory& t, int n, int iterations) {
   // As in the paper, the gridded image is rescaled to the true scale before the metrics.
   const double a = magnitude_scale(mag(gi), truth);
   q.grid = compare_images(mag(gi, a), truth, n, n);
-  p.exact = false;
+  p.operators = CgOperators::Gridded;
   const CgResult gc = reconstruct_cg_cpu(g, s, p, Precision::Double);
   q.gridded_cg = compare_images(mag(gc.image), truth, n, n);
   return q;
@@ -219,6 +220,26 @@ class TestNoncart : public QObject {
   }
 
   // Gridding: forward and adjoint are adjoints; both approximate the exact sums (W = 4: ~1e-3, W = 6: better).
+  // The CG's operator choice (cg_operators.hpp): the exact sums' pairs are M (coils N^D + the Hermitian half
+  // of Q's (2N)^D); auto takes them within the 1 s budget on the backend's rate, explicit choices stand.
+  void cgOperatorChoiceFollowsTheBudget() {
+    const Grid g{2, 256};
+    const std::size_t M = 403 * 512;  // 256^2, 403 radial spokes of 512 samples
+    const auto cpu = noncart::choose_cg_operators(g, M, 1, Backend::Cpu, CgOperators::Auto, 2);
+    QCOMPARE(cpu.exact_pairs, static_cast<double>(M) * (256.0 * 256 + 512.0 * 257));
+    QCOMPARE(cpu.exact_estimate_s, cpu.exact_pairs / (2 * noncart::k_exact_pairs_per_s_cpu_thread));
+    QVERIFY(!cpu.exact);  // ~200 s on 2 threads
+    const auto cuda = noncart::choose_cg_operators(g, M, 1, Backend::Cuda, CgOperators::Auto);
+    QVERIFY(cuda.exact);  // ~0.02 s on the device
+    QVERIFY(noncart::choose_cg_operators(g, M, 1, Backend::Cpu, CgOperators::Exact, 2).exact);
+    QVERIFY(!noncart::choose_cg_operators(g, M, 1, Backend::Cuda, CgOperators::Gridded).exact);
+    // Small problems run exact on the CPU; coils multiply F^H d's pairs.
+    QVERIFY(noncart::choose_cg_operators(Grid{2, 32}, 2560, 1, Backend::Cpu, CgOperators::Auto, 2).exact);
+    const auto one = noncart::choose_cg_operators(Grid{2, 64}, 10000, 1, Backend::Cpu, CgOperators::Auto, 1);
+    const auto eight = noncart::choose_cg_operators(Grid{2, 64}, 10000, 8, Backend::Cpu, CgOperators::Auto, 1);
+    QCOMPARE(eight.exact_pairs - one.exact_pairs, 7.0 * 10000 * 64 * 64);
+  }
+
   void griddingApproximatesExactSums() {
     const Grid g{2, 32};
     const std::size_t M = 2000;

@@ -179,6 +179,7 @@ class TestSimNoncart : public QObject {
       const noncart::Grid g{2, n};
       const std::vector<float> truth = sim.truth.magnitude();
       NoncartParams p;
+      p.operators = CgOperators::Exact;  // the exact sums of Stone et al. 2008, Eqs. 3-4
       p.iterations = 20;
       const auto dp = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Double);
       const auto sp = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Single);
@@ -230,6 +231,7 @@ class TestSimNoncart : public QObject {
       const noncart::Grid g{2, n};
       const std::vector<float> truth = sim.truth.magnitude();
       NoncartParams p;
+      p.operators = CgOperators::Exact;  // the exact sums of Stone et al. 2008, Eqs. 3-4
       p.iterations = 20;
       const auto cg = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Double);
       const std::vector<float> grid = gridding_magnitude(g, s);
@@ -302,6 +304,7 @@ class TestSimNoncart : public QObject {
     std::vector<float> truth(sim.truth.data.size());
     for (std::size_t i = 0; i < truth.size(); ++i) truth[i] = std::abs(sim.truth.data[i]);
     NoncartParams p;
+    p.operators = CgOperators::Exact;  // the exact sums of Stone et al. 2008, Eqs. 3-4
     p.iterations = 20;
     const auto cg = noncart::reconstruct_cg_cpu(g, s, p, noncart::Precision::Single);
     const std::vector<float> grid = gridding_magnitude(g, s);

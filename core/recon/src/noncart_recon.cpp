@@ -85,16 +85,17 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
   gp.density = "none";
   gp.kernel = "kaiser-bessel";
   CgResult res;
+  const bool exact = choose_cg_operators(g, M, s.coils, Backend::Cpu, p.operators).exact;
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<cdouble>> fhd(s.coils);
   for (int c = 0; c < s.coils; ++c) {
     const cfloat* d = s.d.data() + static_cast<std::size_t>(c) * M;
-    fhd[c] = p.exact ? exact_fhd(g, s.k.data(), d, M, prec, 0, cancel) : gridded_fhd(g, s.k.data(), d, M, gp);
+    fhd[c] = exact ? exact_fhd(g, s.k.data(), d, M, prec, 0, cancel) : gridded_fhd(g, s.k.data(), d, M, gp);
     if (progress) progress(0.1 * (c + 1) / s.coils, "F^H d");
   }
   res.seconds_fhd = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  const std::vector<cdouble> q = p.exact ? exact_q(g, s.k.data(), M, prec, 0, cancel) : gridded_q(g, s.k.data(), M, gp);
+  const std::vector<cdouble> q = exact ? exact_q(g, s.k.data(), M, prec, 0, cancel) : gridded_q(g, s.k.data(), M, gp);
   res.seconds_q = seconds_since(t0);
   if (progress) progress(0.3, "Q");
   t0 = std::chrono::steady_clock::now();
@@ -154,7 +155,8 @@ double noncart_cpu_bytes(const Grid& g, std::size_t M, int coils, ReconMethod me
   b += c * nv * cd;                                  // F^H d per coil
   if (coils > 1) b += c * nv * (cf + cd) + nv * 8;  // sensitivities and the low-resolution coil images
   b += 4 * n2v * cd;  // Q, its copy, its FFT and the FFT buffer of the Toeplitz embedding
-  if (!p.exact) b += 2 * grid_cells(2 * n) * cd;  // gridded Q: the oversampled 2n grid and its centred copy
+  if (!choose_cg_operators(g, M, coils, Backend::Cpu, p.operators).exact)
+    b += 2 * grid_cells(2 * n) * cd;  // gridded Q: the oversampled 2n grid and its centred copy
   b += 9 * nv * cd;                                // rhs and the CG vectors
   if (p.preconditioner != "none") b += 2 * nv * cd + 3 * nv * sizeof(double);
   if (p.regularizer != "identity") b += nv;  // W's links

@@ -9,6 +9,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
+#include "mrwb/recon/fft_layout.hpp"
 #include "mrwb/recon/noise_prewhitening.hpp"
 
 namespace mrwb {
@@ -29,46 +30,60 @@ int kept_pixels(int n, double fov_m, double recon_fov_m, int recon_n) {
 
 }  // namespace
 
-Image2D reconstruct_fft(const RawData& raw_in) {
-  if (raw_in.nx <= 0 || raw_in.ny <= 0 || raw_in.ncoils <= 0 ||
-      raw_in.kspace.size() != static_cast<std::size_t>(raw_in.nx) * raw_in.ny * raw_in.ncoils)
+FftLayout fft_layout(const RawData& raw) {
+  if (raw.nx <= 0 || raw.ny <= 0 || raw.ncoils <= 0 ||
+      raw.kspace.size() != static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils)
     throw InputError("recon: k-space size does not match its header");
-  if (!raw_in.cartesian())
+  if (!raw.cartesian())
     throw InputError("recon --method fft: the data are non-Cartesian (they have a trajectory); use --method gridding or cg");
-  const int cs = raw_in.k0_sample(), cl = raw_in.k0_line();
-  if (cs < 0 || cs >= raw_in.nx || cl < 0 || cl >= raw_in.ny)
+  const int cs = raw.k0_sample(), cl = raw.k0_line();
+  if (cs < 0 || cs >= raw.nx || cl < 0 || cl >= raw.ny)
     throw InputError("recon: k-space centre (sample " + std::to_string(cs) + ", line " + std::to_string(cl) +
-                     ") lies outside the " + std::to_string(raw_in.nx) + " x " + std::to_string(raw_in.ny) + " data");
+                     ") lies outside the " + std::to_string(raw.nx) + " x " + std::to_string(raw.ny) + " data");
+  FftLayout l;
+  l.Nx = symmetric_length(raw.nx, cs);
+  l.Ny = symmetric_length(raw.ny, cl);
+  l.ox = l.Nx / 2 - cs;
+  l.oy = l.Ny / 2 - cl;
+  l.kx = kept_pixels(l.Nx, raw.fov_x_m, raw.recon_fov_x_m, raw.recon_nx);
+  l.ky = kept_pixels(l.Ny, raw.fov_y_m, raw.recon_fov_y_m, raw.recon_ny);
+  l.x0 = l.Nx / 2 - l.kx / 2;
+  l.y0 = l.Ny / 2 - l.ky / 2;
+  return l;
+}
+
+Image2D fft_image(const RawData& raw, const FftLayout& l) {
+  Image2D img;
+  img.nx = l.kx;
+  img.ny = l.ky;
+  img.fov_x_m = raw.fov_x_m * l.kx / l.Nx;
+  img.fov_y_m = raw.fov_y_m * l.ky / l.Ny;
+  img.data.assign(img.size(), {});
+  return img;
+}
+
+Image2D reconstruct_fft(const RawData& raw_in) {
+  const FftLayout l = fft_layout(raw_in);
   // Noise prewhitening (multi-coil data with a noise scan); scale-preserving, see noise_prewhitening.hpp.
   const RawData white = raw_in.noise.empty() || raw_in.ncoils < 2 ? RawData{} : prewhitened(raw_in);
   const RawData& raw = raw_in.noise.empty() || raw_in.ncoils < 2 ? raw_in : white;
-
-  const int Nx = symmetric_length(raw.nx, cs), Ny = symmetric_length(raw.ny, cl);
-  const int ox = Nx / 2 - cs, oy = Ny / 2 - cl;  // where sample 0 / line 0 land on the symmetric grid
-  const int kx = kept_pixels(Nx, raw.fov_x_m, raw.recon_fov_x_m, raw.recon_nx);
-  const int ky = kept_pixels(Ny, raw.fov_y_m, raw.recon_fov_y_m, raw.recon_ny);
-  const int x0 = Nx / 2 - kx / 2, y0 = Ny / 2 - ky / 2;  // keeps x = 0 at pixel kx/2
-
-  Image2D img;
-  img.nx = kx;
-  img.ny = ky;
-  img.fov_x_m = raw.fov_x_m * kx / Nx;
-  img.fov_y_m = raw.fov_y_m * ky / Ny;
-  img.data.assign(img.size(), {});
+  const int Nx = l.Nx, Ny = l.Ny, kx = l.kx, ky = l.ky;
+  Image2D img = fft_image(raw, l);
   std::vector<std::complex<float>> grid;
   std::vector<float> sos(raw.ncoils > 1 ? img.size() : 0, 0.f);
   for (int c = 0; c < raw.ncoils; ++c) {
     const std::complex<float>* k = &raw.kspace[raw.index(c, 0, 0)];
     if (Nx != raw.nx || Ny != raw.ny) {
       grid.assign(static_cast<std::size_t>(Nx) * Ny, {});
-      for (int l = 0; l < raw.ny; ++l)
-        std::copy_n(k + static_cast<std::size_t>(l) * raw.nx, raw.nx, grid.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(l + oy) * Nx + ox));
+      for (int y = 0; y < raw.ny; ++y)
+        std::copy_n(k + static_cast<std::size_t>(y) * raw.nx, raw.nx,
+                    grid.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(y + l.oy) * Nx + l.ox));
       k = grid.data();
     }
     const auto coil = centred_ifft2(k, Nx, Ny);
     for (int y = 0; y < ky; ++y)
       for (int x = 0; x < kx; ++x) {
-        const auto v = coil[static_cast<std::size_t>(y + y0) * Nx + x + x0];
+        const auto v = coil[static_cast<std::size_t>(y + l.y0) * Nx + x + l.x0];
         if (raw.ncoils == 1) img.data[static_cast<std::size_t>(y) * kx + x] = v;
         else sos[static_cast<std::size_t>(y) * kx + x] += std::norm(v);
       }

@@ -42,6 +42,8 @@ void compute_event_factors(const CellPhantom& ph, double dt_s, double dk_x, doub
   }
   const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
   float last_T1 = -1, last_T2 = -1, last_omE1 = 0, last_E2 = 1;
+  float last_dB = 0;  // tissues repeat along a row: one sine and cosine per run of equal off-resonance
+  std::complex<double> last_turn(1.0, 0.0);
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = begin + k;
     std::complex<double> r(1.0, 0.0);
@@ -54,7 +56,11 @@ void compute_event_factors(const CellPhantom& ph, double dt_s, double dk_x, doub
         ++iz;
       }
     }
-    if (ph.dB_T[i] != 0.f) r *= turn(gamma_cycles * ph.dB_T[i] * dt_s);
+    if (ph.dB_T[i] != last_dB) {
+      last_dB = ph.dB_T[i];
+      last_turn = turn(gamma_cycles * last_dB * dt_s);
+    }
+    if (last_dB != 0.f) r *= last_turn;
     f.c[k] = static_cast<float>(r.real());
     f.s[k] = static_cast<float>(r.imag());
     if (ph.T1_s[i] != last_T1) {

@@ -1,6 +1,7 @@
 #include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_gpu/pipeline/register_backends.hpp"
+#include "mrwb_gpu/recon/fft_cuda.hpp"
 #include "mrwb_gpu/recon/grappa_cuda.hpp"
 #include "mrwb_gpu/recon/noncart_cuda.hpp"
 #include "mrwb_gpu/simulation/cuda_lagrangian_engine.hpp"
@@ -9,6 +10,8 @@
 namespace mrwb::gpu {
 
 void register_backends() {
+  register_reconstructor(ReconMethod::Fft, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_fft_reconstructor_cuda(); }});
   register_reconstructor(ReconMethod::Grappa, Backend::Cuda,
                          ReconBackend{[] { return device_available(); }, [] { return make_grappa_cuda_reconstructor(); }});
   register_reconstructor(ReconMethod::Gridding, Backend::Cuda,

@@ -157,7 +157,8 @@ std::size_t cg_device_bytes(const noncart::Grid& g, std::size_t M, int coils, co
   b += 4 * n2v * 8;                                              // Q, Q^, pad, cuFFT work
   if (p.preconditioner == "circulant") b += nv * 4 + 2 * nv * 8;  // inverse eigenvalues, cuFFT plan on the n grid
   if (p.regularizer != "identity") b += nv;                       // W's links
-  if (!p.exact) b += std::max(nc::gridding_bytes(g.dims, g.n, p.oversampling), nc::gridding_bytes(g.dims, 2 * g.n, p.oversampling));
+  if (!noncart::choose_cg_operators(g, M, coils, Backend::Cuda, p.operators).exact)
+    b += std::max(nc::gridding_bytes(g.dims, g.n, p.oversampling), nc::gridding_bytes(g.dims, 2 * g.n, p.oversampling));
   return b;
 }
 
@@ -185,6 +186,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
                        std::to_string(M) + " samples needs " + std::to_string(need) + " bytes of GPU memory, " +
                        std::to_string(free_b) + " free (allowed: smaller --matrix, or --backend cpu)");
   }
+  const bool exact = noncart::choose_cg_operators(g, M, s.coils, Backend::Cuda, p.operators).exact;
   const auto t_start = std::chrono::steady_clock::now();
   Timing tm;
   const noncart::GriddingParams gp{p.kb_width, p.oversampling, "none", 0};
@@ -198,7 +200,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   auto t0 = std::chrono::steady_clock::now();
   for (int c = 0; c < s.coils; ++c) {
     const float2* dc = dd.get() + static_cast<std::size_t>(c) * M;
-    if (p.exact) {
+    if (exact) {
       nc::make_mu(dc, M, static_cast<float>(g.phi()), mu.get(), nullptr);
       nc::exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, 0, nv, dk.get(), mu.get(), M, cfg, fhd.get() + c * nv, nullptr);
     } else {
@@ -211,7 +213,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   cancel.throw_if_cancelled();
   // Q on the 2n grid.
   t0 = std::chrono::steady_clock::now();
-  if (p.exact) {
+  if (exact) {
     const std::size_t half = noncart::q_half_voxels(g);
     nc::make_mu(nullptr, M, static_cast<float>(g.phi() * g.phi()), mu.get(), nullptr);
     nc::exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, 0, half, dk.get(), mu.get(), M, cfg, q.get(), nullptr);

@@ -75,6 +75,8 @@ class ImageView : public VtkOpenGLWidget {
   // Colorbar beside an unsigned image (e.g. an absolute error map); signed images always show one.
   void setColorbarVisible(bool visible);
   ViewState viewState() const;
+  // Window / level differ from the ones setImage chose (the user dragged them).
+  bool windowLevelChangedByUser() const;
   // Applies a linked view's camera (and window/level when withWindowLevel); emits nothing.
   void setViewState(const ViewState& state, bool withWindowLevel);
   // The displayed values (empty without an image) and their size, for export.

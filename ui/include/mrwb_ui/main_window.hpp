@@ -25,6 +25,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QTableWidget;
+class QTimer;
 
 namespace mrwb::ui {
 
@@ -94,6 +95,12 @@ class MainWindow : public QMainWindow {
   // Simulation > Compare models: both simulation models on the scenario, in the Compare panel.
   QAction* compareModelsAction() const { return compareModelsAction_; }
   QAction* undoAction() const { return undoAction_; }
+  // Simulation > Live (checked by default): every edit re-simulates and re-reconstructs, debounced by
+  // liveDebounceMs(), cancelling the run in flight; scenarios live_mode_refusal() turns away keep Run.
+  QAction* liveAction() const { return liveAction_; }
+  bool liveActive() const;  // Live is checked and the scenario may run live
+  int liveDebounceMs() const;
+  void setLiveDebounceMs(int ms);
   QAction* redoAction() const { return redoAction_; }
   // The message the Run dock shows (validation, failure, done).
   QString runMessage() const;
@@ -139,6 +146,8 @@ class MainWindow : public QMainWindow {
   // Emitted once per run(): true with new results, false on invalid input, failure or cancel.
   void runFinished(bool ok);
   void runCancelled();
+  // A live run started (after an edit); `field` is the edited scenario key ("" for undo / redo).
+  void liveRunStarted(const QString& field);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -166,6 +175,14 @@ class MainWindow : public QMainWindow {
   void setRunMessage(const QString& text, bool error);
   void setRunning(bool running);
   void showResult(const mrwb::PipelineResult& r);
+  // Live mode (main_window_live.cpp).
+  void buildLiveMode();
+  void onUserEdit(const QString& field);  // an edit, undo or redo: arms the debounce, cancels the run
+  void startLiveRun();
+  // After a run ends (any outcome): starts the live run an edit left waiting. True when one started.
+  bool startPendingLiveRun();
+  // The result of a run is stale when the scenario changed since it started.
+  bool resultIsStale() const;
   void clearMetrics();
   void reportError(const QString& title, const QString& message);
   void updateWindowTitle();
@@ -211,6 +228,12 @@ class MainWindow : public QMainWindow {
   QAction* runAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
   QAction* compareModelsAction_ = nullptr;
+  QAction* liveAction_ = nullptr;
+  QTimer* liveTimer_ = nullptr;
+  bool livePending_ = false;     // an edit waits for the run in flight to stop
+  QString liveField_;            // the last edited field, for the status
+  QString runScenarioJson_;      // the scenario of the run in flight, to tell stale results
+  bool liveRun_ = false;         // the run in flight was started by live mode
   QComboBox* backend_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* remaining_ = nullptr;

@@ -12,6 +12,7 @@
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/base/recon_method.hpp"
+#include "mrwb/recon/cg_operators.hpp"
 
 namespace mrwb {
 
@@ -38,7 +39,7 @@ struct NoncartParams {
   double edge_threshold = 0.02;  // anatomical: an edge where the reference jumps by > this x its range
   std::string preconditioner = "none";   // "none" | "diagonal" | "circulant"
   double tolerance = 0.0;      // relative residual to stop at (0: run all iterations)
-  bool exact = true;           // exact F^H d / Q (true) or gridded approximations (false)
+  CgOperators operators = CgOperators::Auto;  // cg: exact or gridded F^H d / Q (cg_operators.hpp)
   double kb_width = 4.0;       // Kaiser-Bessel kernel width [grid cells]
   double oversampling = 2.0;   // gridding oversampling, 1.25 .. 2
   std::string density = "pipe-menon";   // gridding density compensation: pipe-menon | voronoi | radial | none
