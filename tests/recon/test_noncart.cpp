@@ -220,6 +220,16 @@ class TestNoncart : public QObject {
   }
 
   // Gridding: forward and adjoint are adjoints; both approximate the exact sums (W = 4: ~1e-3, W = 6: better).
+  // The Kaiser-Bessel kernel's I0 (power series) against libstdc++'s std::cyl_bessel_i over the arguments the
+  // kernel meets (beta up to ~20).
+  void besselI0MatchesTheStandardLibrary() {
+    double worst = 0;
+    for (double x = 0; x <= 25.0; x += 0.01)
+      worst = std::max(worst, std::abs(bessel_i0(x) / std::cyl_bessel_i(0.0, x) - 1.0));
+    qInfo("bessel_i0 vs std::cyl_bessel_i on [0, 25]: max relative difference %.3g", worst);
+    QVERIFY(worst < 1e-14);
+  }
+
   // The CG's operator choice (cg_operators.hpp): the exact sums' pairs are M (coils N^D + the Hermitian half
   // of Q's (2N)^D); auto takes them within the 1 s budget on the backend's rate, explicit choices stand.
   void cgOperatorChoiceFollowsTheBudget() {

@@ -2,13 +2,21 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 namespace mrwb {
 
 std::mutex& fftw_planner_mutex() {
   static std::mutex m;
   return m;
+}
+
+void fftw_plan_threads_locked(std::size_t points) {
+  static const bool ready = fftw_init_threads() != 0;
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  if (ready) fftw_plan_with_nthreads(points >= k_fft_threaded_points ? static_cast<int>(hw) : 1);
 }
 
 // Centred inverse DFT of one coil: k index s <-> k = (s − n/2)/FOV, image index i <-> x = (i − n/2)·dx

@@ -98,10 +98,23 @@ KaiserBessel::KaiserBessel(double w, double os) : width(w), oversampling(os) {
   beta = M_PI * std::sqrt(std::max(a, 0.1));
 }
 
+// I0(x) by its power series sum_k ((x/2)^k / k!)^2 (Abramowitz & Stegun 9.6.12), all terms positive, so it
+// stops at double rounding: the kernel's beta keeps x below ~20 (width 8, oversampling 2), under 45 terms.
+// libstdc++'s std::cyl_bessel_i took 46 % of a 256^2 gridded CG (about 250 ns a call).
+double bessel_i0(double x) {
+  const double q = 0.25 * x * x;
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k < 200 && term > 1e-17 * sum; ++k) {
+    term *= q / (static_cast<double>(k) * k);
+    sum += term;
+  }
+  return sum;
+}
+
 double KaiserBessel::operator()(double u) const {
   const double t = 2.0 * u / width;
   if (std::abs(t) > 1.0) return 0.0;
-  return std::cyl_bessel_i(0.0, beta * std::sqrt(1.0 - t * t));
+  return bessel_i0(beta * std::sqrt(1.0 - t * t));
 }
 
 double KaiserBessel::ft(double f) const {

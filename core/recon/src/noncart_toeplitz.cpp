@@ -26,8 +26,11 @@ struct FftwBuffer {
 
 fftw_plan plan(const Grid& g, fftw_complex* buf, int sign) {
   std::lock_guard lock(fftw_planner_mutex());
-  return g.dims == 3 ? fftw_plan_dft_3d(g.n, g.n, g.n, buf, buf, sign, FFTW_ESTIMATE)
-                     : fftw_plan_dft_2d(g.n, g.n, buf, buf, sign, FFTW_ESTIMATE);
+  fftw_plan_threads_locked(g.voxels());  // the CG applies it twice an iteration: worth every core
+  fftw_plan p = g.dims == 3 ? fftw_plan_dft_3d(g.n, g.n, g.n, buf, buf, sign, FFTW_ESTIMATE)
+                            : fftw_plan_dft_2d(g.n, g.n, buf, buf, sign, FFTW_ESTIMATE);
+  fftw_plan_threads_locked(0);  // other plans stay single-threaded
+  return p;
 }
 void destroy(fftw_plan p) {
   std::lock_guard lock(fftw_planner_mutex());

@@ -21,6 +21,9 @@ struct GriddingParams {
 };
 
 // Kaiser-Bessel kernel C(u) = I0(beta sqrt(1 - (2u/W)^2)), |u| <= W/2, beta from Beatty et al. (2005).
+// Modified Bessel function of the first kind, order 0 (the Kaiser-Bessel kernel's).
+double bessel_i0(double x);
+
 struct KaiserBessel {
   double width, oversampling, beta;
   KaiserBessel(double width, double oversampling);
