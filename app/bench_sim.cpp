@@ -250,7 +250,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   // The CUDA context and first allocations, outside every timed case (when --case skips the static one).
   for (const auto& b : engines(options))
     if (b != Backend::Cpu) {
-      Scenario s = scenario_preset("default");
+      Scenario s = scenario_preset("straight_vessel");
       s.sequence.matrix = 16;
       auto engine = make_simulation_engine(b);
       simulate(s, *engine, {}, {});
@@ -265,7 +265,7 @@ int bench_sim(const BenchOptions& options, nlohmann::json& report) {
   if (options.quick) statics = {{"static GE 64x64, 128^2 cells", 64, 2}};
   for (const auto& c : statics) {
     if (!options.wants(c.name)) continue;
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.matrix = c.matrix;
     s.phantom.cells_per_voxel = c.cells_per_voxel;
     const double cells = std::pow(static_cast<double>(c.matrix) * c.cells_per_voxel, 2);

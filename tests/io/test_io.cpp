@@ -403,7 +403,7 @@ class TestIo : public QObject {
     QVERIFY(!fs::exists(path("no")));
   }
   void scenarioRoundTrip() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.TR_s = 0.0123;
     s.phantom.vessel_angle_deg = -12.5;
     save_scenario(s, path("s.json"));
@@ -413,7 +413,7 @@ class TestIo : public QObject {
   // "simulation": {"model", "flow_transport", "spins_per_axis"}: the default (eulerian, gradient_frame) is not written, so files
   // without it keep their text; any other choice is written whole and read back.
   void scenarioSimulationModelRoundTrip() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     QVERIFY(scenario_to_json_text(s).find("\"simulation\"") == std::string::npos);
     QCOMPARE(s.simulation.model, SimulationModel::Eulerian);
     QCOMPARE(s.simulation.flow_transport, FlowTransport::GradientFrame);

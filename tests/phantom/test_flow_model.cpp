@@ -240,8 +240,8 @@ class TestFlowModel : public QObject {
       QVERIFY(r.phantom.tree == s.phantom.tree);
       QCOMPARE(r.flow.enabled, s.flow.enabled);
     }
-    // Presets without a flow section write none (phantoms/default.json keeps its meaning).
-    QVERIFY(scenario_to_json_text(scenario_preset("default")).find("\"flow\"") == std::string::npos);
+    // Presets without a flow section write none (the static straight vessel keeps its meaning).
+    QVERIFY(scenario_to_json_text(scenario_preset("straight_vessel")).find("\"flow\"") == std::string::npos);
     const std::string head = R"({"format": "mrwb-scenario", "version": 1, )";
     QVERIFY(input_error([&] { scenario_from_json_text(head + R"("flow": {"speed": 1}})", "f.json"); }).contains("flow.speed is not a known field"));
     QVERIFY(input_error([&] { scenario_from_json_text(head + R"("phantom": {"preset": "vessel_tree", "tree": {"radius_m": 0}}})", "f.json"); })
@@ -273,7 +273,7 @@ class TestFlowModel : public QObject {
     s.flow.time_step_s = 1e-2;
     QVERIFY(input_error([&] { build_phantom(s); }).contains("breaks |u| <= 1"));
     // Without a flow section the phantom is static, as before.
-    QVERIFY(!scenario_preset("default").flow.enabled);
+    QVERIFY(!scenario_preset("straight_vessel").flow.enabled);
   }
 
   // The .vti file: XML header naming the arrays, raw appended blocks that read back to the same values.

@@ -216,7 +216,7 @@ class TestSequence : public QObject {
   // sequence.max_grad_mT_per_m / max_slew_T_per_m_per_s and partial_fourier: JSON round trip, the limits
   // reach the blocks (no gradient beyond them), the skipped lines are flagged unacquired, ranges refused.
   void designLimitsAndPartialFourier() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.max_grad_mT_per_m = 20;
     s.sequence.max_slew_T_per_m_per_s = 80;
     s.sequence.partial_fourier = 0.75;
@@ -225,7 +225,7 @@ class TestSequence : public QObject {
     QCOMPARE(back.sequence.max_grad_mT_per_m, 20.0);
     QCOMPARE(back.sequence.max_slew_T_per_m_per_s, 80.0);
     QCOMPARE(back.sequence.partial_fourier, 0.75);
-    QVERIFY(scenario_to_json_text(scenario_preset("default")).find("max_grad") == std::string::npos);  // written when set
+    QVERIFY(scenario_to_json_text(scenario_preset("straight_vessel")).find("max_grad") == std::string::npos);  // written when set
     const BuiltSequence b = validated_sequence(back, "s.json");
     QVERIFY(std::abs(b.seq.sys.max_grad_Hz_per_m - 20e-3 * gamma_Hz_per_T) < 1e-6);
     double gmax = 0;
@@ -249,7 +249,7 @@ class TestSequence : public QObject {
   }
 
   void fidelityIsAChoiceOfOneConversion() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.dummy_scans = 20;
     auto engine = make_simulation_engine(Backend::Cpu);
     auto kspace = [&](const SequenceFidelity& f) {
@@ -613,7 +613,7 @@ class TestSequence : public QObject {
   // 0.5 dB of integrated ACS (in the steady state the pre-scan sees the same magnetization, so the two
   // agree exactly here; they part where the magnetization changes between pre-scan and imaging).
   void grappaFromSeparateAcs() {
-    Scenario s = mrwb::test::cpu_preset("default", 64, 100);
+    Scenario s = mrwb::test::cpu_preset("straight_vessel", 64, 100);
     s.sequence.acceleration = 2;
     s.sequence.acs_lines = 24;
     s.coils.count = 8;

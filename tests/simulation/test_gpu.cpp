@@ -68,7 +68,7 @@ class TestGpu : public QObject {
 
   // The whole spoiled-GE simulation of the default scenario: k-space and truth within 1e-4 relative RMS.
   void engineMatchesCpu() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     CpuSimulationEngine cpu;
     auto cuda = gpu::make_cuda_simulation_engine();
     const SimulationResult a = simulate(s, cpu, {}, {});
@@ -83,7 +83,7 @@ class TestGpu : public QObject {
 
   // Eight loop coils (Biot–Savart sensitivities), all coils reduced in the same pass on the device.
   void multiCoilEngineMatchesCpu() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.coils.count = 8;
     CpuSimulationEngine cpu;
     auto cuda = gpu::make_cuda_simulation_engine();
@@ -98,7 +98,7 @@ class TestGpu : public QObject {
   // Moving phantom (time-stepped path: transport + Bloch each step): plug flow along a vessel and a
   // sheared flow, spoiled GE; CUDA vs CPU k-space and truth within 1e-4 relative RMS.
   void timeSteppedEngineMatchesCpu() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.matrix = 64;
     s.sequence.dummy_scans = 40;
     CellPhantom ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
@@ -259,7 +259,7 @@ class TestGpu : public QObject {
   // Progress once per TR and a prompt cancel on the closed-form and the time-stepped CUDA paths (the
   // 100 ms figure is in the bench).
   void progressAndCancelOnTheGpu() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.matrix = 64;
     s.sequence.dummy_scans = 10;
     s.phantom.cells_per_voxel = 16;  // 1024² cells: long enough runs to cancel
@@ -299,7 +299,7 @@ class TestGpu : public QObject {
   }
 
   void cancelStopsTheGpuRun() {
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.dummy_scans = 10000;  // the builders' maximum
     auto cuda = gpu::make_cuda_simulation_engine();
     CancelToken token;

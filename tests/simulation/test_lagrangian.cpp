@@ -44,7 +44,7 @@ class TestLagrangian : public QObject {
  private slots:
   // A still phantom: one spin at every cell centre, so the Lagrangian engine plays the cell model.
   void stillPhantomIsTheCellModel() {
-    const Scenario s = test::cpu_preset("default", 32, 20);
+    const Scenario s = test::cpu_preset("straight_vessel", 32, 20);
     const CellPhantom ph = build_phantom(s);
     const SequenceProgram prog = build_sequence_program(s.sequence);
     std::vector<std::complex<float>> a(static_cast<std::size_t>(prog.readouts) * prog.nx), b(a.size()), ta(ph.size()),

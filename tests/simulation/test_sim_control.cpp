@@ -87,7 +87,7 @@ class TestSimControl : public QObject {
   // `mrwb simulate` interrupted by SIGINT: exit 130, one line saying so, no output file.
   void simulateWritesNothingWhenInterrupted() {
     QTemporaryDir dir;
-    Scenario s = scenario_preset("default");
+    Scenario s = scenario_preset("straight_vessel");
     s.sequence.matrix = 256;
     s.sequence.dummy_scans = 3000;
     const QString scenario = dir.filePath("long.json"), out = dir.filePath("raw.h5"), truth = dir.filePath("truth.h5");

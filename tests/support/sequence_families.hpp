@@ -36,14 +36,14 @@ inline Scenario sequence_family_scenario(const std::string& n, const std::string
   else if (n == "multi_slice") s = shipped("tof_multislice");
   else if (n == "tof_3d") s = shipped("tof_3d");
   else if (n == "grappa_separate_acs") {
-    s = cpu_preset("default", 32, 10);
+    s = cpu_preset("straight_vessel", 32, 10);
     s.coils.count = 4;
     s.sequence.acceleration = 2;
     s.sequence.acs_lines = 12;
     s.sequence.acs_mode = "separate";
     s.recon.method = ReconMethod::Grappa;
   } else if (n == "bssfp" || n == "tof" || n == "bssfp_still") {
-    s = n == "bssfp_still" ? cpu_preset("default", 32, 10) : shipped("teaching_inflow_spoiled_gre");
+    s = n == "bssfp_still" ? cpu_preset("straight_vessel", 32, 10) : shipped("teaching_inflow_spoiled_gre");
     s.sequence.type = n == "tof" ? SequenceType::Tof : SequenceType::Bssfp;
     SequenceSpec shortest = s.sequence;
     shortest.TE_s = shortest.TR_s = 0;  // the builder's minima (bSSFP: TE = TR / 2)

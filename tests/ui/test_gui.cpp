@@ -157,7 +157,7 @@ void TestGui::smallRunShowsImage() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  const mrwb::Scenario s = cpu_preset("default", 32, 50);
+  const mrwb::Scenario s = cpu_preset("straight_vessel", 32, 50);
   w.setScenario(s);
 
   QSignalSpy finished(&w, &MainWindow::runFinished);
@@ -235,7 +235,7 @@ void TestGui::cancelStopsQuickly() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  const mrwb::Scenario s = cpu_preset("default", 128, 2000);
+  const mrwb::Scenario s = cpu_preset("straight_vessel", 128, 2000);
   w.setScenario(s);
 
   const quint64 reconBefore = w.reconView()->updateCount();
@@ -273,7 +273,7 @@ void TestGui::cancelMidRun() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  const mrwb::Scenario s = cpu_preset("default", 128, 2000);
+  const mrwb::Scenario s = cpu_preset("straight_vessel", 128, 2000);
   w.setScenario(s);
 
   QSignalSpy progress(w.worker(), &mrwb::ui::SimulationWorker::progress);
@@ -294,7 +294,7 @@ void TestGui::invalidScenarioIsReported() {
   MainWindow w;
   QVERIFY(showQuietly(w));
 
-  mrwb::Scenario s = mrwb::scenario_preset("default");
+  mrwb::Scenario s = mrwb::scenario_preset("straight_vessel");
   s.sequence.TE_s = 2 * s.sequence.TR_s;  // the echo cannot come after the next pulse
   w.setScenario(s);
   const QString shown = w.statusBar()->currentMessage();
@@ -351,7 +351,7 @@ void TestGui::everyPanelOpens() {
 void TestGui::editUndoRedo() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  const mrwb::Scenario original = cpu_preset("default", 32, 50);
+  const mrwb::Scenario original = cpu_preset("straight_vessel", 32, 50);
   w.setScenario(original);
   QVERIFY(!w.document()->isDirty());
   QSignalSpy changed(&w, &MainWindow::scenarioChanged);
@@ -407,7 +407,7 @@ void TestGui::saveThenOpenRestoresScenario() {
   {
     MainWindow w;
     QVERIFY(showQuietly(w));
-    w.setScenario(cpu_preset("default", 32, 50));
+    w.setScenario(cpu_preset("straight_vessel", 32, 50));
     setSpin(w, QStringLiteral("phantom.vessel_angle_deg"), 42.0);
     setSpin(w, QStringLiteral("sequence.bandwidth_Hz_per_pixel"), 650.0);
     QVERIFY(w.document()->isDirty());
@@ -445,7 +445,7 @@ void TestGui::unsavedChangesAnswer() {
   QTemporaryDir dir;
   MainWindow w;
   QVERIFY(showQuietly(w));
-  w.setScenario(cpu_preset("default", 32, 50));
+  w.setScenario(cpu_preset("straight_vessel", 32, 50));
   setSpin(w, QStringLiteral("sequence.flip_angle_deg"), 33.0);
   QVERIFY(w.document()->isDirty());
 
@@ -468,7 +468,7 @@ void TestGui::unsavedChangesAnswer() {
   QCOMPARE(json(w.scenario()), json(mrwb::scenario_preset("default")));
   QVERIFY(w.document()->path().isEmpty());
 
-  w.setScenario(cpu_preset("default", 32, 50));
+  w.setScenario(cpu_preset("straight_vessel", 32, 50));
   setSpin(w, QStringLiteral("sequence.flip_angle_deg"), 55.0);
   w.setUnsavedChangesAnswer(QMessageBox::Discard);
   QVERIFY(w.newScenario());
@@ -479,7 +479,7 @@ void TestGui::unsavedChangesAnswer() {
 void TestGui::autosaveAndRecovery() {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("work.json"));
-  mrwb::save_scenario(cpu_preset("default", 32, 50), path.toStdString());
+  mrwb::save_scenario(cpu_preset("straight_vessel", 32, 50), path.toStdString());
   const QString autosavePath = mrwb::ui::Autosave::autosavePathFor(path);
   QVERIFY2(autosavePath.startsWith(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)),
            qPrintable(autosavePath));
@@ -524,7 +524,7 @@ void TestGui::autosaveAndRecovery() {
 void TestGui::badFieldDisablesRun() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  w.setScenario(cpu_preset("default", 32, 50));
+  w.setScenario(cpu_preset("straight_vessel", 32, 50));
   QVERIFY(w.runAction()->isEnabled());
   QVERIFY(w.scenarioPanel()->fieldMessage(QStringLiteral("sequence.TE_s")).isEmpty());
 
@@ -560,7 +560,7 @@ void TestGui::badFieldDisablesRun() {
 void TestGui::fidelityShownAndEdited() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  mrwb::Scenario s = cpu_preset("default", 32, 50);
+  mrwb::Scenario s = cpu_preset("straight_vessel", 32, 50);
   s.sequence.fidelity.rf = mrwb::RfFidelity::Shaped;
   w.setScenario(s);
   auto combo = [&](const char* key) { return qobject_cast<QComboBox*>(w.scenarioPanel()->fieldWidget(QString::fromLatin1(key))); };
@@ -578,18 +578,18 @@ void TestGui::fidelityShownAndEdited() {
 
 void TestGui::teachingMenuLoadsScenario() {
   QTemporaryDir dir;
-  mrwb::Scenario teaching = cpu_preset("default", 32, 50);
+  mrwb::Scenario teaching = cpu_preset("straight_vessel", 32, 50);
   teaching.name = "flow void";
   teaching.description = "Spin echo: blood that leaves the slice between 90 and 180 degrees gives no echo.";
   teaching.sequence.type = mrwb::SequenceType::SpinEcho;
   teaching.sequence.TE_s = 0.02;
   teaching.sequence.TR_s = 0.05;
   mrwb::save_scenario(teaching, dir.filePath(QStringLiteral("teaching_flow_void.json")).toStdString());
-  mrwb::Scenario described = cpu_preset("default", 32, 50);
+  mrwb::Scenario described = cpu_preset("straight_vessel", 32, 50);
   described.name = "described";
   described.description = "A scenario with a description.";
   mrwb::save_scenario(described, dir.filePath(QStringLiteral("a_described.json")).toStdString());
-  mrwb::Scenario plain = cpu_preset("default", 32, 50);
+  mrwb::Scenario plain = cpu_preset("straight_vessel", 32, 50);
   plain.description.clear();
   mrwb::save_scenario(plain, dir.filePath(QStringLiteral("b_plain.json")).toStdString());
 

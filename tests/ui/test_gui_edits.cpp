@@ -196,7 +196,7 @@ void TestGuiEdits::pickedSegmentEditedThroughUndo() {
 void TestGuiEdits::pulseqExportImportSimulate() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  mrwb::Scenario s = cpu_preset("default", 32, 0);
+  mrwb::Scenario s = cpu_preset("straight_vessel", 32, 0);
   w.setScenario(s);
   QTemporaryDir dir;
   const QString path = dir.filePath("scenario.seq");
@@ -258,7 +258,7 @@ void TestGuiEdits::pulseqBadFileShowsError() {
 void TestGuiEdits::runComparesChosenMethods() {
   MainWindow w;
   QVERIFY(showQuietly(w));
-  mrwb::Scenario s = cpu_preset("default", 48, 20);
+  mrwb::Scenario s = cpu_preset("straight_vessel", 48, 20);
   s.coils.count = 8;
   s.sequence.acceleration = 2;
   s.sequence.acs_lines = 16;
@@ -333,7 +333,7 @@ void TestGuiEdits::flowBackendChoice() {
 // A spiral scenario shows its spiral samples (core's scenario_trajectory) before any run, not a grid.
 void TestGuiEdits::trajectoryOfNonCartesianScenario() {
   TrajectoryPlotView view;
-  mrwb::Scenario s = cpu_preset("default");
+  mrwb::Scenario s = cpu_preset("straight_vessel");
   s.sequence.trajectory = mrwb::Trajectory::Spiral;
   s.sequence.interleaves = 16;
   s.sequence.matrix = 64;
@@ -352,7 +352,7 @@ void TestGuiEdits::trajectoryOfNonCartesianScenario() {
   view.setScenario(s);
   QCOMPARE(view.sampleCount(), std::size_t(0));
   QVERIFY2(view.kindText().contains("TR_s"), qPrintable(view.kindText()));
-  view.setScenario(cpu_preset("default"));
+  view.setScenario(cpu_preset("straight_vessel"));
   QVERIFY(view.cartesian());
 }
 

@@ -43,7 +43,7 @@ class TestGuiLive : public QObject {
     QVERIFY(showQuietly(w));
     QVERIFY(w.liveAction()->isChecked());  // on by default
     w.setLiveDebounceMs(50);
-    w.setScenario(cpu_preset("default", 32, 50));
+    w.setScenario(cpu_preset("straight_vessel", 32, 50));
     QVERIFY(w.liveActive());
     QVERIFY(!w.isRunning());  // loading is not an edit
     QSignalSpy finished(&w, &MainWindow::runFinished);
@@ -79,7 +79,7 @@ class TestGuiLive : public QObject {
     MainWindow w;
     QVERIFY(showQuietly(w));
     w.setLiveDebounceMs(50);
-    w.setScenario(cpu_preset("default", 128, 2000));  // a run of many seconds on the CPU
+    w.setScenario(cpu_preset("straight_vessel", 128, 2000));  // a run of many seconds on the CPU
     QSignalSpy finished(&w, &MainWindow::runFinished);
     QSignalSpy cancelled(&w, &MainWindow::runCancelled);
     QSignalSpy progress(w.worker(), &mrwb::ui::SimulationWorker::progress);
@@ -102,14 +102,14 @@ class TestGuiLive : public QObject {
     MainWindow w;
     QVERIFY(showQuietly(w));
     w.setLiveDebounceMs(50);
-    w.setScenario(cpu_preset("default", 256, 50));
+    w.setScenario(cpu_preset("straight_vessel", 256, 50));
     QVERIFY(!w.liveActive());
     setField(w, QStringLiteral("sequence.flip_angle_deg"), 30);
     QTest::qWait(300);
     QVERIFY(!w.isRunning());
     QVERIFY2(w.runMessage().contains(QStringLiteral("Live mode off")) && w.runMessage().contains(QStringLiteral("press Run")),
              qPrintable(w.runMessage()));
-    mrwb::Scenario volume = cpu_preset("default", 32, 50);
+    mrwb::Scenario volume = cpu_preset("straight_vessel", 32, 50);
     volume.sequence.partitions = 8;
     QVERIFY(!mrwb::live_mode_refusal(volume).empty());
   }

@@ -159,7 +159,7 @@ void TestGuiModels::compareModelsAgreeOnStillPhantom() {
   view.resize(900, 600);
   view.show();
   QVERIFY(QTest::qWaitForWindowExposed(&view));
-  mrwb::Scenario s = cpu_preset("default", 32, 10);
+  mrwb::Scenario s = cpu_preset("straight_vessel", 32, 10);
   s.sequence.fov_m = 0.064;
   s.phantom.disc_radius_m = 0.025;
   s.phantom.vessel_radius_m = 0.004;

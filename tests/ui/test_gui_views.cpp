@@ -155,7 +155,7 @@ void TestGuiViews::flowViewComputesField() {
 void TestGuiViews::sequenceDiagramDraws() {
   SequenceDiagramView view;
   QVERIFY(showSized(view));
-  view.setScenario(cpu_preset("default"));
+  view.setScenario(cpu_preset("straight_vessel"));
   QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
   QCOMPARE(view.diagram().traces.size(), std::size_t(5));
   for (const auto& tr : view.diagram().traces) QVERIFY2(tr.t_s.size() >= 2, tr.name.c_str());
@@ -164,7 +164,7 @@ void TestGuiViews::sequenceDiagramDraws() {
   qInfo("sequence diagram: %zu colours (%zu saturated), %s", drawn.distinct, drawn.saturated, qPrintable(view.timingText()));
   QVERIFY(drawn.saturated > 20);
 
-  mrwb::Scenario bad = cpu_preset("default");
+  mrwb::Scenario bad = cpu_preset("straight_vessel");
   bad.sequence.TE_s = 1e-5;  // below the minimum TE: core says so, the view shows it
   view.setScenario(bad);
   QVERIFY(!view.errorText().isEmpty());
@@ -175,7 +175,7 @@ void TestGuiViews::sequenceDiagramDraws() {
 void TestGuiViews::trajectoryPlotMarksLines() {
   TrajectoryPlotView view;
   QVERIFY(showSized(view, 480, 480));
-  mrwb::Scenario s = cpu_preset("default");
+  mrwb::Scenario s = cpu_preset("straight_vessel");
   s.sequence.matrix = 64;
   s.sequence.acceleration = 4;
   s.sequence.acs_lines = 12;
@@ -198,7 +198,7 @@ void TestGuiViews::trajectoryPlotMarksLines() {
 void TestGuiViews::coilMapsShowEveryCoil() {
   CoilMapView view;
   QVERIFY(showSized(view));
-  mrwb::Scenario s = cpu_preset("default");
+  mrwb::Scenario s = cpu_preset("straight_vessel");
   s.sequence.matrix = 64;
   s.coils.count = 4;
   s.coils.arrangement = "loops";

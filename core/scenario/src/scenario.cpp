@@ -693,13 +693,27 @@ Scenario scenario_preset(const std::string& name) {
     s.name = name;
     s.description =
         "One straight vessel of blood crossing a disc of skeletal muscle at 1.5 T, imaged with a Cartesian "
-        "spoiled gradient echo (static for now: no flow).";
+        "spoiled gradient echo (static: no flow).";
     s.sequence.matrix = 128;
     s.sequence.fov_m = 0.128;
     s.phantom.preset = "straight_vessel";
     s.phantom.disc_radius_m = 0.05;
     s.phantom.vessel_radius_m = 0.008;
     s.phantom.vessel_angle_deg = 30;
+    if (name == "straight_vessel") return s;
+    // The first scenario a newcomer runs shows why the simulator exists: flow. Inflow enhancement as in
+    // time-of-flight angiography: blood entering the slice has not yet been saturated by the pulses.
+    s.description =
+        "Blood flowing through a straight vessel (r = 8 mm, 30 degrees, Poiseuille flow of 60 mL/s: 0.3 m/s mean, "
+        "like the descending aorta) across a disc of skeletal muscle at 1.5 T, imaged with a spoiled gradient echo "
+        "(TR 10 ms, 20 degrees). The still muscle is saturated by the pulses and looks grey; blood entering the "
+        "field of view at the lower left has not seen them and is bright, fading downstream as each TR saturates "
+        "it, and the fast centre of the laminar profile stays bright furthest: inflow enhancement, the contrast "
+        "of time-of-flight angiography. Switch Flow off to see the vessel as still blood.";
+    s.phantom.cells_per_voxel = 1;  // 128^2 fluid-carrying cells: a live edit within 5 s on two CPU cores
+    s.sequence.dummy_scans = 100;
+    s.flow.enabled = true;
+    s.flow.inlet_flow_m3_per_s = 6e-5;
     return s;
   }
   if (name == "uniform_disc") {
