@@ -460,16 +460,58 @@ void ImageView::updateInfoText() {
 void ImageView::fitCamera() {
   if (!hasImage_) return;
   const int* size = renderWindow()->GetSize();
-  const double aspect = (size[0] > 0 && size[1] > 0) ? static_cast<double>(size[0]) / size[1] : 1.0;
-  // Fractions of the viewport left for the image: the colorbar takes the right side, the title the
-  // top and the info line the bottom.
-  const bool bar = colorbarShown();
-  const double fx = bar ? 0.74 : 0.96;
-  const double fy = 0.84;
+  const int W = std::max(1, size[0]), H = std::max(1, size[1]);
+  const double aspect = static_cast<double>(W) / H;
+  // Fractions of the viewport: the title takes the top 10 %, the info line the bottom 6 %, a colorbar the
+  // right side (wide views) or a strip above the info line (narrow views), whichever leaves the image
+  // larger. Its labels are measured at their widest ("-8.8e-88", %+.2g) so none is ever cut off.
+  const double top = 0.90, bottom = 0.06;
+  double x0 = 0.02, x1 = 0.98, y0 = bottom;
   const double w = nx_, h = ny_;  // voxel edges span [-0.5, n - 0.5]
-  const double scale = std::max(h / (2 * fy), w / (2 * fx * aspect));
-  const double cx = 0.5 * (nx_ - 1) + (0.5 - 0.5 * fx) * 2 * scale * aspect * (bar ? 1 : 0);
-  const double cy = 0.5 * (ny_ - 1) + 0.03 * scale;
+  auto scale_for = [&](double fx, double fy) { return std::max(h / (2 * fy), w / (2 * fx * aspect)); };
+  colorbarHorizontal_ = false;
+  if (colorbarShown()) {
+    const int dpi = renderWindow()->GetDPI();
+    const int labelPx = std::max(40, textWidthPx(colorbar_->GetLabelTextProperty(), QStringLiteral("-8.8e-88"), dpi));
+    const int labelH = colorbar_->GetLabelTextProperty()->GetFontSize() + 6;
+    const int barPx = 14, pad = 8;
+    const double vw = static_cast<double>(barPx + pad + labelPx + pad) / W;  // vertical: bar, gap, labels, margin
+    const double hh = static_cast<double>(barPx + labelH + pad) / H;          // horizontal: bar, labels below
+    const double sV = scale_for(x1 - x0 - vw, top - bottom), sH = scale_for(x1 - x0, top - bottom - hh);
+    colorbarHorizontal_ = sH < sV;
+    if (colorbarHorizontal_) {
+      const double side = (0.5 * labelPx + pad) / W;  // the end labels sit centred on the bar's ends
+      colorbar_->SetOrientationToHorizontal();
+      colorbar_->GetPositionCoordinate()->SetValue(side, bottom);
+      colorbar_->SetWidth(1 - 2 * side);
+      colorbar_->SetHeight(hh);
+      colorbar_->SetBarRatio(static_cast<double>(barPx) / (hh * H));
+      colorbar_->SetTextPositionToPrecedeScalarBar();  // labels under the bar
+      // As many labels as fit side by side without touching (the ends always).
+      const double barWidthPx = (1 - 2 * side) * W;
+      colorbar_->SetNumberOfLabels(std::clamp(1 + static_cast<int>(barWidthPx / (labelPx + 6)), 2, 5));
+      y0 = bottom + hh;
+    } else {
+      colorbar_->SetOrientationToVertical();
+      colorbar_->GetPositionCoordinate()->SetValue(1 - vw, 0.10);
+      colorbar_->SetWidth(vw - static_cast<double>(pad) / W);
+      colorbar_->SetHeight(0.76);
+      colorbar_->SetBarRatio(static_cast<double>(barPx) / (vw * W - pad));
+      colorbar_->SetTextPositionToSucceedScalarBar();  // labels right of the bar
+      colorbar_->SetNumberOfLabels(5);
+      x1 = 1 - vw;
+    }
+  }
+  const double scale = scale_for(x1 - x0, top - y0);
+  if (colorbarHorizontal_) {  // right under the image rather than at the view's foot
+    const double image_bottom = 0.5 * (y0 + top) - h / (4 * scale);
+    colorbar_->GetPositionCoordinate()->SetValue(colorbar_->GetPositionCoordinate()->GetValue()[0],
+                                                 std::max(bottom, image_bottom - (y0 - bottom) - 0.01));
+  }
+  // The image centred in [x0, x1] x [y0, top]: the view's centre (0.5, 0.5) looks at the world point
+  // image centre + (0.5 - region centre) x the view's world size.
+  const double cx = 0.5 * (nx_ - 1) + (0.5 - 0.5 * (x0 + x1)) * 2 * scale * aspect;
+  const double cy = 0.5 * (ny_ - 1) + (0.5 - 0.5 * (y0 + top)) * 2 * scale;
 
   vtkCamera* cam = renderer()->GetActiveCamera();
   cam->ParallelProjectionOn();
@@ -482,6 +524,19 @@ void ImageView::fitCamera() {
   fitFocalX_ = cx;
   fitFocalY_ = cy;
   lastState_ = viewState();  // a refit is not a user change to propagate
+}
+
+QRectF ImageView::imageRectPx() const {
+  if (!hasImage_) return {};
+  const int* size = renderWindow()->GetSize();
+  const double W = std::max(1, size[0]), H = std::max(1, size[1]);
+  vtkCamera* cam = renderer()->GetActiveCamera();
+  double f[3];
+  cam->GetFocalPoint(f);
+  const double ppu = H / (2 * cam->GetParallelScale());  // device pixels per voxel
+  const double left = W / 2 + (-0.5 - f[0]) * ppu, right = W / 2 + (nx_ - 0.5 - f[0]) * ppu;
+  const double lower = H / 2 + (-0.5 - f[1]) * ppu, upper = H / 2 + (ny_ - 0.5 - f[1]) * ppu;
+  return QRectF(QPointF(left, H - upper), QPointF(right, H - lower));  // y down, as Qt draws
 }
 
 }  // namespace mrwb::ui

@@ -5,6 +5,7 @@
 // The view only maps data that core produced; it computes nothing but display ranges.
 // Views can be linked (ComparisonView): user zoom/pan emits cameraChanged, window/level emits
 // windowLevelChanged, and setViewState applies another view's state without emitting.
+#include <QRectF>
 #include <QString>
 #include <optional>
 #include <utility>
@@ -82,6 +83,10 @@ class ImageView : public VtkOpenGLWidget {
   // The displayed values (empty without an image) and their size, for export.
   std::vector<float> values() const;
   int imageWidth() const { return nx_; }
+  // Where the image lies in the view, in device pixels (y down; may reach outside when zoomed or panned).
+  QRectF imageRectPx() const;
+  // The colorbar runs under the image (narrow views) rather than beside it.
+  bool colorbarHorizontal() const { return colorbarHorizontal_; }
   int imageHeight() const { return ny_; }
 
  public slots:
@@ -116,6 +121,7 @@ class ImageView : public VtkOpenGLWidget {
   quint64 updateCount_ = 0;
   Colormap colormap_ = Colormap::Grey;
   bool colorbarVisible_ = false;
+  bool colorbarHorizontal_ = false;
   ViewState lastState_;  // as of the last emitted/applied change
   double fitScale_ = 1, fitFocalX_ = 0, fitFocalY_ = 0;  // camera set by fitCamera
 

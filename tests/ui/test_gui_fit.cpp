@@ -1,0 +1,77 @@
+// Views a room can read: after a run the recon, truth and error-map images fill at least 80 % of their
+// view's shorter side, at 1280x800 and after a resize to a 1920x1080 projector; the error map's colorbar
+// labels stay inside the view (no text pixel on its outer edges).
+#include <QSignalSpy>
+#include <QTest>
+
+#include "fixtures.hpp"
+#include "gui.hpp"
+#include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/main_window.hpp"
+#include "mrwb_ui/vtk_opengl_widget.hpp"
+
+using mrwb::ui::ImageView;
+using mrwb::ui::MainWindow;
+
+namespace {
+
+// The image's extent along the view's shorter side, as a fraction of that side.
+double shorterSideFill(const ImageView* v) {
+  const QRectF r = v->imageRectPx();
+  const double w = v->width() * v->devicePixelRatioF(), h = v->height() * v->devicePixelRatioF();
+  return w <= h ? r.width() / w : r.height() / h;
+}
+
+// Brightest grey of the outermost `px` columns on the right and rows at the bottom of the view's frame:
+// the background there is dark, colorbar labels (grey-blue, ~180) are bright.
+int edgeMaxGrey(ImageView* v, int px) {
+  const QImage g = v->grabFramebuffer().convertToFormat(QImage::Format_Grayscale8);
+  int mx = 0;
+  for (int y = 0; y < g.height(); ++y)
+    for (int x = g.width() - px; x < g.width(); ++x) mx = std::max<int>(mx, g.constScanLine(y)[x]);
+  for (int y = g.height() - px; y < g.height(); ++y)
+    for (int x = 0; x < g.width(); ++x) mx = std::max<int>(mx, g.constScanLine(y)[x]);
+  return mx;
+}
+
+void checkViews(MainWindow& w, const char* when) {
+  for (ImageView* v : {w.reconView(), w.truthView(), w.errorView()}) {
+    const double fill = shorterSideFill(v);
+    const QRectF r = v->imageRectPx();
+    qInfo("%s, %s %dx%d: image %.0fx%.0f px, %.1f %% of the shorter side%s", when, qPrintable(v->objectName()),
+          v->width(), v->height(), r.width(), r.height(), 100 * fill,
+          v == w.errorView() ? (v->colorbarHorizontal() ? ", colorbar under it" : ", colorbar beside it") : "");
+    QVERIFY2(fill >= 0.80, qPrintable(v->objectName()));
+  }
+  const int edge = edgeMaxGrey(w.errorView(), 2);
+  qInfo("%s: brightest grey on the error view's outer 2 px: %d", when, edge);
+  QVERIFY2(edge < 110, "colorbar text reaches the edge of the view");
+}
+
+}  // namespace
+
+class TestGuiFit : public QObject {
+  Q_OBJECT
+ public:
+  static void initMain() { mrwb::ui::VtkOpenGLWidget::setDefaultSurfaceFormat(); }
+
+ private slots:
+  void imagesFillTheirViews() {
+    MainWindow w;
+    QVERIFY(mrwb::test::showQuietly(w));
+    w.liveAction()->setChecked(false);
+    w.setScenario(mrwb::test::cpu_preset("straight_vessel", 32, 50));
+    QSignalSpy finished(&w, &MainWindow::runFinished);
+    w.run();
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
+    QVERIFY(finished.first().at(0).toBool());
+    QTest::qWait(100);
+    checkViews(w, "1280x800");
+    w.resize(1920, 1080);
+    QTest::qWait(300);  // the views get their new size and refit
+    checkViews(w, "1920x1080");
+  }
+};
+
+QTEST_MAIN(TestGuiFit)
+#include "test_gui_fit.moc"
