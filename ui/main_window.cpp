@@ -52,7 +52,7 @@ enum MetricColumn { kPsnr, kPercent, kNrmse, kSsim, kBackend, kSimSeconds, kReco
 
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
-constexpr int kStateVersion = 2;  // bump when the default dock layout changes
+constexpr int kStateVersion = 3;  // bump when the default dock layout changes
 
 float maxFinite(const std::vector<float>& v) {
   float out = 0;

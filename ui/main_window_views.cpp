@@ -21,6 +21,7 @@
 #include "mrwb_ui/scenario_document.hpp"
 #include "mrwb_ui/segment_editor.hpp"
 #include "mrwb_ui/sequence_diagram_view.hpp"
+#include "mrwb_ui/sweep_view.hpp"
 #include "mrwb_ui/trajectory_plot_view.hpp"
 #include "mrwb_ui/vessel_tree_view.hpp"
 
@@ -47,6 +48,7 @@ void MainWindow::buildViewDocks() {
   coilView_ = new CoilMapView;
   comparison_ = new ComparisonView;
   pulseq_ = new PulseqPanel;
+  sweep_ = new SweepView;
   velocityView_ = new ImageView;
   velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
 
@@ -72,6 +74,7 @@ void MainWindow::buildViewDocks() {
       {"compareDock", {tr("Compare"), comparison_}},
       {"velocityDock", {tr("Velocity"), velocityView_}},
       {"pulseqDock", {tr("Pulseq"), pulseq_}},
+      {"sweepDock", {tr("Sweep"), sweep_}},
   };
   for (const auto& [name, titled] : more) {
     QDockWidget* d = addPanelDock(QString::fromLatin1(name), titled.first, scrollable(titled.second), Qt::RightDockWidgetArea);
@@ -93,6 +96,7 @@ void MainWindow::buildViewDocks() {
     coilView_->setScenario(s);
     comparison_->setScenario(s);
     pulseq_->setScenario(s);
+    sweep_->setScenario(s);
   });
 }
 

@@ -40,6 +40,7 @@ class ScenarioPanel;
 class SegmentEditor;
 class SequenceDiagramView;
 class SimulationWorker;
+class SweepView;
 class TeachingMenu;
 class TrajectoryPlotView;
 class VesselTreeView;
@@ -113,6 +114,7 @@ class MainWindow : public QMainWindow {
   ComparisonView* comparisonView() const { return comparison_; }
   FlowView* flowView() const { return flowView_; }
   PulseqPanel* pulseqPanel() const { return pulseq_; }
+  SweepView* sweepView() const { return sweep_; }
   // Selects shown segment `s` of the Phantom 3-D tree and opens it in the segment editor (as a click
   // does). False when there is no such segment.
   bool selectSegment(int s);
@@ -215,6 +217,7 @@ class MainWindow : public QMainWindow {
   CoilMapView* coilView_ = nullptr;
   ComparisonView* comparison_ = nullptr;
   PulseqPanel* pulseq_ = nullptr;
+  SweepView* sweep_ = nullptr;
   ImageView* velocityView_ = nullptr;
 
   QMenu* panelsMenu_ = nullptr;
