@@ -254,7 +254,8 @@ void SweepView::showResult() {
              plotted_->currentText());
 }
 
-bool SweepView::exportCsv(const QString& path) {
+// Writes through a temporary file renamed onto `path` (nothing half-written); false with error_ set.
+bool SweepView::writeAtomically(const QString& path, const std::function<bool(const std::string& temp)>& write) {
   if (result_.points.empty()) {
     error_ = tr("No sweep to export yet");
     return false;
@@ -262,10 +263,7 @@ bool SweepView::exportCsv(const QString& path) {
   try {
     mrwb::require_output_folder(path.toStdString());
     mrwb::AtomicOutput out(path.toStdString());
-    std::ofstream f(out.temp_path());
-    f << mrwb::sweep_csv(result_);
-    f.close();
-    if (!f) throw std::runtime_error(path.toStdString() + ": cannot write");
+    if (!write(out.temp_path())) throw std::runtime_error(path.toStdString() + ": cannot write");
     out.commit();
     return true;
   } catch (const std::exception& e) {
@@ -274,22 +272,19 @@ bool SweepView::exportCsv(const QString& path) {
   }
 }
 
+bool SweepView::exportCsv(const QString& path) {
+  return writeAtomically(path, [this](const std::string& temp) {
+    std::ofstream f(temp);
+    f << mrwb::sweep_csv(result_);
+    f.close();
+    return static_cast<bool>(f);
+  });
+}
+
 bool SweepView::exportPng(const QString& path) {
-  if (result_.points.empty()) {
-    error_ = tr("No sweep to export yet");
-    return false;
-  }
-  try {
-    mrwb::require_output_folder(path.toStdString());
-    mrwb::AtomicOutput out(path.toStdString());
-    if (!results_->grab().save(QString::fromStdString(out.temp_path()), "PNG"))
-      throw std::runtime_error(path.toStdString() + ": cannot write");
-    out.commit();
-    return true;
-  } catch (const std::exception& e) {
-    error_ = QString::fromUtf8(e.what());
-    return false;
-  }
+  return writeAtomically(path, [this](const std::string& temp) {
+    return results_->grab().save(QString::fromStdString(temp), "PNG");
+  });
 }
 
 }  // namespace mrwb::ui

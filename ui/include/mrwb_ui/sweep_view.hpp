@@ -3,7 +3,9 @@
 // Cancel), the reconstructions as a strip of thumbnails and a plot of PSNR, SSIM or the mean signal of a
 // region against the field; exported as PNG (strip and plot) and CSV (core's sweep_csv).
 #include <QWidget>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "mrwb/pipeline/parameter_sweep.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -53,6 +55,7 @@ class SweepView : public QWidget {
  private:
   void onFinished();
   void showResult();
+  bool writeAtomically(const QString& path, const std::function<bool(const std::string& temp)>& write);
 
   mrwb::Scenario scenario_;
   mrwb::SweepResult result_;
