@@ -9,7 +9,13 @@
 #include <limits>
 #include <tuple>
 
+#include <vtkActor.h>
 #include <vtkCamera.h>
+#include <vtkCellArray.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
 #include <vtkCommand.h>
 #include <vtkCoordinate.h>
 #include <vtkImageActor.h>
@@ -183,6 +189,23 @@ ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(pa
   hintText_->GetPositionCoordinate()->SetValue(0.5, 0.5);
   ren->AddViewProp(hintText_);
 
+  {  // the region of interest: a closed outline above the image plane
+    vtkNew<vtkPoints> pts;
+    for (int i = 0; i < 5; ++i) pts->InsertNextPoint(0, 0, 1);
+    vtkNew<vtkCellArray> line;
+    line->InsertNextCell(5);
+    for (vtkIdType i = 0; i < 5; ++i) line->InsertCellPoint(i);
+    roiOutline_->SetPoints(pts);
+    roiOutline_->SetLines(line);
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputData(roiOutline_);
+    roiActor_->SetMapper(mapper);
+    roiActor_->GetProperty()->SetColor(1.0, 0.84, 0.2);
+    roiActor_->GetProperty()->SetLineWidth(2);
+    roiActor_->VisibilityOff();
+    ren->AddViewProp(roiActor_);
+  }
+
   style_->SetInteractionModeToImage2D();
   interactor()->SetInteractorStyle(style_);
   // Keep the W/L readout live while the user drags. (Observing WindowLevelEvent instead would
@@ -190,7 +213,8 @@ ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(pa
   style_->AddObserver(vtkCommand::InteractionEvent, this, &ImageView::onWindowLevel);
 
   setToolTip(tr("Left drag: window/level · Wheel or right drag: zoom · "
-                "Middle or Shift+left drag: pan · Double-click: reset view"));
+                "Middle or Shift+left drag: pan · Ctrl+left drag: region of interest (mean, SD, SNR) · "
+                "Double-click: reset view"));
   setTitle(title);
   clearImage();
 }
@@ -225,6 +249,8 @@ int ImageView::titleLineCount() const {
 }
 
 void ImageView::clearImage(const QString& hint) {
+  roi_.reset();
+  roiActor_->VisibilityOff();
   hasImage_ = false;
   actor_->VisibilityOff();
   colorbar_->VisibilityOff();
@@ -241,6 +267,7 @@ void ImageView::setImage(const std::vector<float>& values, int nx, int ny, bool 
     clearImage(tr("Image size mismatch (%1 values for %2 x %3)").arg(values.size()).arg(nx).arg(ny));
     return;
   }
+  if (nx != nx_ || ny != ny_) clearRoi();  // a new size: the region no longer means the same place
   nx_ = nx;
   ny_ = ny;
   signed_ = signedColormap;
@@ -293,6 +320,7 @@ void ImageView::setImage(const std::vector<float>& values, int nx, int ny, bool 
   hintText_->VisibilityOff();
   hasImage_ = true;
   ++updateCount_;
+  if (roi_) roi_ = mrwb::region_stats(values, nx_, ny_, roi_->x0, roi_->y0, roi_->x1, roi_->y1);  // same place, new image
   setTitle(title);
   updateInfoText();
   fitCamera();
@@ -388,14 +416,83 @@ void ImageView::emitIfUserChanged() {
   if (wl) emit windowLevelChanged();
 }
 
+void ImageView::mousePressEvent(QMouseEvent* e) {
+  if (hasImage_ && e->button() == Qt::LeftButton && (e->modifiers() & Qt::ControlModifier)) {
+    roiDragging_ = true;
+    roiStart_ = pixelAt(e->position());
+    e->accept();
+    return;
+  }
+  VtkOpenGLWidget::mousePressEvent(e);
+}
+
 void ImageView::mouseMoveEvent(QMouseEvent* e) {
+  if (roiDragging_) {
+    const QPoint p = pixelAt(e->position());
+    showRoiOutline(std::min(roiStart_.x(), p.x()), std::min(roiStart_.y(), p.y()), std::max(roiStart_.x(), p.x()) + 1,
+                   std::max(roiStart_.y(), p.y()) + 1);
+    update();
+    e->accept();
+    return;
+  }
   VtkOpenGLWidget::mouseMoveEvent(e);
   emitIfUserChanged();
 }
 
 void ImageView::mouseReleaseEvent(QMouseEvent* e) {
+  if (roiDragging_) {
+    roiDragging_ = false;
+    const QPoint p = pixelAt(e->position());
+    // Both corner pixels are inside the region.
+    setRoi(std::min(roiStart_.x(), p.x()), std::min(roiStart_.y(), p.y()), std::max(roiStart_.x(), p.x()) + 1,
+           std::max(roiStart_.y(), p.y()) + 1);
+    e->accept();
+    return;
+  }
   VtkOpenGLWidget::mouseReleaseEvent(e);
   emitIfUserChanged();
+}
+
+QPoint ImageView::pixelAt(const QPointF& pos) const {
+  const QRectF r = imageRectPx();
+  if (!hasImage_ || r.width() <= 0 || r.height() <= 0) return {};
+  const double dpr = devicePixelRatioF();
+  // The rectangle spans the voxel edges: world x = -0.5 + (px - left) / width * nx (y up from the bottom edge).
+  const double wx = -0.5 + (pos.x() * dpr - r.left()) / r.width() * nx_;
+  const double wy = -0.5 + (r.bottom() - pos.y() * dpr) / r.height() * ny_;
+  return {static_cast<int>(std::floor(wx + 0.5)), static_cast<int>(std::floor(wy + 0.5))};
+}
+
+void ImageView::showRoiOutline(int x0, int y0, int x1, int y1) {
+  const double xs[5] = {x0 - 0.5, x1 - 0.5, x1 - 0.5, x0 - 0.5, x0 - 0.5};
+  const double ys[5] = {y0 - 0.5, y0 - 0.5, y1 - 0.5, y1 - 0.5, y0 - 0.5};
+  for (int i = 0; i < 5; ++i) roiOutline_->GetPoints()->SetPoint(i, xs[i], ys[i], 1);
+  roiOutline_->GetPoints()->Modified();
+  roiOutline_->Modified();
+  roiActor_->VisibilityOn();
+}
+
+void ImageView::setRoi(int x0, int y0, int x1, int y1) {
+  if (!hasImage_) return;
+  const mrwb::RegionStats st = mrwb::region_stats(values(), nx_, ny_, x0, y0, x1, y1);
+  if (st.pixels == 0) {
+    clearRoi();
+    return;
+  }
+  roi_ = st;
+  showRoiOutline(st.x0, st.y0, st.x1, st.y1);
+  updateInfoText();
+  update();
+  emit roiChanged();
+}
+
+void ImageView::clearRoi() {
+  if (!roi_) return;
+  roi_.reset();
+  roiActor_->VisibilityOff();
+  updateInfoText();
+  update();
+  emit roiChanged();
 }
 
 void ImageView::wheelEvent(QWheelEvent* e) {
@@ -453,7 +550,13 @@ void ImageView::updateInfoText() {
                                      .arg(l - 0.5 * w, 0, 'g', 3)
                                      .arg(l + 0.5 * w, 0, 'g', 3)
                                : tr("%1 x %2   W %3  L %4").arg(nx_).arg(ny_).arg(w, 0, 'g', 3).arg(l, 0, 'g', 3);
-  info_ = text;
+  info_ = roi_ ? text + tr("   ROI %1x%2: mean %3  SD %4  SNR %5")
+                             .arg(roi_->x1 - roi_->x0)
+                             .arg(roi_->y1 - roi_->y0)
+                             .arg(roi_->mean, 0, 'g', 3)
+                             .arg(roi_->sd, 0, 'g', 3)
+                             .arg(roi_->snr(), 0, 'g', 3)
+               : text;
   layoutTexts();
 }
 

@@ -1,11 +1,14 @@
 // Views a room can read: after a run the recon, truth and error-map images fill at least 80 % of their
 // view's shorter side, at 1280x800 and after a resize to a 1920x1080 projector; the error map's colorbar
-// labels stay inside the view (no text pixel on its outer edges).
+// labels stay inside the view (no text pixel on its outer edges). Region-of-interest statistics on Ctrl+drag.
+#include <QApplication>
+#include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
 
 #include "fixtures.hpp"
 #include "gui.hpp"
+#include "mrwb/metrics/region_stats.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
@@ -70,6 +73,50 @@ class TestGuiFit : public QObject {
     w.resize(1920, 1080);
     QTest::qWait(300);  // the views get their new size and refit
     checkViews(w, "1920x1080");
+  }
+
+  // Ctrl + left drag draws a region of interest: its statistics are those of the pixels between the two
+  // corners (both included), shown in the info line, and kept when a new image of the same size arrives.
+  void regionOfInterestOnCtrlDrag() {
+    ImageView view(QStringLiteral("roi"));
+    view.resize(400, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const int n = 32;
+    std::vector<float> img(n * n);
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) img[y * n + x] = static_cast<float>(x + 0.25 * y * y);
+    view.setImage(img, n, n, false, QStringLiteral("ramp"));
+    QTest::qWait(50);
+    // Widget position of pixel (x, y)'s centre (y up).
+    const QRectF r = view.imageRectPx();
+    const double dpr = view.devicePixelRatioF();
+    auto at = [&](int x, int y) {
+      return QPointF((r.left() + (x + 0.5) * r.width() / n) / dpr, (r.bottom() - (y + 0.5) * r.height() / n) / dpr);
+    };
+    QCOMPARE(view.pixelAt(at(5, 7)), QPoint(5, 7));
+    const QPointF a = at(4, 6), b = at(11, 9);
+    QMouseEvent press(QEvent::MouseButtonPress, a, view.mapToGlobal(a), Qt::LeftButton, Qt::LeftButton, Qt::ControlModifier);
+    QMouseEvent move(QEvent::MouseMove, b, view.mapToGlobal(b), Qt::NoButton, Qt::LeftButton, Qt::ControlModifier);
+    QMouseEvent release(QEvent::MouseButtonRelease, b, view.mapToGlobal(b), Qt::LeftButton, Qt::NoButton, Qt::ControlModifier);
+    const double window = view.colorWindow();
+    QApplication::sendEvent(&view, &press);
+    QApplication::sendEvent(&view, &move);
+    QApplication::sendEvent(&view, &release);
+    QCOMPARE(view.colorWindow(), window);  // a region, not a window/level drag
+    QVERIFY(view.roiStats().has_value());
+    const mrwb::RegionStats st = *view.roiStats(), want = mrwb::region_stats(img, n, n, 4, 6, 12, 10);
+    QCOMPARE(st.pixels, 8L * 4);
+    QCOMPARE(st.mean, want.mean);
+    QCOMPARE(st.sd, want.sd);
+    // By hand: mean of x over 4..11 is 7.5, of 0.25 y^2 over 6..9 is 0.25 * (36 + 49 + 64 + 81) / 4.
+    QVERIFY(std::abs(st.mean - (7.5 + 0.25 * 230 / 4)) < 1e-9);
+    for (std::size_t i = 0; i < img.size(); ++i) img[i] *= 2;  // a live update of the same size
+    view.setImage(img, n, n, false, QStringLiteral("ramp x 2"));
+    QVERIFY(std::abs(view.roiStats()->mean - 2 * want.mean) < 1e-9);
+    QVERIFY(std::abs(view.roiStats()->snr() - want.snr()) < 1e-9);
+    view.setImage(std::vector<float>(16 * 16, 1.f), 16, 16, false, QStringLiteral("other size"));
+    QVERIFY(!view.roiStats().has_value());
   }
 };
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/metrics/region_stats.hpp"
 #include "mrwb/pipeline/pipeline.hpp"
 #include "mrwb/scenario/scenario_field.hpp"
 
@@ -46,14 +47,9 @@ SweepResult run_sweep(const Scenario& s, const std::string& field, const std::ve
     SweepPoint pt;
     pt.value = values[i];
     pt.metrics = p.metrics;
-    const std::vector<float> m = p.recon.magnitude();
     const int nx = p.recon.nx, ny = p.recon.ny;
-    const int x0 = region.empty() ? 0 : std::clamp(region.x0, 0, nx), x1 = region.empty() ? nx : std::clamp(region.x1, 0, nx);
-    const int y0 = region.empty() ? 0 : std::clamp(region.y0, 0, ny), y1 = region.empty() ? ny : std::clamp(region.y1, 0, ny);
-    double sum = 0;
-    for (int y = y0; y < y1; ++y)
-      for (int x = x0; x < x1; ++x) sum += m[static_cast<std::size_t>(y) * nx + x];
-    pt.region_mean = (x1 > x0 && y1 > y0) ? sum / ((x1 - x0) * static_cast<double>(y1 - y0)) : 0.0;
+    pt.region_mean = region.empty() ? region_stats(p.recon.magnitude(), nx, ny, 0, 0, nx, ny).mean
+                                    : region_stats(p.recon.magnitude(), nx, ny, region.x0, region.y0, region.x1, region.y1).mean;
     pt.recon = std::move(p.recon);
     r.points.push_back(std::move(pt));
   }

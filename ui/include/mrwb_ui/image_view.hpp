@@ -5,6 +5,7 @@
 // The view only maps data that core produced; it computes nothing but display ranges.
 // Views can be linked (ComparisonView): user zoom/pan emits cameraChanged, window/level emits
 // windowLevelChanged, and setViewState applies another view's state without emitting.
+#include <QPoint>
 #include <QRectF>
 #include <QString>
 #include <optional>
@@ -14,9 +15,12 @@
 #include <vtkNew.h>
 
 #include "mrwb/io/colormap.hpp"
+#include "mrwb/metrics/region_stats.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
 
+class vtkActor;
 class vtkImageActor;
+class vtkPolyData;
 class vtkImageData;
 class vtkInteractorStyleImage;
 class vtkLookupTable;
@@ -85,6 +89,13 @@ class ImageView : public VtkOpenGLWidget {
   int imageWidth() const { return nx_; }
   // Where the image lies in the view, in device pixels (y down; may reach outside when zoomed or panned).
   QRectF imageRectPx() const;
+  // Region of interest (Ctrl + left drag, or setRoi): pixels [x0, x1) x [y0, y1) of the image, its mean,
+  // SD and SNR shown in the info line and kept across new images of the same size (a live update).
+  void setRoi(int x0, int y0, int x1, int y1);
+  void clearRoi();
+  std::optional<mrwb::RegionStats> roiStats() const { return roi_; }
+  // The image pixel under a widget position (x right, y up; may lie outside the image).
+  QPoint pixelAt(const QPointF& widgetPos) const;
   // The colorbar runs under the image (narrow views) rather than beside it.
   bool colorbarHorizontal() const { return colorbarHorizontal_; }
   int imageHeight() const { return ny_; }
@@ -95,10 +106,12 @@ class ImageView : public VtkOpenGLWidget {
  signals:
   void cameraChanged();       // the user zoomed or panned
   void windowLevelChanged();  // the user changed window/level
+  void roiChanged();          // a region of interest was drawn or cleared
 
  protected:
   void viewportResized(int w, int h) override;
   void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
   void mouseMoveEvent(QMouseEvent* e) override;
   void mouseReleaseEvent(QMouseEvent* e) override;
   void wheelEvent(QWheelEvent* e) override;
@@ -122,6 +135,10 @@ class ImageView : public VtkOpenGLWidget {
   Colormap colormap_ = Colormap::Grey;
   bool colorbarVisible_ = false;
   bool colorbarHorizontal_ = false;
+  std::optional<mrwb::RegionStats> roi_;
+  bool roiDragging_ = false;
+  QPoint roiStart_;
+  void showRoiOutline(int x0, int y0, int x1, int y1);
   ViewState lastState_;  // as of the last emitted/applied change
   double fitScale_ = 1, fitFocalX_ = 0, fitFocalY_ = 0;  // camera set by fitCamera
 
@@ -134,6 +151,8 @@ class ImageView : public VtkOpenGLWidget {
   vtkNew<vtkTextActor> infoText_;
   vtkNew<vtkTextActor> hintText_;
   vtkNew<vtkInteractorStyleImage> style_;
+  vtkNew<vtkPolyData> roiOutline_;  // the region of interest's rectangle, in image coordinates
+  vtkNew<vtkActor> roiActor_;
 };
 
 }  // namespace mrwb::ui
