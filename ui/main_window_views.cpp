@@ -16,6 +16,7 @@
 #include "mrwb_ui/comparison_view.hpp"
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/kspace_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/pulseq_panel.hpp"
 #include "mrwb_ui/scenario_document.hpp"
@@ -49,6 +50,7 @@ void MainWindow::buildViewDocks() {
   comparison_ = new ComparisonView;
   pulseq_ = new PulseqPanel;
   sweep_ = new SweepView;
+  kspace_ = new KspaceView;
   velocityView_ = new ImageView;
   velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
 
@@ -67,6 +69,7 @@ void MainWindow::buildViewDocks() {
   QDockWidget* first =
       addPanelDock(QStringLiteral("phantomDock"), tr("Phantom 3-D"), scrollable(phantomPane), Qt::RightDockWidgetArea);
   const std::pair<const char*, std::pair<QString, QWidget*>> more[] = {
+      {"kspaceDock", {tr("K-space"), kspace_}},
       {"flowDock", {tr("Flow"), flowView_}},
       {"sequenceDock", {tr("Sequence"), sequenceView_}},
       {"trajectoryDock", {tr("Trajectory"), trajectoryView_}},
@@ -143,6 +146,7 @@ void MainWindow::exportPulseqDialog() {
 void MainWindow::showViewResults(const mrwb::PipelineResult& r) {
   comparison_->setRawData(r.raw, r.truth);
   trajectoryView_->setRawData(r.raw);
+  kspace_->setRawData(r.raw);
   if (!r.velocity || r.velocity->v_m_per_s.empty()) {
     velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
     return;

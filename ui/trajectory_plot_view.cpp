@@ -8,6 +8,7 @@
 #include "mrwb/recon/undersample.hpp"
 #include "mrwb/scenario/scenario_sequence.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 namespace mrwb::ui {
 
@@ -15,9 +16,6 @@ namespace {
 const QColor kBackground(24, 26, 30);
 const QColor kAxis(110, 116, 126);
 const QColor kText(200, 205, 212);
-const QColor kAcquired(90, 170, 250);
-const QColor kCalibration(240, 160, 60);
-const QColor kSkipped(70, 74, 82);
 }  // namespace
 
 TrajectoryPlotView::TrajectoryPlotView(QWidget* parent) : QWidget(parent) { setMinimumSize(240, 240); }
@@ -127,7 +125,7 @@ void TrajectoryPlotView::paintEvent(QPaintEvent*) {
     const bool dots = nx_ <= 64;
     for (std::size_t j = 0; j < lineKy_.size(); ++j) {
       const std::uint8_t f = j < lineFlags_.size() ? lineFlags_[j] : 0;
-      const QColor c = (f & kLineCalibration) ? kCalibration : (f & kLineAcquired) ? kAcquired : kSkipped;
+      const QColor c = lineStatusColor(f);
       p.setPen(QPen(c, (f & kLineAcquired) ? 1.2 : 0.8, (f & kLineAcquired) ? Qt::SolidLine : Qt::DashLine));
       const QPointF a = map(kxMin_, lineKy_[j]), b = map(kxMin_ + (nx_ - 1) * dkx_, lineKy_[j]);
       p.drawLine(a, b);
@@ -140,7 +138,9 @@ void TrajectoryPlotView::paintEvent(QPaintEvent*) {
     // Legend.
     int y = static_cast<int>(plot.bottom()) + 30;
     int x = static_cast<int>(plot.left());
-    const std::pair<QColor, QString> legend[] = {{kAcquired, tr("acquired")}, {kCalibration, tr("ACS")}, {kSkipped, tr("skipped")}};
+    const std::pair<QColor, QString> legend[] = {{lineStatusColor(kLineAcquired), tr("acquired")},
+                                                 {lineStatusColor(kLineCalibration), tr("ACS")},
+                                                 {lineStatusColor(0), tr("skipped")}};
     for (const auto& [c, label] : legend) {
       p.fillRect(QRect(x, y - 9, 14, 8), c);
       p.setPen(kText);

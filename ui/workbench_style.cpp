@@ -6,6 +6,8 @@
 #include <QPalette>
 #include <QStyleFactory>
 
+#include "mrwb/base/raw_data.hpp"
+
 // resources/mrwb.qrc is compiled into this static library, where nothing references it: register it
 // explicitly (Q_INIT_RESOURCE may not stand inside a namespace).
 static void registerWorkbenchResources() { Q_INIT_RESOURCE(mrwb); }
@@ -77,6 +79,12 @@ void applyWorkbenchStyle(QApplication& app) {
     app.setStyleSheet(QString::fromUtf8(qss.readAll()));
   else
     qWarning("mrwb: the stylesheet %s is missing from the resources", qPrintable(qss.fileName()));
+}
+
+QColor lineStatusColor(std::uint8_t flags) {
+  if (flags & mrwb::kLineCalibration) return QColor(240, 160, 60);
+  if (flags & mrwb::kLineAcquired) return QColor(90, 170, 250);
+  return QColor(70, 74, 82);
 }
 
 }  // namespace mrwb::ui

@@ -28,6 +28,7 @@
 #include "mrwb_ui/comparison_view.hpp"
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/image_view.hpp"
+#include "mrwb_ui/kspace_view.hpp"
 #include "mrwb_ui/sequence_diagram_view.hpp"
 #include "mrwb_ui/trajectory_plot_view.hpp"
 #include "mrwb_ui/vessel_tree_view.hpp"
@@ -90,6 +91,7 @@ class TestGuiViews : public QObject {
   void flowViewComputesField();
   void sequenceDiagramDraws();
   void trajectoryPlotMarksLines();
+  void kspaceViewMarksLines();
   void coilMapsShowEveryCoil();
   void comparisonRunFillsTableAndLinksViews();
   void comparisonCgRegularizer();
@@ -193,6 +195,41 @@ void TestGuiViews::trajectoryPlotMarksLines() {
   const ColourCount radial = countColours(shot(view.grab().toImage(), "trajectory_radial"));
   qInfo("trajectory: Cartesian %zu saturated colours, radial %zu", cart.saturated, radial.saturated);
   QVERIFY(radial.saturated > 10);
+}
+
+// The K-space panel on GRAPPA-undersampled data: acquired, ACS and skipped lines counted as the flags say,
+// skipped lines black in the log-magnitude image, the k-space centre brightest; non-Cartesian data refer
+// to the Trajectory panel.
+void TestGuiViews::kspaceViewMarksLines() {
+  KspaceView view;
+  QVERIFY(showSized(view, 480, 480));
+  QVERIFY(!view.hasData());
+  mrwb::RawData raw = grappa_test::phantom_raw(4, 64, 64);
+  mrwb::undersample_cartesian(raw, 4, 12);
+  view.setRawData(raw);
+  QVERIFY(view.hasData());
+  int acquired = 0, acs = 0, skipped = 0;
+  for (int y = 0; y < raw.ny; ++y) {
+    const auto f = raw.flags(y);
+    (f & mrwb::kLineCalibration) ? ++acs : (f & mrwb::kLineAcquired) ? ++acquired : ++skipped;
+  }
+  const KspaceView::LineCounts c = view.lineCounts();
+  qInfo("k-space lines: acquired %d, ACS %d, skipped %d", c.acquired, c.calibration, c.skipped);
+  QCOMPARE(c.acquired, acquired);
+  QCOMPARE(c.calibration, acs);
+  QCOMPARE(c.skipped, skipped);
+  QVERIFY(c.calibration == 12 && c.skipped > 0);
+  const QImage& img = view.image();
+  for (int y = 0; y < raw.ny; ++y)
+    if (!(raw.flags(y) & mrwb::kLineAcquired)) QCOMPARE(qGray(img.pixel(raw.nx / 3, raw.ny - 1 - y)), 0);
+  QCOMPARE(qGray(img.pixel(raw.k0_sample(), raw.ny - 1 - raw.k0_line())), 255);  // the peak is the centre
+  const ColourCount colours = countColours(shot(view.grab().toImage(), "kspace"));
+  QVERIFY(colours.saturated > 0);  // the line marks
+  raw.traj_dims = 2;
+  raw.traj.assign(2 * static_cast<std::size_t>(raw.nx) * raw.ny, 0.f);
+  view.setRawData(raw);
+  QVERIFY(!view.hasData());
+  QVERIFY(view.message().contains(QStringLiteral("Trajectory")));
 }
 
 void TestGuiViews::coilMapsShowEveryCoil() {

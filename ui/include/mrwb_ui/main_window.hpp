@@ -34,6 +34,7 @@ class CoilMapView;
 class ComparisonView;
 class FlowView;
 class ImageView;
+class KspaceView;
 class ScenarioDocument;
 class PulseqPanel;
 class ScenarioPanel;
@@ -115,6 +116,7 @@ class MainWindow : public QMainWindow {
   FlowView* flowView() const { return flowView_; }
   PulseqPanel* pulseqPanel() const { return pulseq_; }
   SweepView* sweepView() const { return sweep_; }
+  KspaceView* kspaceView() const { return kspace_; }
   // Selects shown segment `s` of the Phantom 3-D tree and opens it in the segment editor (as a click
   // does). False when there is no such segment.
   bool selectSegment(int s);
@@ -218,6 +220,7 @@ class MainWindow : public QMainWindow {
   ComparisonView* comparison_ = nullptr;
   PulseqPanel* pulseq_ = nullptr;
   SweepView* sweep_ = nullptr;
+  KspaceView* kspace_ = nullptr;
   ImageView* velocityView_ = nullptr;
 
   QMenu* panelsMenu_ = nullptr;
