@@ -773,7 +773,12 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   show(truthView_, truth, r.truth.nx, r.truth.ny, false, tr("Ground truth (Mxy at TE)"), std::make_pair(0.0, hi));
   show(errorView_, r.error_map, r.recon.nx, r.recon.ny, true, QStringLiteral("Error map |recon|−|truth|"), std::nullopt);
 
-  const auto& m = r.metrics;
+  // A volume is measured over every voxel (3-D SSIM); the views show its central plane.
+  const auto& m = r.volume_metrics ? *r.volume_metrics : r.metrics;
+  metrics_->setToolTip(r.volume_metrics ? tr("The whole %1-plane volume against its truth, every voxel; the views show "
+                                             "its central plane (Volume panel: MIP and planes)")
+                                              .arg(r.recon_volume ? r.recon_volume->nz : 0)
+                                        : tr("Reconstruction against the simulator's ground truth, on magnitudes"));
   psnrText_ = QString::number(m.psnr_db, 'f', 2);
   metrics_->item(0, kPsnr)->setText(psnrText_);
   metrics_->item(0, kPercent)->setText(QString::number(m.percent_error, 'f', 2));
@@ -782,11 +787,12 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
   metrics_->item(0, kBackend)->setText(QString::fromStdString(r.backend));
   metrics_->item(0, kSimSeconds)->setText(QString::number(r.simulate_seconds, 'g', 3));
   metrics_->item(0, kReconSeconds)->setText(QString::number(r.recon_seconds, 'g', 3));
-  const QString done = tr("Done: PSNR %1 dB, simulated in %2 s on %3 (%4), reconstructed in %5 s")
+  const QString done = tr("Done: PSNR %1 dB%6, simulated in %2 s on %3 (%4), reconstructed in %5 s")
                            .arg(psnrText_)
                            .arg(r.simulate_seconds, 0, 'g', 3)
                            .arg(QString::fromStdString(r.backend), QString::fromStdString(r.model))
-                           .arg(r.recon_seconds, 0, 'g', 3) +
+                           .arg(r.recon_seconds, 0, 'g', 3)
+                           .arg(r.recon_volume ? tr(" over the %1-plane volume").arg(r.recon_volume->nz) : QString()) +
                        (r.sequence_played.empty() ? QString() : tr("; sequence played with %1").arg(QString::fromStdString(r.sequence_played)));
   setRunMessage(done, false);
   statusBar()->showMessage(done, 15000);

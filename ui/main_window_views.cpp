@@ -17,6 +17,7 @@
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/kspace_view.hpp"
+#include "mrwb_ui/volume_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/pulseq_panel.hpp"
 #include "mrwb_ui/scenario_document.hpp"
@@ -51,6 +52,7 @@ void MainWindow::buildViewDocks() {
   pulseq_ = new PulseqPanel;
   sweep_ = new SweepView;
   kspace_ = new KspaceView;
+  volume_ = new VolumeView;
   velocityView_ = new ImageView;
   velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
 
@@ -70,6 +72,7 @@ void MainWindow::buildViewDocks() {
       addPanelDock(QStringLiteral("phantomDock"), tr("Phantom 3-D"), scrollable(phantomPane), Qt::RightDockWidgetArea);
   const std::pair<const char*, std::pair<QString, QWidget*>> more[] = {
       {"kspaceDock", {tr("K-space"), kspace_}},
+      {"volumeDock", {tr("Volume"), volume_}},
       {"flowDock", {tr("Flow"), flowView_}},
       {"sequenceDock", {tr("Sequence"), sequenceView_}},
       {"trajectoryDock", {tr("Trajectory"), trajectoryView_}},
@@ -147,6 +150,8 @@ void MainWindow::showViewResults(const mrwb::PipelineResult& r) {
   comparison_->setRawData(r.raw, r.truth);
   trajectoryView_->setRawData(r.raw);
   kspace_->setRawData(r.raw);
+  if (r.recon_volume && r.truth_volume && r.volume_metrics) volume_->setVolumes(*r.recon_volume, *r.truth_volume, *r.volume_metrics);
+  else volume_->clear();
   if (!r.velocity || r.velocity->v_m_per_s.empty()) {
     velocityView_->clearImage(tr("Run a phase-contrast scenario to see its velocity map"));
     return;

@@ -1,5 +1,8 @@
 #include "mrwb/base/image_volume.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <complex>
 #include <string>
 
@@ -11,6 +14,13 @@ std::vector<float> ImageVolume::magnitude() const {
   std::vector<float> m(data.size());
   for (std::size_t i = 0; i < data.size(); ++i) m[i] = std::abs(data[i]);
   return m;
+}
+
+std::vector<float> ImageVolume::mip_z() const {
+  std::vector<float> mip(plane(), 0.f);
+  for (int z = 0; z < nz; ++z)
+    for (std::size_t i = 0; i < plane(); ++i) mip[i] = std::max(mip[i], std::abs(data[plane() * z + i]));
+  return mip;
 }
 
 Image2D ImageVolume::slice(int z) const {

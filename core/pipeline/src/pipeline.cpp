@@ -49,7 +49,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   const auto t0 = std::chrono::steady_clock::now();
   ReconOptions options;
   options.method = scenario.recon.method;
-  options.backend = scenario.recon.method == ReconMethod::Fft ? Backend::Auto : scenario.backend;  // FFT is CPU only
+  options.backend = scenario.backend;  // every method has a CPU and a CUDA reconstructor
   options.grappa.kernel_pe = scenario.recon.grappa_kernel_pe;
   options.grappa.kernel_ro = scenario.recon.grappa_kernel_ro;
   options.grappa.lambda = scenario.recon.grappa_lambda;
@@ -59,8 +59,12 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   if (volume) {
     const RawData& raw = volume->raw;
     const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;
-    r.recon = reconstruct_volume(raw, options, {}, cancel).slice(plane);
+    r.recon_volume = reconstruct_volume(raw, options, {}, cancel);
+    r.recon = r.recon_volume->slice(plane);
     sim.truth = volume->truth.slice(plane);
+    r.truth_volume = volume->truth;
+    r.volume_metrics = compare_volumes(r.recon_volume->magnitude(), r.truth_volume->magnitude(), r.recon_volume->nx,
+                                       r.recon_volume->ny, r.recon_volume->nz);
     // Its k-space: the central slice, or the kz = 0 partition of a slab (its projection along z).
     sim.raw = raw.slices > 1 ? extract_slice(raw, plane, 0) : extract_slice(raw, 0, raw.k0_partition());
   } else {

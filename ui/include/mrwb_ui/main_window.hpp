@@ -35,6 +35,7 @@ class ComparisonView;
 class FlowView;
 class ImageView;
 class KspaceView;
+class VolumeView;
 class ScenarioDocument;
 class PulseqPanel;
 class ScenarioPanel;
@@ -117,6 +118,7 @@ class MainWindow : public QMainWindow {
   PulseqPanel* pulseqPanel() const { return pulseq_; }
   SweepView* sweepView() const { return sweep_; }
   KspaceView* kspaceView() const { return kspace_; }
+  VolumeView* volumeView() const { return volume_; }
   // Selects shown segment `s` of the Phantom 3-D tree and opens it in the segment editor (as a click
   // does). False when there is no such segment.
   bool selectSegment(int s);
@@ -221,6 +223,7 @@ class MainWindow : public QMainWindow {
   PulseqPanel* pulseq_ = nullptr;
   SweepView* sweep_ = nullptr;
   KspaceView* kspace_ = nullptr;
+  VolumeView* volume_ = nullptr;
   ImageView* velocityView_ = nullptr;
 
   QMenu* panelsMenu_ = nullptr;

@@ -18,6 +18,8 @@ struct ImageVolume {
   std::size_t plane() const { return static_cast<std::size_t>(nx) * ny; }
   Image2D slice(int z) const;  // one z plane as a 2-D image
   std::vector<float> magnitude() const;  // |voxel|, in the order of data
+  // Maximum intensity projection of |voxel| along z (nx*ny, row-major): the view of time-of-flight angiography.
+  std::vector<float> mip_z() const;
 };
 // 2-D images of one size stacked along z. Throws InputError when they differ in size.
 ImageVolume stack_images(const std::vector<Image2D>& planes, double fov_z_m);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "mrwb/base/image.hpp"
+#include "mrwb/base/image_volume.hpp"
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/metrics/metrics.hpp"
@@ -26,6 +27,10 @@ struct PipelineResult {
   std::string sequence_played;   // how the sequence's blocks were played (played_fidelity_text)
   double simulate_seconds = 0;
   double recon_seconds = 0;
+  // Multi-slice / 3-D scenarios: the whole reconstruction and truth, and their metrics over every voxel
+  // (compare_volumes: SSIM over 7x7x7 windows from 7 planes on); recon/truth/metrics above are the central plane.
+  std::optional<ImageVolume> recon_volume, truth_volume;
+  std::optional<Metrics> volume_metrics;
   // sequence.type "phase_contrast": velocity per encoded direction (raw/recon/truth: the reference segment).
   std::optional<VelocityMap> velocity;
 };
