@@ -1,12 +1,13 @@
 // mrwb-gui: the workbench window. Scripted use (docs, tests):
 //   mrwb-gui [--scenario S.json] [--run] [--panel NAME] [--compute-flow] [--import-pulseq X.seq [--simulate-pulseq]]
-//            [--segment N] [--screenshot P.png]
+//            [--segment N] [--backend auto|cpu|cuda] [--screenshot P.png]
 // --run with --screenshot: run, save the window as PNG (atomically), exit 0; failure: one line on
 // stderr, exit 1 (2 when the input is at fault: bad scenario file, unavailable backend).
 // --screenshot alone: capture the window as opened. --panel NAME shows and raises that dock first
 // (scenario, run, metrics, or any dock's objectName / title), so the README can show each panel.
 // --compute-flow computes the flow field (after the run) before the screenshot; --import-pulseq X.seq
 // imports a Pulseq file into the Pulseq dock (--simulate-pulseq plays it); --segment N selects vessel segment N for its editor.
+// --backend overrides the scenario's backend (scripts/gpu-gui-check runs the workbench on CUDA this way).
 // Interactive start (no --screenshot): an autosave newer than the scenario file is offered for recovery.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "mrwb/base/backend.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -84,7 +86,10 @@ int main(int argc, char** argv) {
                                       QStringLiteral("N"));
   const QCommandLineOption simPulseqOpt(QStringLiteral("simulate-pulseq"),
                                         QStringLiteral("Play the imported Pulseq file on the scenario's phantom before the screenshot."));
-  parser.addOptions({scenarioOpt, runOpt, shotOpt, panelOpt, flowOpt, pulseqOpt, simPulseqOpt, segmentOpt});
+  const QCommandLineOption backendOpt(QStringLiteral("backend"),
+                                      QStringLiteral("Run on this backend (auto, cpu, cuda) whatever the scenario says."),
+                                      QStringLiteral("NAME"));
+  parser.addOptions({scenarioOpt, runOpt, shotOpt, panelOpt, flowOpt, pulseqOpt, simPulseqOpt, segmentOpt, backendOpt});
   parser.process(app);  // exits on --help / --version / unknown options
 
   const bool doRun = parser.isSet(runOpt);
@@ -109,6 +114,16 @@ int main(int argc, char** argv) {
   if (parser.isSet(scenarioOpt) && !window.loadScenario(parser.value(scenarioOpt))) {
     fail(window.lastError());
     return 2;
+  }
+  if (parser.isSet(backendOpt)) {
+    const auto backend = mrwb::parse_backend(parser.value(backendOpt).toStdString());
+    if (!backend) {
+      fail(QStringLiteral("--backend: unknown backend '%1' (allowed: auto, cpu, cuda)").arg(parser.value(backendOpt)));
+      return 2;
+    }
+    mrwb::Scenario s = window.scenario();
+    s.backend = *backend;
+    window.setScenario(s);
   }
   if (parser.isSet(panelOpt) && !window.showPanel(parser.value(panelOpt))) {
     fail(QStringLiteral("--panel: unknown panel '%1' (allowed: %2)")
