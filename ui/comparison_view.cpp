@@ -231,12 +231,29 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
 void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth) {
   raw_ = std::make_shared<const RawData>(raw);
   truth_ = truth ? std::make_shared<const Image2D>(std::move(*truth)) : nullptr;
+  truthVolume_.reset();
   status_->setText(tr("Raw data: %1 x %2, %3 coils%4%5")
                        .arg(raw.nx)
                        .arg(raw.ny)
                        .arg(raw.ncoils)
                        .arg(raw.cartesian() ? tr(", Cartesian R = %1").arg(raw.accel_R) : tr(", non-Cartesian"))
                        .arg(truth_ ? tr(", with truth") : QString()));
+}
+
+void ComparisonView::setVolumeData(const mrwb::RawData& raw, std::optional<mrwb::ImageVolume> truth) {
+  raw_ = std::make_shared<const RawData>(raw);
+  truthVolume_ = truth ? std::make_shared<const ImageVolume>(std::move(*truth)) : nullptr;
+  // The anatomical W's prior is the shown plane of the truth (CG runs on 2-D data only; it reports so here).
+  const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;
+  truth_ = truthVolume_ && plane < truthVolume_->nz ? std::make_shared<const Image2D>(truthVolume_->slice(plane)) : nullptr;
+  status_->setText(tr("Raw data: %1 x %2 x %3 %4, %5 coils, Cartesian R = %6%7; metrics over every voxel")
+                       .arg(raw.nx)
+                       .arg(raw.ny)
+                       .arg(raw.slices * raw.partitions)
+                       .arg(raw.slices > 1 ? tr("slices") : tr("partitions"))
+                       .arg(raw.ncoils)
+                       .arg(raw.accel_R)
+                       .arg(truthVolume_ ? tr(", with truth") : QString()));
 }
 
 void ComparisonView::setMethods(const std::vector<ReconMethod>& methods) {
@@ -275,8 +292,10 @@ void ComparisonView::run() {
   auto job = std::make_shared<Job>();
   job_ = job;
   worker_->start(
-      [job, raw = raw_, truth = truth_, requests](const ProgressFn& progress, const CancelToken& cancel) {
-        job->result = compare_reconstructions(*raw, truth.get(), requests, progress, cancel);
+      [job, raw = raw_, truth = truth_, truthVolume = truthVolume_, requests](const ProgressFn& progress,
+                                                                              const CancelToken& cancel) {
+        job->result = raw->volume() ? compare_volume_reconstructions(*raw, truthVolume.get(), requests, progress, cancel)
+                                    : compare_reconstructions(*raw, truth.get(), requests, progress, cancel);
       },
       QStringLiteral("mrwb-compare"));
   progress_->setValue(0);
@@ -461,6 +480,8 @@ void ComparisonView::fillTable() {
       put(r, ColError, QString::number(e.metrics.percent_error, 'f', 2));
       put(r, ColNrmse, QString::number(e.metrics.nrmse, 'f', 4));
       put(r, ColSsim, QString::number(e.metrics.ssim, 'f', 4));
+      if (comparison_.planes > 1)
+        put(r, ColNote, tr("over %1 planes (shown: plane %2)").arg(comparison_.planes).arg(comparison_.shown_plane));
     } else {
       put(r, ColNote, comparison_.has_truth ? tr("truth of another size") : tr("no truth"));
     }

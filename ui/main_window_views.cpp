@@ -147,7 +147,10 @@ void MainWindow::exportPulseqDialog() {
 }
 
 void MainWindow::showViewResults(const mrwb::PipelineResult& r) {
-  comparison_->setRawData(r.raw, r.truth);
+  if (r.volume_raw)
+    comparison_->setVolumeData(*r.volume_raw, r.truth_volume);
+  else
+    comparison_->setRawData(r.raw, r.truth);
   trajectoryView_->setRawData(r.raw);
   kspace_->setRawData(r.raw);
   if (r.recon_volume && r.truth_volume && r.volume_metrics) volume_->setVolumes(*r.recon_volume, *r.truth_volume, *r.volume_metrics);

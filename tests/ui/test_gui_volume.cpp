@@ -9,6 +9,7 @@
 #include "gui.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/scenario/scenario.hpp"
+#include "mrwb_ui/comparison_view.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/volume_view.hpp"
@@ -45,6 +46,18 @@ class TestGuiVolume : public QObject {
     QVERIFY(std::isfinite(r->metrics.psnr_db));
     qInfo("tof_3d at 32^2 x 11: volume PSNR %.2f dB, SSIM %.4f (central plane %.2f dB)", m.psnr_db, m.ssim,
           r->metrics.psnr_db);
+
+    // The Compare panel (On Run, the scenario's FFT) reconstructs the whole volume too: the same figures.
+    const mrwb::ReconComparison& cmp = w.comparisonView()->comparison();
+    QCOMPARE(cmp.planes, 11);
+    QCOMPARE(cmp.entries.size(), std::size_t(1));
+    QVERIFY(cmp.entries[0].has_metrics);
+    QCOMPARE(cmp.entries[0].metrics.psnr_db, m.psnr_db);
+    QCOMPARE(cmp.entries[0].metrics.ssim, m.ssim);
+    QTableWidget* ct = w.comparisonView()->metricsTable();
+    QCOMPARE(ct->item(0, 3)->text(), QString::number(m.psnr_db, 'f', 2));
+    QVERIFY(ct->item(0, 7)->text().contains(QStringLiteral("over 11 planes")));
+    QCOMPARE(w.comparisonView()->imagePane(0)->values(), r->recon.magnitude());  // the central plane
 
     VolumeView* v = w.volumeView();
     QVERIFY(v->hasVolume());

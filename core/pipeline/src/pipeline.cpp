@@ -67,6 +67,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
                                        r.recon_volume->ny, r.recon_volume->nz);
     // Its k-space: the central slice, or the kz = 0 partition of a slab (its projection along z).
     sim.raw = raw.slices > 1 ? extract_slice(raw, plane, 0) : extract_slice(raw, 0, raw.k0_partition());
+    r.volume_raw = std::move(volume->raw);
   } else {
     r.recon = reconstruct(sim.raw, options, {}, cancel);
   }

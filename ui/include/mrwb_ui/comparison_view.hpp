@@ -3,7 +3,8 @@
 // methods (core: compare_reconstructions) in a worker thread; the truth and each result in linked
 // ImageViews (zoom, pan, window/level follow each other), under each its error map (signed, or
 // absolute with a colorbar) on one shared scale, a colormap choice, and a metrics table (PSNR, % error,
-// NRMSE, SSIM, time, backend). Export: the selected image to PNG (its window/level) or NIfTI, the raw
+// NRMSE, SSIM, time, backend; over every voxel for multi-slice / 3-D data, whose panes show the central
+// plane). Export: the selected image to PNG (its window/level) or NIfTI, the raw
 // data to ISMRMRD or BART .cfl (core file_io). Click a pane to select it.
 // Compare models: the scenario simulated and reconstructed with each simulation model (core:
 // compare_models) in the same worker; the Lagrangian image takes the truth's pane as the reference, the
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "mrwb/base/image.hpp"
+#include "mrwb/base/image_volume.hpp"
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/metrics/recon_comparison.hpp"
@@ -57,6 +59,9 @@ class ComparisonView : public QWidget {
   std::vector<mrwb::ComparisonRequest> requests() const;
   // The data the comparison runs on and the truth (optional) its metrics refer to.
   void setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth = std::nullopt);
+  // Multi-slice / 3-D raw data (every slice or partition) and the truth volume: each method reconstructs the
+  // whole volume, the table's metrics are over every voxel, the panes show the central plane.
+  void setVolumeData(const mrwb::RawData& raw, std::optional<mrwb::ImageVolume> truth = std::nullopt);
   void setMethods(const std::vector<mrwb::ReconMethod>& methods);
   std::vector<mrwb::ReconMethod> methods() const;
   void setBackend(mrwb::Backend backend);
@@ -119,6 +124,7 @@ class ComparisonView : public QWidget {
 
   std::shared_ptr<const mrwb::RawData> raw_;
   std::shared_ptr<const mrwb::Image2D> truth_;
+  std::shared_ptr<const mrwb::ImageVolume> truthVolume_;  // volume data (setVolumeData) only
   mrwb::ReconComparison comparison_;
   ErrorMode errorMode_ = ErrorMode::Signed;
   ImageView::Colormap colormap_ = ImageView::Colormap::Grey;

@@ -31,6 +31,7 @@ struct PipelineResult {
   // (compare_volumes: SSIM over 7x7x7 windows from 7 planes on); recon/truth/metrics above are the central plane.
   std::optional<ImageVolume> recon_volume, truth_volume;
   std::optional<Metrics> volume_metrics;
+  std::optional<RawData> volume_raw;  // every slice / partition (raw above: the shown plane's k-space)
   // sequence.type "phase_contrast": velocity per encoded direction (raw/recon/truth: the reference segment).
   std::optional<VelocityMap> velocity;
 };
