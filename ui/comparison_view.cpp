@@ -183,6 +183,9 @@ void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
     setMethods(scenario.recon.method == ReconMethod::Fft ? std::vector<ReconMethod>{ReconMethod::Fft}
                                                          : std::vector<ReconMethod>{ReconMethod::Fft, scenario.recon.method});
   }
+  // The CG boxes follow the scenario's CG parameters when those change (the user may set others here).
+  if (scenario.recon.cg_iterations != reconSpec_.cg_iterations || scenario.recon.cg_lambda != reconSpec_.cg_lambda)
+    setCgParameters(scenario.recon.cg_iterations, scenario.recon.cg_lambda);
   reconSpec_ = scenario.recon;
   setBackend(scenario.backend);
   scenario_ = scenario;

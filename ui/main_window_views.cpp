@@ -3,6 +3,7 @@
 // comparison, for phase contrast the velocity map, and Pulseq (import, export, play an imported file).
 // Each view computes through core; the window only feeds it the edited scenario and the finished run.
 #include <QDockWidget>
+#include <QTabBar>
 #include <QFileDialog>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -90,6 +91,7 @@ void MainWindow::buildViewDocks() {
   // Side tabs keep every title readable, and a narrow column leaves the centre to the images.
   setTabPosition(Qt::RightDockWidgetArea, QTabWidget::East);
   resizeDocks({first}, {380}, Qt::Horizontal);
+  connect(this, &QMainWindow::tabifiedDockWidgetActivated, this, [this] { keepDockTitlesWhole(); });
 
   connect(this, &MainWindow::scenarioChanged, this, [this](const mrwb::Scenario& s) {
     treeView_->setScenario(s);
@@ -104,6 +106,21 @@ void MainWindow::buildViewDocks() {
     pulseq_->setScenario(s);
     sweep_->setScenario(s);
   });
+}
+
+// Eleven tabs on a side bar 800 px high would be elided to "V…" (Volume? Velocity? Vessel?): whole titles and
+// scroll arrows instead. QMainWindow makes its tab bars (its direct children) as it lays the docks out, so
+// this runs on show and whenever a tab is activated.
+void MainWindow::keepDockTitlesWhole() {
+  for (QTabBar* bar : findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+  }
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  keepDockTitlesWhole();
 }
 
 bool MainWindow::selectSegment(int s) {

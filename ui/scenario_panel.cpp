@@ -265,6 +265,12 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   clip_ = addDouble(rform, QStringLiteral("recon.grappa_clip"), tr("GRAPPA clip κ"), 0, 0.95, 2, 0.01, {},
                     tr("Improved: fraction of strongest equations dropped"),
                     [](Scenario& s, double v) { s.recon.grappa_clip = v; });
+  cgIterations_ = addInt(rform, QStringLiteral("recon.cg_iterations"), tr("CG iterations"), 1, 10000, 1,
+                         tr("Conjugate-gradient iterations of the cg method (non-Cartesian)"),
+                         [](Scenario& s, int v) { s.recon.cg_iterations = v; });
+  cgLambda_ = addDouble(rform, QStringLiteral("recon.cg_lambda"), tr("CG λ"), 0, 1, 6, 1e-4, {},
+                        tr("Tikhonov weight λ of the cg method: (F^H F + λ I) ρ = F^H d"),
+                        [](Scenario& s, double v) { s.recon.cg_lambda = v; });
 
   validation_ = new QLabel(this);
   validation_->setObjectName(QStringLiteral("validationMessage"));
@@ -407,6 +413,8 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   selectData(approach_, q(s.recon.grappa_approach));
   eta_->setValue(s.recon.grappa_eta);
   clip_->setValue(s.recon.grappa_clip);
+  cgIterations_->setValue(s.recon.cg_iterations);
+  cgLambda_->setValue(s.recon.cg_lambda);
   tr_->setValue(s.sequence.TR_s * 1e3);
   te_->setValue(s.sequence.TE_s * 1e3);
   flip_->setValue(s.sequence.flip_angle_deg);

@@ -103,7 +103,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), job_(new BackgroundJob(
   to_ = new QDoubleSpinBox(this);
   for (QDoubleSpinBox* b : {from_, to_}) {
     b->setRange(-1e6, 1e6);
-    b->setDecimals(4);
+    b->setDecimals(6);  // CG λ steps of 1e-6
     range->addWidget(b);
   }
   from_->setValue(10);

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QMouseEvent>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTest>
 
 #include "fixtures.hpp"
@@ -12,6 +13,7 @@
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 using mrwb::ui::ImageView;
 using mrwb::ui::MainWindow;
@@ -73,6 +75,36 @@ class TestGuiFit : public QObject {
     w.resize(1920, 1080);
     QTest::qWait(300);  // the views get their new size and refit
     checkViews(w, "1920x1080");
+  }
+
+  // The right dock area's tabs (eleven panels) show whole titles at 1280x800: each tab is as long as the same
+  // tab on a bar with room to spare (the bar scrolls instead of squeezing "Phantom 3-D" to "Phanto…").
+  void dockTabTitlesWhole() {
+    mrwb::ui::applyWorkbenchStyle(*qApp);  // as mrwb-gui starts: its font and tab padding
+    MainWindow w;
+    QVERIFY(mrwb::test::showQuietly(w));
+    w.resize(1280, 800);
+    QTest::qWait(200);
+    int checked = 0;
+    for (QTabBar* bar : w.findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+      if (bar->count() < 5 || !bar->isVisible()) continue;
+      const bool vertical = bar->shape() == QTabBar::RoundedEast || bar->shape() == QTabBar::RoundedWest;
+      QTabBar roomy(&w);  // same style sheet, font and shape, never short of room
+      roomy.setShape(bar->shape());
+      roomy.setFont(bar->font());
+      roomy.setElideMode(Qt::ElideNone);
+      for (int i = 0; i < bar->count(); ++i) roomy.addTab(bar->tabText(i));
+      roomy.resize(vertical ? QSize(bar->width(), 100000) : QSize(100000, bar->height()));
+      roomy.ensurePolished();
+      for (int i = 0; i < bar->count(); ++i) {
+        const int length = vertical ? bar->tabRect(i).height() : bar->tabRect(i).width();
+        const int whole = vertical ? roomy.tabRect(i).height() : roomy.tabRect(i).width();
+        QVERIFY2(length >= whole, qPrintable(QStringLiteral("tab '%1': %2 px, whole %3 px")
+                                                 .arg(bar->tabText(i)).arg(length).arg(whole)));
+        ++checked;
+      }
+    }
+    QVERIFY(checked >= 10);
   }
 
   // Ctrl + left drag draws a region of interest: its statistics are those of the pixels between the two

@@ -21,6 +21,8 @@ const std::vector<SweepField>& sweep_fields() {
       {"sequence.bandwidth_Hz_per_pixel", "Bandwidth", "Hz/pixel", 1},
       {"flow.inlet_flow_m3_per_s", "Inflow", "mL/s", 1e-6},
       {"phantom.vessel_angle_deg", "Vessel angle", "°", 1},
+      {"recon.cg_iterations", "CG iterations", "", 1},
+      {"recon.cg_lambda", "CG λ", "", 1},
   };
   return fields;
 }
@@ -35,6 +37,8 @@ std::vector<double> sweep_values(double from, double to, int points) {
 
 SweepResult run_sweep(const Scenario& s, const std::string& field, const std::vector<double>& values,
                       const SweepRegion& region, const ProgressFn& progress, const CancelToken& cancel) {
+  if (field.rfind("recon.cg_", 0) == 0 && s.recon.method != ReconMethod::Cg)
+    throw InputError("sweep: " + field + " acts only with recon.method = cg (it is " + name_of(s.recon.method) + ")");
   std::vector<Scenario> runs;
   for (double v : values) runs.push_back(scenario_with_field(s, field, v, "sweep"));  // all refused up front
   SweepResult r{field, {}};

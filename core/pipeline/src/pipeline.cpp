@@ -56,6 +56,8 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.grappa.approach = scenario.recon.grappa_approach;
   options.grappa.eta = scenario.recon.grappa_eta;
   options.grappa.clip = scenario.recon.grappa_clip;
+  options.noncart.iterations = scenario.recon.cg_iterations;
+  options.noncart.lambda = scenario.recon.cg_lambda;
   if (volume) {
     const RawData& raw = volume->raw;
     const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;

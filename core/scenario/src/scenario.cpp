@@ -377,6 +377,8 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   check_one_of(source, "recon.grappa_approach", s.recon.grappa_approach, {"improved", "basic"});
   check_range(source, "recon.grappa_eta", s.recon.grappa_eta);
   check_range(source, "recon.grappa_clip", s.recon.grappa_clip);
+  check_range(source, "recon.cg_iterations", s.recon.cg_iterations);
+  check_range(source, "recon.cg_lambda", s.recon.cg_lambda);
   if (s.recon.method == ReconMethod::Grappa) {
     if (q.acceleration < 2)
       throw InputError(source + ": recon.method = grappa needs sequence.acceleration >= 2 (it is " +
@@ -515,6 +517,8 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     s.recon.grappa_approach = rr.text("grappa_approach", s.recon.grappa_approach);
     s.recon.grappa_eta = rr.number("grappa_eta", s.recon.grappa_eta);
     s.recon.grappa_clip = rr.number("grappa_clip", s.recon.grappa_clip);
+    s.recon.cg_iterations = rr.integer("cg_iterations", s.recon.cg_iterations);
+    s.recon.cg_lambda = rr.number("cg_lambda", s.recon.cg_lambda);
     rr.reject_unknown();
   }
   s.backend = r.named("backend", k_backend_names, s.backend);
@@ -574,7 +578,9 @@ std::string scenario_to_json_text(const Scenario& s) {
         {"grappa_lambda", s.recon.grappa_lambda},
         {"grappa_approach", s.recon.grappa_approach},
         {"grappa_eta", s.recon.grappa_eta},
-        {"grappa_clip", s.recon.grappa_clip}}},
+        {"grappa_clip", s.recon.grappa_clip},
+        {"cg_iterations", s.recon.cg_iterations},
+        {"cg_lambda", s.recon.cg_lambda}}},
       {"backend", name_of(s.backend)},
   };
   if (p.slab_thickness_m != 0) j["phantom"]["slab_thickness_m"] = p.slab_thickness_m;  // 2-D files unchanged

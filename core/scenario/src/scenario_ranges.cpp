@@ -39,6 +39,8 @@ constexpr std::array k_fields{
     FieldRange{"recon.grappa_lambda", closed(0, 1), ""},
     FieldRange{"recon.grappa_eta", closed(0, 4), ""},
     FieldRange{"recon.grappa_clip", {0, false, 1, true, ""}, ""},
+    FieldRange{"recon.cg_iterations", closed(1, 10000), "", true},
+    FieldRange{"recon.cg_lambda", closed(0, 1), ""},
     FieldRange{"phantom.cells_per_voxel", closed(1, 16), "", true},
     FieldRange{"phantom.disc_radius_m", open_low(0, 0.5, "m"), "up to sequence.fov_m / 2"},
     FieldRange{"phantom.vessel_radius_m", open_low(0, 0.5, "m"), "up to sequence.fov_m / 2"},

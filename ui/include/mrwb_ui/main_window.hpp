@@ -157,6 +157,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
  private:
   void buildActions();
@@ -164,6 +165,8 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   // The design and comparison views (main_window_views.cpp): one dock each, tabbed on the right.
   void buildViewDocks();
+  // Dock tabs show their whole titles, with scroll arrows where they do not fit (main_window_views.cpp).
+  void keepDockTitlesWhole();
   // Hands a finished run to the comparison view and the phase-contrast velocity view.
   void showViewResults(const mrwb::PipelineResult& r);
   // After the simulation: reconstructs with every method chosen in the Compare panel (when "On Run" is

@@ -122,6 +122,8 @@ class ScenarioPanel : public QWidget {
   QComboBox* approach_ = nullptr;
   QDoubleSpinBox* eta_ = nullptr;
   QDoubleSpinBox* clip_ = nullptr;
+  QSpinBox* cgIterations_ = nullptr;
+  QDoubleSpinBox* cgLambda_ = nullptr;
   QLabel* validation_ = nullptr;
 };
 

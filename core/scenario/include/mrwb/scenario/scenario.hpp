@@ -29,6 +29,9 @@ struct ReconSpec {
   std::string grappa_approach = "improved";  // "improved" (2-D kernel) | "basic" (N_b blocks, segments)
   double grappa_eta = 1.0;     // basic: normalisation Psi = p^(−eta/2)
   double grappa_clip = 0.0;    // improved: fraction kappa of the strongest equations dropped
+  // cg (Stone et al. 2008: (F^H F + lambda W^H W) rho = F^H d solved by conjugate gradients, W = I here).
+  int cg_iterations = 20;
+  double cg_lambda = 0.0;      // Tikhonov weight lambda
 };
 
 // How the scenario is simulated: "simulation": {"model", "flow_transport"} (base/simulation_model.hpp).
