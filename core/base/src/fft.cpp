@@ -53,4 +53,13 @@ std::vector<std::complex<float>> centred_ifft2(const std::complex<float>* k, int
   return img;
 }
 
+std::vector<std::complex<float>> centred_fft2(const std::complex<float>* image, int nx, int ny) {
+  const std::size_t n = static_cast<std::size_t>(nx) * ny;
+  std::vector<std::complex<float>> conj_image(image, image + n);
+  for (auto& v : conj_image) v = std::conj(v);
+  std::vector<std::complex<float>> k = centred_ifft2(conj_image.data(), nx, ny);
+  for (auto& v : k) v = std::conj(v) * static_cast<float>(n);
+  return k;
+}
+
 }  // namespace mrwb

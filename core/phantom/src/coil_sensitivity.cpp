@@ -133,10 +133,9 @@ RawData multicoil_raw(const std::vector<std::complex<float>>& image, const std::
   raw.kspace.resize(plane * ncoils);
   std::vector<std::complex<float>> coil(plane);
   for (int c = 0; c < ncoils; ++c) {
-    // Centred forward DFT as n·conj(centred_iDFT(conj(.))): the exact inverse of centred_ifft2.
-    for (std::size_t i = 0; i < plane; ++i) coil[i] = std::conj(sens[c * plane + i] * image[i]);
-    const auto k = centred_ifft2(coil.data(), nx, ny);
-    for (std::size_t i = 0; i < plane; ++i) raw.kspace[c * plane + i] = std::conj(k[i]) * static_cast<float>(plane);
+    for (std::size_t i = 0; i < plane; ++i) coil[i] = sens[c * plane + i] * image[i];
+    const auto k = centred_fft2(coil.data(), nx, ny);
+    std::copy(k.begin(), k.end(), raw.kspace.begin() + c * plane);
   }
   raw.line_flags.assign(ny, static_cast<std::uint8_t>(kLineAcquired | kLineImaging));
   return raw;

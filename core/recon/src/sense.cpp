@@ -31,15 +31,6 @@ void check_sense_input(const RawData& raw, const std::vector<cfloat>& maps) {
   check_raw_layout(raw);
 }
 
-// Centred forward DFT as n·conj(centred_iDFT(conj(.))), the exact inverse of centred_ifft2.
-std::vector<cfloat> centred_fft2(std::vector<cfloat> image, int nx, int ny) {
-  for (auto& v : image) v = std::conj(v);
-  std::vector<cfloat> k = centred_ifft2(image.data(), nx, ny);
-  const float n = static_cast<float>(static_cast<std::size_t>(nx) * ny);
-  for (auto& v : k) v = std::conj(v) * n;
-  return k;
-}
-
 }  // namespace
 
 SenseResult sense_unfold(const RawData& raw, const std::vector<cfloat>& maps) {
@@ -60,7 +51,7 @@ SenseResult sense_unfold(const RawData& raw, const std::vector<cfloat>& maps) {
   {
     std::vector<cfloat> delta(plane);
     delta[nx / 2] = 1.0f;
-    std::vector<cfloat> k = centred_fft2(delta, nx, ny);
+    std::vector<cfloat> k = centred_fft2(delta.data(), nx, ny);
     for (int y = 0; y < ny; ++y)
       if (!comb[y])
         for (int x = 0; x < nx; ++x) k[static_cast<std::size_t>(y) * nx + x] = {};

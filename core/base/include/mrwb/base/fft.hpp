@@ -20,5 +20,7 @@ void fftw_plan_threads_locked(std::size_t points);
 
 // Centred inverse 2-D DFT of one [ny][nx] array (FFTW); image index i <-> x = (i − n/2)·dx.
 std::vector<std::complex<float>> centred_ifft2(const std::complex<float>* k, int nx, int ny);
+// Its exact inverse, the centred forward 2-D DFT (unnormalised): n·conj(centred_ifft2(conj(image))).
+std::vector<std::complex<float>> centred_fft2(const std::complex<float>* image, int nx, int ny);
 
 }  // namespace mrwb
