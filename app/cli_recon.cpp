@@ -17,6 +17,8 @@
 #include "mrwb/recon/recon_check.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/simulation/simulate.hpp"
 
 namespace mrwb::cli {
 namespace {
@@ -89,6 +91,7 @@ Action add_recon(CLI::App& app) {
     NoncartParams noncart;  // gridding / cg
     bool exact = false, gridded = false;
     std::string prior;  // cg --regularizer anatomical: reference image (.cfl)
+    std::string maps, scenario;  // sense: "true" maps of this scenario's coils
     PngOptions png;  // .png outputs
   };
   auto o = std::make_shared<Opts>();
@@ -98,7 +101,7 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--slice", o->select.slice, "Slice to reconstruct (default -1: all, a multi-slice volume)");
   sub->add_option("--repetition", o->select.repetition, "Repetition to reconstruct (default 0)");
   sub->add_option("--contrast", o->select.contrast, "Contrast (echo) to reconstruct (default 0)");
-  sub->add_option("--method", o->method, "fft | grappa | gridding | cg");
+  sub->add_option("--method", o->method, "fft | grappa | gridding | cg | sense");
   sub->add_option("--out", o->out, "Image(s): .h5, .cfl, .nii and/or .png (repeatable)")->required();
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
@@ -123,6 +126,8 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--preconditioner", o->noncart.preconditioner, "cg: none | diagonal | circulant");
   sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default: exact where it takes <= 1 s, else gridded)");
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
+  sub->add_option("--maps", o->maps, "sense: coil maps: true (the simulator's coils of --scenario)");
+  sub->add_option("--scenario", o->scenario, "sense --maps true: the scenario the raw data were simulated from (its coils)");
   sub->add_option("--kb-width", o->noncart.kb_width, "gridding: Kaiser-Bessel width [cells], default 4");
   sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
   sub->add_option("--density", o->noncart.density, "gridding: density compensation pipe-menon | voronoi | radial | none");
@@ -147,8 +152,14 @@ Action add_recon(CLI::App& app) {
       throw InputError("--gridding-kernel bilinear: CPU only (allowed with --backend cuda: kaiser-bessel)");
     opts.grappa = o->grappa;
     opts.noncart = o->noncart;
+    if ((!o->maps.empty() || !o->scenario.empty()) && opts.method != ReconMethod::Sense)
+      throw InputError("--maps / --scenario: only with --method sense (not " + name_of(opts.method) + ")");
+    if (opts.method == ReconMethod::Sense && (o->maps != "true" || o->scenario.empty()))
+      throw InputError("--method sense: --maps '" + o->maps + "' (allowed: --maps true --scenario S.json, the simulator's coils)");
+    const Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
+    if (opts.method == ReconMethod::Sense) opts.sense.maps = scenario_image_coil_maps(maps_scenario, raw.nx, raw.ny);
     const bool noncart_method = opts.method == ReconMethod::Cg || opts.method == ReconMethod::Gridding;
     const bool noncart_volume = noncart_method && noncart::has_3d_trajectory(raw);
     // Everything that can be refused is refused here, before the summary and the progress lines; a late

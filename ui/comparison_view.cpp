@@ -17,18 +17,22 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <exception>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/pipeline/pipeline.hpp"
+#include "mrwb/simulation/simulate.hpp"
 
 namespace mrwb::ui {
 
 namespace {
-const ReconMethod kMethods[] = {ReconMethod::Fft, ReconMethod::Grappa, ReconMethod::Gridding, ReconMethod::Cg};
-const char* const kMethodLabels[] = {"FFT", "GRAPPA", "Gridding", "CG"};
+const ReconMethod kMethods[] = {ReconMethod::Fft, ReconMethod::Grappa, ReconMethod::Gridding, ReconMethod::Cg,
+                                ReconMethod::Sense};
+const char* const kMethodLabels[] = {"FFT", "GRAPPA", "Gridding", "CG", "SENSE"};
+constexpr int kMethodCount = static_cast<int>(std::size(kMethods));
 enum Column { ColMethod, ColBackend, ColTime, ColPsnr, ColError, ColNrmse, ColSsim, ColNote, ColCount };
 
 std::pair<double, double> maxAbsRange(const std::vector<const std::vector<float>*>& maps) {
@@ -50,7 +54,7 @@ struct ComparisonView::Job {
 ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* runBar = new QHBoxLayout;
-  for (int m = 0; m < 4; ++m) {
+  for (int m = 0; m < kMethodCount; ++m) {
     auto* box = new QCheckBox(tr(kMethodLabels[m]), this);
     box->setChecked(m == 0);
     methodBoxes_.push_back(box);
@@ -223,7 +227,8 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
       if (!truth_) throw InputError("CG W cut at the truth's edges: no truth image (simulate first, or choose another W)");
       r.options.noncart.prior = truth_->magnitude();
     }
-    if (r.options.method == ReconMethod::Fft) r.options.backend = Backend::Auto;  // FFT is CPU only (as the pipeline)
+    if (r.options.method == ReconMethod::Sense && raw_)  // the simulator's own coils, as the pipeline's SENSE
+      r.options.sense.maps = scenario_image_coil_maps(scenario_, raw_->nx, raw_->ny);
     if (r.options.method == ReconMethod::Cg) r.label += " " + std::to_string(cgIterations_->value()) + " it";
     if (r.options.method == ReconMethod::Cg && r.options.noncart.regularizer != "identity")
       r.label += r.options.noncart.regularizer == "anatomical" ? ", W anat." : ", W FD";
@@ -260,13 +265,13 @@ void ComparisonView::setVolumeData(const mrwb::RawData& raw, std::optional<mrwb:
 }
 
 void ComparisonView::setMethods(const std::vector<ReconMethod>& methods) {
-  for (int m = 0; m < 4; ++m)
+  for (int m = 0; m < kMethodCount; ++m)
     methodBoxes_[m]->setChecked(std::find(methods.begin(), methods.end(), kMethods[m]) != methods.end());
 }
 
 std::vector<ReconMethod> ComparisonView::methods() const {
   std::vector<ReconMethod> out;
-  for (int m = 0; m < 4; ++m)
+  for (int m = 0; m < kMethodCount; ++m)
     if (methodBoxes_[m]->isChecked()) out.push_back(kMethods[m]);
   return out;
 }

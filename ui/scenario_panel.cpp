@@ -244,7 +244,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   auto* rform = makeForm(addGroup(layout, tr("Reconstruction"), this));
   reconMethod_ = addCombo(rform, QStringLiteral("recon.method"), tr("Method"),
                           {{tr("FFT (zero-filled when undersampled)"), q(name_of(ReconMethod::Fft))},
-                           {tr("GRAPPA"), q(name_of(ReconMethod::Grappa))}},
+                           {tr("GRAPPA"), q(name_of(ReconMethod::Grappa))},
+                           {tr("SENSE (the simulator's coil maps)"), q(name_of(ReconMethod::Sense))}},
                           {}, [](Scenario& s, const std::string& v) {
                             if (const auto m = parse_recon_method(v)) s.recon.method = *m;  // the items hold names
                           });

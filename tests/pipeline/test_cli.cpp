@@ -47,6 +47,37 @@ class TestCli : public QObject {
     QVERIFY(j.at("ssim").get<double>() > 0.8);
     for (const char* f : {"truth.png", "recon.png", "err.png"}) QVERIFY(QFileInfo(path(f)).size() > 100);
   }
+  // `mrwb recon --method sense --maps true --scenario S.json`: the simulator's coils unfold R = 2 data; without
+  // the maps, one line naming the allowed and exit 2.
+  void senseFromTheCli() {
+    QFile f(QString(MRWB_SOURCE_DIR) + "/phantoms/default.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    auto j = nlohmann::json::parse(f.readAll().toStdString());
+    j["sequence"]["matrix"] = 48;
+    j["sequence"]["dummy_scans"] = 20;
+    j["sequence"]["acceleration"] = 2;
+    j["sequence"]["acs_lines"] = 16;
+    j["coils"]["count"] = 8;
+    j["recon"]["method"] = "sense";
+    write("sense.json", QByteArray::fromStdString(j.dump(2)));
+    Run r = run_mrwb({"simulate", "--scenario", path("sense.json"), "--out", path("sense_raw.h5"), "--truth",
+                      path("sense_truth.h5"), "--backend", "cpu", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "sense", "--maps", "true", "--scenario",
+                  path("sense.json"), "--out", path("sense.h5"), "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"compare", "--image", path("sense.h5"), "--reference", path("sense_truth.h5"), "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const double psnr = nlohmann::json::parse(r.out.toStdString()).at("psnr_db").get<double>();
+    qInfo("mrwb recon --method sense (R = 2, 8 coils, 48^2): PSNR %.2f dB", psnr);
+    QVERIFY(psnr > 30);
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "sense", "--out", path("none.h5")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--maps true --scenario S.json"), qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    QVERIFY(!QFileInfo::exists(path("none.h5")));
+  }
+
   // `mrwb sequence --out` then `mrwb simulate --seq`: the exported Pulseq file, played on the scenario's
   // phantom, reconstructs to the scenario's truth (imported sequences simulate).
   void exportedPulseqSimulates() {

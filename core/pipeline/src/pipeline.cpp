@@ -58,6 +58,10 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.grappa.clip = scenario.recon.grappa_clip;
   options.noncart.iterations = scenario.recon.cg_iterations;
   options.noncart.lambda = scenario.recon.cg_lambda;
+  if (options.method == ReconMethod::Sense) {  // the simulator's own coils: SENSE with the true maps
+    const RawData& planes = volume ? volume->raw : sim.raw;
+    options.sense.maps = scenario_image_coil_maps(scenario, planes.nx, planes.ny);
+  }
   if (volume) {
     const RawData& raw = volume->raw;
     const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;

@@ -5,6 +5,7 @@
 #include "mrwb/recon/grappa.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
+#include "mrwb/recon/sense.hpp"
 
 namespace mrwb {
 
@@ -19,6 +20,7 @@ void check_recon_input(const RawData& raw, const ReconOptions& options) {
   if (raw.volume()) check_hybrid_space(raw);
   // Every slice and partition shares the line flags and R, so the first plane speaks for all.
   if (method == ReconMethod::Grappa) grappa_geometry(raw.volume() ? extract_slice(raw, 0, 0) : raw, options.grappa);
+  if (method == ReconMethod::Sense) check_sense_input(raw.volume() ? extract_slice(raw, 0, 0) : raw, options.sense.maps);
 }
 
 }  // namespace mrwb

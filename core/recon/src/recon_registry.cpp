@@ -5,6 +5,7 @@
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
+#include "mrwb/recon/sense.hpp"
 
 namespace mrwb {
 namespace {
@@ -30,6 +31,14 @@ Image2D fft_recon(const RawData& raw, const ReconOptions&, const ProgressFn& pro
   return img;
 }
 
+Image2D sense_recon(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+                    const CancelToken& cancel) {
+  cancel.throw_if_cancelled();
+  Image2D img = reconstruct_sense(raw, options.sense.maps);
+  if (progress) progress(1.0, "recon");
+  return img;
+}
+
 using ReconRegistry = BackendRegistry<std::function<std::unique_ptr<Reconstructor>()>>;
 
 // Keyed by the method's name; a method with no registered implementation answers "not yet available".
@@ -44,6 +53,8 @@ ReconRegistry& registry() {
       {{key(ReconMethod::Gridding), Backend::Cpu},
        {[] { return true; }, [] { return noncart::make_gridding_reconstructor_cpu(); }}},
       {{key(ReconMethod::Cg), Backend::Cpu}, {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }}},
+      {{key(ReconMethod::Sense), Backend::Cpu},
+       {[] { return true; }, [] { return make_function_reconstructor("sense/cpu", sense_recon); }}},
   });
   return r;
 }

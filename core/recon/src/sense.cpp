@@ -13,6 +13,8 @@ namespace {
 using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;
 
+}  // namespace
+
 void check_sense_input(const RawData& raw, const std::vector<cfloat>& maps) {
   const std::string src = "sense: ";
   if (!raw.cartesian() || raw.volume())
@@ -30,8 +32,6 @@ void check_sense_input(const RawData& raw, const std::vector<cfloat>& maps) {
                      std::to_string(plane * raw.ncoils) + ")");
   check_raw_layout(raw);
 }
-
-}  // namespace
 
 SenseResult sense_unfold(const RawData& raw, const std::vector<cfloat>& maps) {
   check_sense_input(raw, maps);
@@ -109,6 +109,17 @@ SenseResult sense_unfold(const RawData& raw, const std::vector<cfloat>& maps) {
       }
     }
   return out;
+}
+
+Image2D reconstruct_sense(const RawData& raw, const std::vector<cfloat>& maps) {
+  SenseResult s = sense_unfold(raw, maps);
+  const std::size_t plane = s.image.size();
+  for (std::size_t i = 0; i < plane; ++i) {
+    double rss = 0;
+    for (int c = 0; c < raw.ncoils; ++c) rss += std::norm(maps[c * plane + i]);
+    s.image.data[i] *= static_cast<float>(std::sqrt(rss));
+  }
+  return std::move(s.image);
 }
 
 }  // namespace mrwb

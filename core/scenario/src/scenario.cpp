@@ -389,6 +389,16 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
                        std::to_string(s.recon.grappa_kernel_pe) + "-line GRAPPA kernel at R = " +
                        std::to_string(q.acceleration) + ": at least (K_PE - 1)·R + 1 = " + std::to_string(need));
   }
+  if (s.recon.method == ReconMethod::Sense) {
+    // SENSE unfolds R rows from as many coils (Pruessmann et al. 1999): R <= coils, R dividing the lines.
+    if (q.acceleration > s.coils.count || q.matrix % q.acceleration != 0)
+      throw InputError(source + ": recon.method = sense with sequence.acceleration = " + std::to_string(q.acceleration) +
+                       " (allowed: 1 .. coils.count = " + std::to_string(s.coils.count) + ", dividing sequence.matrix = " +
+                       std::to_string(q.matrix) + ")");
+    if (q.partial_fourier != 1)
+      throw InputError(source + ": recon.method = sense with sequence.partial_fourier = " + number_text(q.partial_fourier) +
+                       " (allowed: 1: the unfolding needs every line of the comb)");
+  }
   // The readout is centred on TE: half of it before TE, half after, all of it inside the TR.
   const double half_readout_s = 0.5 * q.matrix * s.dwell_s();
   if (q.TE_s <= half_readout_s)

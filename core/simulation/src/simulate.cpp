@@ -80,9 +80,7 @@ CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph) {
   CoilMaps coils;
   if (scenario.coils.count > 1) {
     coils.ncoils = scenario.coils.count;
-    coils.sens = scenario.coils.arrangement == "uniform"
-                     ? uniform_coil_sensitivities(coils.ncoils, ph.nx, ph.ny)
-                     : loop_coil_sensitivities(coils.ncoils, ph.nx, ph.ny, scenario.sequence.fov_m);
+    coils.sens = scenario_image_coil_maps(scenario, ph.nx, ph.ny);
     if (ph.nz > 1) {  // a slab: the in-plane maps repeated along z (coils far from a thin slab)
       std::vector<std::complex<float>> slab(static_cast<std::size_t>(coils.ncoils) * ph.size());
       const std::size_t plane = ph.slice_size();
@@ -93,6 +91,13 @@ CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph) {
     }
   }
   return coils;
+}
+
+std::vector<std::complex<float>> scenario_image_coil_maps(const Scenario& scenario, int nx, int ny) {
+  const int n = scenario.coils.count;
+  if (n <= 1) return std::vector<std::complex<float>>(static_cast<std::size_t>(nx) * ny, 1.0f);
+  return scenario.coils.arrangement == "uniform" ? uniform_coil_sensitivities(n, nx, ny)
+                                                 : loop_coil_sensitivities(n, nx, ny, scenario.sequence.fov_m);
 }
 
 Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,

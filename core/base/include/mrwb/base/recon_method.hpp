@@ -8,13 +8,14 @@
 
 namespace mrwb {
 
-enum class ReconMethod { Fft, Grappa, Gridding, Cg };
+enum class ReconMethod { Fft, Grappa, Gridding, Cg, Sense };
 
-inline constexpr EnumNames<ReconMethod, 4> k_recon_method_names{{
+inline constexpr EnumNames<ReconMethod, 5> k_recon_method_names{{
     {ReconMethod::Fft, "fft"},
     {ReconMethod::Grappa, "grappa"},
     {ReconMethod::Gridding, "gridding"},
     {ReconMethod::Cg, "cg"},
+    {ReconMethod::Sense, "sense"},
 }};
 
 constexpr std::string_view to_string(ReconMethod m) { return enum_name(k_recon_method_names, m); }

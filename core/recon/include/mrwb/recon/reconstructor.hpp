@@ -1,6 +1,7 @@
 #pragma once
 // Reconstruction methods behind one interface, chosen by (method, backend) through a registry.
 // core registers the CPU references; gpu/ registers CUDA versions in mrwb::gpu::register_backends().
+#include <complex>
 #include <functional>
 #include <memory>
 #include <string>
@@ -46,11 +47,17 @@ struct NoncartParams {
   std::string kernel = "kaiser-bessel";  // gridding kernel: kaiser-bessel | bilinear (CPU only)
 };
 
+// SENSE (Pruessmann et al. 1999; recon/sense.hpp): the coil maps it unfolds with.
+struct SenseParams {
+  std::vector<std::complex<float>> maps;  // [coil][y][x] on the image grid (the simulator's: scenario_coil_maps)
+};
+
 struct ReconOptions {
   ReconMethod method = ReconMethod::Fft;
   Backend backend = Backend::Auto;
   GrappaParams grappa;
   NoncartParams noncart;
+  SenseParams sense;
 };
 
 class Reconstructor {

@@ -25,5 +25,10 @@ struct SenseResult {
 // lines, are left out: the unfolding needs exact R-fold aliasing). maps: [coil][y][x] on the image grid.
 // Throws InputError (one line: what, and the allowed) otherwise.
 SenseResult sense_unfold(const RawData& raw, const std::vector<std::complex<float>>& maps);
+// What sense_unfold refuses, without its work (recon_check.hpp asks it first).
+void check_sense_input(const RawData& raw, const std::vector<std::complex<float>>& maps);
+// The registry's "sense/cpu": the unfolded object weighted by the root sum of squares of the maps, the scale
+// of every other method's coil-combined image (and of the simulator's truth), so that they compare.
+Image2D reconstruct_sense(const RawData& raw, const std::vector<std::complex<float>>& maps);
 
 }  // namespace mrwb

@@ -38,6 +38,9 @@ SimulationResult simulate(const Scenario& scenario, const seq::BuiltSequence& bu
                           const ProgressFn& progress, const CancelToken& cancel);
 // The scenario's receive coils on the phantom's cell grid (none: one uniform coil).
 CoilMaps scenario_coil_maps(const Scenario& scenario, const CellPhantom& ph);
+// The same coils on an nx × ny image grid, [coil][y][x] (one coil: all 1): the true maps that SENSE unfolds
+// a simulated scenario with.
+std::vector<std::complex<float>> scenario_image_coil_maps(const Scenario& scenario, int nx, int ny);
 // Ground truth on the image grid: Mxy at TE averaged over the cells of each voxel (in voxel units) and,
 // with several coils, weighted by sqrt(Σ_c |s_c|²) as an ideal root-sum-of-squares image shows it.
 Image2D sos_weighted_truth(const CellPhantom& ph, const CoilMaps& coils,
