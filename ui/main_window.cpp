@@ -261,7 +261,12 @@ QWidget* MainWindow::buildRunPanel() {
   runMessage_->setObjectName(QStringLiteral("runMessage"));
   runMessage_->setWordWrap(true);
   runMessage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // Three lines for the message ("Done: PSNR …, simulated … on cuda (…), reconstructed …"), whatever its
+  // length, so that a long one never squeezes the backend box above it (the whole text: tooltip, status bar).
+  runMessage_->setFixedHeight(3 * runMessage_->fontMetrics().lineSpacing() + 2);
+  runMessage_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   layout->addWidget(runMessage_);
+  layout->setSizeConstraint(QLayout::SetMinimumSize);
   w->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);  // the Scenario editor takes the rest
   return w;
 }
@@ -643,6 +648,7 @@ QString MainWindow::revalidate() {
 void MainWindow::setRunMessage(const QString& text, bool error) {
   runMessage_->setProperty("invalid", false);
   runMessage_->setText(text);
+  runMessage_->setToolTip(text);
   runMessage_->setStyleSheet(error ? QStringLiteral("QLabel { color: #ffb4a9; }") : QString());
 }
 

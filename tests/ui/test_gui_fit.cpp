@@ -2,6 +2,7 @@
 // view's shorter side, at 1280x800 and after a resize to a 1920x1080 projector; the error map's colorbar
 // labels stay inside the view (no text pixel on its outer edges). Region-of-interest statistics on Ctrl+drag.
 #include <QApplication>
+#include <QComboBox>
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTabBar>
@@ -72,6 +73,11 @@ class TestGuiFit : public QObject {
     QVERIFY(finished.first().at(0).toBool());
     QTest::qWait(100);
     checkViews(w, "1280x800");
+    // The Run panel under the Scenario editor: a three-line result message leaves its backend box whole.
+    auto* backend = w.findChild<QComboBox*>(QStringLiteral("backend"));
+    QVERIFY(backend);
+    QVERIFY2(backend->height() >= backend->minimumSizeHint().height(),
+             qPrintable(QStringLiteral("backend box %1 px high, needs %2").arg(backend->height()).arg(backend->minimumSizeHint().height())));
     w.resize(1920, 1080);
     QTest::qWait(300);  // the views get their new size and refit
     checkViews(w, "1920x1080");
