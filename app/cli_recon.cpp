@@ -17,6 +17,7 @@
 #include "mrwb/recon/recon_check.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/reconstructor.hpp"
+#include "mrwb/recon/sense.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/simulation/simulate.hpp"
 
@@ -92,6 +93,7 @@ Action add_recon(CLI::App& app) {
     bool exact = false, gridded = false;
     std::string prior;  // cg --regularizer anatomical: reference image (.cfl)
     std::string maps, scenario;  // sense: "true" maps of this scenario's coils
+    std::vector<std::string> gfactor;  // sense: the analytic g-factor map (.h5, .cfl, .nii, .png)
     PngOptions png;  // .png outputs
   };
   auto o = std::make_shared<Opts>();
@@ -128,6 +130,7 @@ Action add_recon(CLI::App& app) {
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
   sub->add_option("--maps", o->maps, "sense: coil maps: true (the simulator's coils of --scenario)");
   sub->add_option("--scenario", o->scenario, "sense --maps true: the scenario the raw data were simulated from (its coils)");
+  sub->add_option("--gfactor", o->gfactor, "sense: the analytic g-factor map: .h5, .cfl, .nii and/or .png (repeatable)");
   sub->add_option("--kb-width", o->noncart.kb_width, "gridding: Kaiser-Bessel width [cells], default 4");
   sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
   sub->add_option("--density", o->noncart.density, "gridding: density compensation pipe-menon | voronoi | radial | none");
@@ -145,6 +148,7 @@ Action add_recon(CLI::App& app) {
     check_gridding_options(*sub, opts.method, o->noncart);
     check_prior_options(*sub, opts.method, o->noncart.regularizer, o->prior);
     for (const auto& p : o->out) check_image_output(p);
+    for (const auto& p : o->gfactor) check_image_output(p);
     if (!o->prior.empty()) o->noncart.prior = read_prior(o->prior);
     // The bilinear baseline has no CUDA kernel: auto runs it on the CPU rather than fail on a GPU machine.
     if (o->noncart.kernel == "bilinear" && opts.backend == Backend::Auto) opts.backend = Backend::Cpu;
@@ -152,8 +156,8 @@ Action add_recon(CLI::App& app) {
       throw InputError("--gridding-kernel bilinear: CPU only (allowed with --backend cuda: kaiser-bessel)");
     opts.grappa = o->grappa;
     opts.noncart = o->noncart;
-    if ((!o->maps.empty() || !o->scenario.empty()) && opts.method != ReconMethod::Sense)
-      throw InputError("--maps / --scenario: only with --method sense (not " + name_of(opts.method) + ")");
+    if ((!o->maps.empty() || !o->scenario.empty() || !o->gfactor.empty()) && opts.method != ReconMethod::Sense)
+      throw InputError("--maps / --scenario / --gfactor: only with --method sense (not " + name_of(opts.method) + ")");
     if (opts.method == ReconMethod::Sense && (o->maps != "true" || o->scenario.empty()))
       throw InputError("--method sense: --maps '" + o->maps + "' (allowed: --maps true --scenario S.json, the simulator's coils)");
     const Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
@@ -192,6 +196,12 @@ Action add_recon(CLI::App& app) {
     const Image2D img =
         about_source(o->in, [&] { return recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token()); });
     for (const auto& p : o->out) write_image(p, img, o->png);
+    if (!o->gfactor.empty()) {  // Pruessmann et al. 1999, eq. 23: 1 where nothing folds, 0 where no coil sees
+      const SenseResult s = about_source(o->in, [&] { return sense_unfold(raw, opts.sense.maps); });
+      Image2D g = s.image;
+      for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = s.gfactor[i];
+      for (const auto& p : o->gfactor) write_image(p, g, o->png);
+    }
     if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
     return 0;
   };

@@ -2,6 +2,8 @@
 // no output file).
 #include <QtTest>
 
+#include <algorithm>
+
 #include "files.hpp"
 #include "process_runner.hpp"
 
@@ -71,6 +73,30 @@ class TestCli : public QObject {
     const double psnr = nlohmann::json::parse(r.out.toStdString()).at("psnr_db").get<double>();
     qInfo("mrwb recon --method sense (R = 2, 8 coils, 48^2): PSNR %.2f dB", psnr);
     QVERIFY(psnr > 30);
+    // --gfactor: the analytic g map, at least 1 wherever a coil sees and above 1 where rows fold.
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "sense", "--maps", "true", "--scenario",
+                  path("sense.json"), "--out", path("sense2.h5"), "--gfactor", path("g.cfl"), "--gfactor", path("g.png"),
+                  "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(QFileInfo(path("g.png")).size() > 100);
+    QFile hdr(path("g.hdr"));
+    QVERIFY(hdr.open(QIODevice::ReadOnly));
+    QFile cfl(path("g.cfl"));
+    QVERIFY(cfl.open(QIODevice::ReadOnly));
+    const QByteArray bytes = cfl.readAll();
+    QCOMPARE(bytes.size(), qsizetype(48 * 48 * 8));
+    const auto* g = reinterpret_cast<const float*>(bytes.constData());
+    float gmin = 1e9f, gmax = 0;
+    int seen = 0;
+    for (int i = 0; i < 48 * 48; ++i)
+      if (g[2 * i] > 0) gmin = std::min(gmin, g[2 * i]), gmax = std::max(gmax, g[2 * i]), ++seen;
+    qInfo("g-factor map (R = 2, 8 loop coils): %d pixels, %.4f .. %.4f", seen, gmin, gmax);
+    QCOMPARE(seen, 48 * 48);  // loop coils see every pixel
+    QVERIFY(gmin >= 1.0f - 1e-5f);
+    QVERIFY(gmax > 1.01f);
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "fft", "--out", path("fft.h5"), "--gfactor", path("g2.png")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("only with --method sense"), qPrintable(r.err));
     r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "sense", "--out", path("none.h5")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("--maps true --scenario S.json"), qPrintable(r.err));
