@@ -11,6 +11,7 @@
 #include "mrwb/base/image_volume.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/io/image_volume_io.hpp"
+#include "mrwb/pipeline/gfactor_replica.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
@@ -93,7 +94,8 @@ Action add_recon(CLI::App& app) {
     bool exact = false, gridded = false;
     std::string prior;  // cg --regularizer anatomical: reference image (.cfl)
     std::string maps, scenario;  // sense: "true" maps of this scenario's coils
-    std::vector<std::string> gfactor;  // sense: the analytic g-factor map (.h5, .cfl, .nii, .png)
+    std::vector<std::string> gfactor;  // the g-factor map (.h5, .cfl, .nii, .png): sense analytic, others replicas
+    int gfactor_replicas = 0;          // pseudo-multiple replicas (0: 64, and sense's analytic map)
     PngOptions png;  // .png outputs
   };
   auto o = std::make_shared<Opts>();
@@ -130,7 +132,11 @@ Action add_recon(CLI::App& app) {
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
   sub->add_option("--maps", o->maps, "sense: coil maps: true (the simulator's coils of --scenario)");
   sub->add_option("--scenario", o->scenario, "sense --maps true: the scenario the raw data were simulated from (its coils)");
-  sub->add_option("--gfactor", o->gfactor, "sense: the analytic g-factor map: .h5, .cfl, .nii and/or .png (repeatable)");
+  sub->add_option("--gfactor", o->gfactor,
+                  "The g-factor map: .h5, .cfl, .nii and/or .png (repeatable); sense: analytic, other methods: pseudo-multiple "
+                  "replicas (Cartesian, one slice)");
+  sub->add_option("--gfactor-replicas", o->gfactor_replicas,
+                  "--gfactor by pseudo-multiple replicas (Robson et al. 2008), 2 .. 10000 (default 64; sense: analytic unless set)");
   sub->add_option("--kb-width", o->noncart.kb_width, "gridding: Kaiser-Bessel width [cells], default 4");
   sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
   sub->add_option("--density", o->noncart.density, "gridding: density compensation pipe-menon | voronoi | radial | none");
@@ -156,8 +162,12 @@ Action add_recon(CLI::App& app) {
       throw InputError("--gridding-kernel bilinear: CPU only (allowed with --backend cuda: kaiser-bessel)");
     opts.grappa = o->grappa;
     opts.noncart = o->noncart;
-    if ((!o->maps.empty() || !o->scenario.empty() || !o->gfactor.empty()) && opts.method != ReconMethod::Sense)
-      throw InputError("--maps / --scenario / --gfactor: only with --method sense (not " + name_of(opts.method) + ")");
+    if ((!o->maps.empty() || !o->scenario.empty()) && opts.method != ReconMethod::Sense)
+      throw InputError("--maps / --scenario: only with --method sense (not " + name_of(opts.method) + ")");
+    const bool replica_g = !o->gfactor.empty() && (opts.method != ReconMethod::Sense || o->gfactor_replicas > 0);
+    if (sub->get_option("--gfactor-replicas")->count() > 0 && (o->gfactor.empty() || o->gfactor_replicas < 2 || o->gfactor_replicas > 10000))
+      throw InputError("--gfactor-replicas " + std::to_string(o->gfactor_replicas) +
+                       (o->gfactor.empty() ? ": only with --gfactor" : " out of range (allowed: 2 .. 10000)"));
     if (opts.method == ReconMethod::Sense && (o->maps != "true" || o->scenario.empty()))
       throw InputError("--method sense: --maps '" + o->maps + "' (allowed: --maps true --scenario S.json, the simulator's coils)");
     const Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
@@ -173,6 +183,9 @@ Action add_recon(CLI::App& app) {
       else if (raw.volume()) check_image_volume_path(p);
     }
     about_source(o->in, [&] { check_recon_input(raw, opts); });
+    if (replica_g && (!raw.cartesian() || raw.volume()))
+      throw InputError(o->in + ": --gfactor with --method " + name_of(opts.method) +
+                       ": pseudo-multiple replicas of one Cartesian slice (allowed: Cartesian data, --slice N of a volume)");
     if (!o->quiet) std::cerr << what << "\n";
     if (!o->quiet && opts.method == ReconMethod::Cg)
       std::cerr << about_source(o->in, [&] { return cg_operators_line(raw, opts, noncart_volume); }) << "\n";
@@ -196,7 +209,16 @@ Action add_recon(CLI::App& app) {
     const Image2D img =
         about_source(o->in, [&] { return recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token()); });
     for (const auto& p : o->out) write_image(p, img, o->png);
-    if (!o->gfactor.empty()) {  // Pruessmann et al. 1999, eq. 23: 1 where nothing folds, 0 where no coil sees
+    if (replica_g) {
+      ReplicaGfactorOptions r;
+      r.replicas = o->gfactor_replicas > 0 ? o->gfactor_replicas : 64;
+      const GfactorMap gm = about_source(
+          o->in, [&] { return pseudo_replica_gfactor(raw, opts, r, terminal_progress(o->quiet), interrupt_token()); });
+      Image2D g = img;
+      for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = gm.g[i];
+      for (const auto& p : o->gfactor) write_image(p, g, o->png);
+      if (!o->quiet) std::cerr << "g-factor: " << gm.replicas << " pseudo-multiple replicas, net R " << gm.R << "\n";
+    } else if (!o->gfactor.empty()) {  // Pruessmann et al. 1999, eq. 23: 1 where nothing folds, 0 where no coil sees
       const SenseResult s = about_source(o->in, [&] { return sense_unfold(raw, opts.sense.maps); });
       Image2D g = s.image;
       for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = s.gfactor[i];

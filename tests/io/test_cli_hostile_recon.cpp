@@ -174,8 +174,6 @@ class TestCliHostileRecon : public QObject {
   void methodAgainstData_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QStringList>("expect");
-    QTest::newRow("grappa, fully sampled") << QStringList{"--in", good_, "--method", "grappa"}
-                                           << QStringList{"good.h5: ", "acceleration accel_R = 1", "allowed: 2 .. ny/2 = 16"};
     for (const char* method : {"gridding", "cg"})
       QTest::newRow(method) << QStringList{"--in", good_, "--method", method}
                             << QStringList{"good.h5: ", "trajectory", "Cartesian", "allowed: "};

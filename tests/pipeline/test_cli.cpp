@@ -94,7 +94,31 @@ class TestCli : public QObject {
     QCOMPARE(seen, 48 * 48);  // loop coils see every pixel
     QVERIFY(gmin >= 1.0f - 1e-5f);
     QVERIFY(gmax > 1.01f);
-    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "fft", "--out", path("fft.h5"), "--gfactor", path("g2.png")});
+    // Other methods: pseudo-multiple replicas (Robson et al. 2008). GRAPPA on the same data keeps the ACS lines
+    // (net R 48 / 32 = 1.5). The physics of the map is tested in test_gfactor_replica; here: written, the
+    // image's size, values of a g-factor (a kernel calibrated on noisy ACS lines averages noise: about 1).
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "grappa", "--out", path("grappa.h5"), "--gfactor",
+                  path("gg.cfl"), "--gfactor-replicas", "40"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("40 pseudo-multiple replicas, net R 1.5"), qPrintable(r.err));
+    QFile gcfl(path("gg.cfl"));
+    QVERIFY(gcfl.open(QIODevice::ReadOnly));
+    const QByteArray gb = gcfl.readAll();
+    QCOMPARE(gb.size(), qsizetype(48 * 48 * 8));
+    const auto* gg = reinterpret_cast<const float*>(gb.constData());
+    double gsum = 0;
+    int gn = 0;
+    for (int i = 0; i < 48 * 48; ++i)
+      if (gg[2 * i] > 0) gsum += gg[2 * i], ++gn;
+    qInfo("GRAPPA g-factor by 40 replicas: %d pixels with SNR >= 10, mean %.3f", gn, gsum / std::max(1, gn));
+    QVERIFY(gn > 48 * 48 / 4);
+    QVERIFY(gsum / gn > 0.7 && gsum / gn < 1.5);
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "fft", "--out", path("fft.h5"), "--gfactor",
+                  path("g2.png"), "--gfactor-replicas", "1"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--gfactor-replicas 1 out of range (allowed: 2 .. 10000)"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(path("fft.h5")) && !QFileInfo::exists(path("g2.png")));
+    r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "fft", "--out", path("fft.h5"), "--maps", "true"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("only with --method sense"), qPrintable(r.err));
     r = run_mrwb({"recon", "--in", path("sense_raw.h5"), "--method", "sense", "--out", path("none.h5")});

@@ -187,6 +187,30 @@ class TestGrappa : public QObject {
     QVERIFY(m.psnr_db > 30);
   }
 
+  // Fully sampled data: nothing to synthesize; SoS is the FFT's root sum of squares, the sensitivity-weighted
+  // combination of every line stays close to it. Partly sampled data at R = 1 are still refused.
+  void fullySampledCombines() {
+    const int n = 64;
+    RawData raw = grappa_test::phantom_raw(8, n, n);
+    const auto fft = mag(reconstruct_fft(raw));
+    const auto sos = mag(reconstruct_grappa(raw, grappa_params("improved"), {}, {}));
+    double worst = 0, peak = 0;
+    for (std::size_t i = 0; i < fft.size(); ++i) worst = std::max(worst, double(std::abs(sos[i] - fft[i]))), peak = std::max(peak, double(fft[i]));
+    qInfo("R = 1: GRAPPA SoS vs FFT, largest difference %.2e of the peak", worst / peak);
+    QVERIFY(worst <= 1e-5 * peak);
+    GrappaParams p = grappa_params("improved");
+    p.combine = "sensitivity";
+    const Metrics m = compare_images(mag(reconstruct_grappa(raw, p, {}, {})), fft, n, n);
+    qInfo("R = 1: sensitivity-weighted combine vs SoS PSNR %.2f dB", m.psnr_db);
+    QVERIFY(m.psnr_db > 30);
+    RawData gap = raw;
+    gap.line_flags.assign(n, kLineAcquired | kLineImaging);
+    gap.line_flags[3] = 0;
+    QString msg;
+    QVERIFY(throws_input_error([&] { reconstruct_grappa(gap, grappa_params("improved"), {}, {}); }, "or 1 with every line acquired", &msg));
+    qInfo("%s", qPrintable(msg));
+  }
+
   void badInput() {
     RawData raw = grappa_test::phantom_raw(4, 64, 64);
     RawData no_acs = raw;

@@ -26,7 +26,7 @@ GrappaGeometry grappa_geometry(const RawData& raw, const GrappaParams& p) {
           "no calibration lines: line flags missing (ACQ_IS_PARALLEL_CALIBRATION required)");
   require(raw.accel_R >= 2 && raw.accel_R <= raw.ny / 2,
           "acceleration accel_R = " + std::to_string(raw.accel_R) + " (allowed: 2 .. ny/2 = " + std::to_string(raw.ny / 2) +
-              "; fully sampled data: --method fft)");
+              ", or 1 with every line acquired)");
   require(p.approach == "basic" || p.approach == "improved",
           "--approach " + p.approach + " (allowed: basic, improved)");
   require(p.combine == "sos" || p.combine == "sensitivity", "--combine " + p.combine + " (allowed: sos, sensitivity)");

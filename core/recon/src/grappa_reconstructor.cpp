@@ -1,8 +1,32 @@
 // GRAPPA CPU pipeline and its registry entry {"grappa", "cpu"}.
+#include <algorithm>
+
+#include "mrwb/base/errors.hpp"
 #include "mrwb/recon/grappa.hpp"
 #include "mrwb/recon/noise_prewhitening.hpp"
 
 namespace mrwb {
+
+bool grappa_fully_sampled(const RawData& raw) {
+  if (raw.accel_R != 1 || !raw.cartesian()) return false;
+  for (int l = 0; l < raw.ny; ++l)
+    if (!(raw.flags(l) & kLineAcquired)) return false;
+  return true;
+}
+
+Image2D grappa_combine_fully_sampled(const RawData& raw, const GrappaParams& params) {
+  if (params.combine != "sos" && params.combine != "sensitivity")
+    throw InputError("grappa: --combine " + params.combine + " (allowed: sos, sensitivity)");
+  check_raw_layout(raw);
+  GrappaGeometry g;
+  g.R = 1;
+  g.ncoils = raw.ncoils;
+  g.nx = raw.nx;
+  g.ny = raw.ny;
+  g.acs_lines = std::min(24, raw.ny);
+  g.acs_first = std::clamp(raw.k0_line() - g.acs_lines / 2, 0, raw.ny - g.acs_lines);
+  return grappa_combine(raw, g, raw.kspace, params.combine);
+}
 
 Image2D reconstruct_grappa(const RawData& raw_in, const GrappaParams& params, const ProgressFn& progress,
                            const CancelToken& cancel) {
@@ -14,6 +38,7 @@ Image2D reconstruct_grappa(const RawData& raw_in, const GrappaParams& params, co
     if (progress) progress(f, "grappa");
   };
   cancel.throw_if_cancelled();
+  if (grappa_fully_sampled(raw)) return grappa_combine_fully_sampled(raw, params);
   const GrappaWeights w = grappa_calibrate(raw, params);
   report(0.4);
   cancel.throw_if_cancelled();

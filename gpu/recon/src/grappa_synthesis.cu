@@ -266,6 +266,7 @@ Image2D reconstruct_grappa_cuda(const RawData& raw_in, const GrappaParams& param
     if (progress) progress(f, "grappa");
   };
   cancel.throw_if_cancelled();
+  if (grappa_fully_sampled(raw)) return grappa_combine_fully_sampled(raw, params);  // nothing to synthesize
   const GrappaGeometry g = grappa_geometry(raw, params);
   GrappaCuda cuda(g, params, 1);
   cuda.upload_acs(0, grappa_acs_block(raw, g));

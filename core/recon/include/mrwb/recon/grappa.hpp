@@ -139,6 +139,11 @@ void grappa_crop(const RawData& raw, int& x_first, int& width);
 // Hann weights of the n ACS lines (sensitivity estimate), shared by both backends.
 std::vector<float> grappa_acs_window(int n);
 
+// Fully sampled data (accel_R = 1, every line acquired): nothing to synthesize, the coil images combined as
+// at R > 1 (SoS, or sensitivity-weighted with the central min(24, ny) lines as the ACS block), so that GRAPPA
+// compares with other methods, and its g-factor is measured, on fully sampled data too. Both backends call it.
+bool grappa_fully_sampled(const RawData& raw);
+Image2D grappa_combine_fully_sampled(const RawData& raw, const GrappaParams& params);
 // Whole CPU pipeline.
 Image2D reconstruct_grappa(const RawData& raw, const GrappaParams& params, const ProgressFn& progress,
                            const CancelToken& cancel);

@@ -1,0 +1,84 @@
+#include "mrwb/pipeline/gfactor_replica.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/phantom/coil_sensitivity.hpp"
+
+namespace mrwb {
+namespace {
+
+double acquired_rms(const RawData& raw) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (int c = 0; c < raw.ncoils; ++c)
+    for (int l = 0; l < raw.ny; ++l) {
+      if (!(raw.flags(l) & kLineAcquired)) continue;
+      for (int s = 0; s < raw.nx; ++s) sum += std::norm(raw.at(c, l, s));
+      n += static_cast<std::size_t>(raw.nx);
+    }
+  return n ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+}
+
+}  // namespace
+
+GfactorMap pseudo_replica_gfactor(const RawData& raw_in, const ReconOptions& options, const ReplicaGfactorOptions& o,
+                                  const ProgressFn& progress, const CancelToken& cancel) {
+  if (o.replicas < 2 || o.replicas > 10000)
+    throw InputError("g-factor replicas " + std::to_string(o.replicas) + " out of range (allowed: 2 .. 10000)");
+  if (!(o.noise_sigma >= 0) || !std::isfinite(o.noise_sigma))
+    throw InputError("g-factor noise sigma out of range (allowed: >= 0, 0 = 1e-3 x the RMS of the acquired samples)");
+  if (!raw_in.cartesian())
+    throw InputError("g-factor by pseudo-replicas: Cartesian data only (allowed: data without a trajectory)");
+  if (raw_in.volume())
+    throw InputError("g-factor by pseudo-replicas: one slice (allowed: slices = partitions = 1; extract a slice first)");
+  check_raw_layout(raw_in);
+
+  RawData raw = raw_in;
+  raw.noise.clear();  // white noise, nothing prewhitens (see the header)
+  raw.noise_samples = 0;
+  const double sigma = o.noise_sigma > 0 ? o.noise_sigma : 1e-3 * acquired_rms(raw);
+  if (!(sigma > 0)) throw InputError("g-factor by pseudo-replicas: the data hold no signal (every acquired sample is 0)");
+
+  auto recon = make_reconstructor(options.method, options.backend);
+  const Image2D clean = recon->reconstruct(raw, options, {}, cancel);
+  const std::vector<float> clean_mag = clean.magnitude();
+  const std::size_t n = clean.size();
+  std::vector<double> sum(n, 0.0), sum2(n, 0.0);
+  const auto psi = coil_noise_covariance(raw.ncoils, 0.0);
+  for (int r = 0; r < o.replicas; ++r) {
+    cancel.throw_if_cancelled();
+    RawData noisy = raw;
+    add_correlated_noise(noisy, psi, sigma, 0, o.seed + static_cast<unsigned>(r));  // acquired samples only
+    const std::vector<float> m = recon->reconstruct(noisy, options, {}, cancel).magnitude();
+    for (std::size_t i = 0; i < n; ++i) {
+      const double d = static_cast<double>(m[i]) - clean_mag[i];
+      sum[i] += d;
+      sum2[i] += d * d;
+    }
+    if (progress) progress(static_cast<double>(r + 1) / o.replicas, "g-factor replicas");
+  }
+
+  GfactorMap out;
+  out.nx = clean.nx;
+  out.ny = clean.ny;
+  int acquired = 0;
+  for (int l = 0; l < raw.ny; ++l) acquired += (raw.flags(l) & kLineAcquired) != 0;
+  out.R = acquired > 0 ? static_cast<double>(raw.ny) / acquired : 1.0;
+  out.replicas = o.replicas;
+  out.sigma_1 = sigma / std::sqrt(2.0 * raw.nx * raw.ny);
+  out.g.assign(n, 0.0f);
+  out.sigma_R.assign(n, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double mean = sum[i] / o.replicas;
+    const double var = std::max(0.0, (sum2[i] - o.replicas * mean * mean) / (o.replicas - 1));
+    const double s = std::sqrt(var);
+    out.sigma_R[i] = static_cast<float>(s);
+    if (clean_mag[i] >= k_replica_min_snr * s && s > 0)
+      out.g[i] = static_cast<float>(s / (out.sigma_1 * std::sqrt(out.R)));
+  }
+  return out;
+}
+
+}  // namespace mrwb
