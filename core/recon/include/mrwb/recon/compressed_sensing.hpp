@@ -1,0 +1,69 @@
+#pragma once
+// Compressed sensing with the SENSE forward model (Lustig et al. 2007, "Sparse MRI", MRM 58:1182, eq. 3 in
+// its Lagrangian form):
+//   minimise 1/2 ||E x − d||² + lambda R(x),
+// E the Cartesian SENSE operator (cartesian_sense_operator.hpp: unitary DFT, so lambda is BART's `pics -r`
+// lambda when BART runs with `-w 1`, i.e. without its own data scaling).
+//   R = ||W x||_1, W the orthonormal Daubechies wavelet (wavelet.hpp; every band thresholded, the coarse one
+//     too, as BART does): FISTA (Beck & Teboulle 2009, SIAM J Imaging Sci 2:183, their eq. 4.1-4.3) with step
+//     1/L, L the largest eigenvalue of E^H E by power iteration, and complex soft thresholding
+//     x·max(0, 1 − lambda/(L|x|)) of the coefficients. Cycle spinning (a random circular shift of the
+//     wavelet grid at every iteration, 0 .. 2^levels pixels per axis, as BART's pics unless `-n`) is on by
+//     default.
+//   R = isotropic TV (total_variation.hpp): scaled-form ADMM (Boyd et al. 2011, "Distributed optimization and
+//     statistical learning via ADMM", sec. 3.1.1 and 6.3) with the split z = D x:
+//       x ← argmin 1/2||Ex − d||² + rho/2||Dx − z + u||²   (cg_iterations CG steps on E^H E + rho D^H D,
+//                                                           warm-started),
+//       z ← shrink_isotropic(D x + u, lambda/rho),   u ← u + D x − z.
+// Both start from x = 0, as BART does.
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "mrwb/base/image.hpp"
+#include "mrwb/base/progress.hpp"
+#include "mrwb/base/raw_data.hpp"
+#include "mrwb/recon/cartesian_sense_operator.hpp"
+
+namespace mrwb {
+
+struct CsParams {
+  std::string regularizer = "l1-wavelet";  // "l1-wavelet" (FISTA) | "tv" (ADMM)
+  double lambda = 1e-3;                    // >= 0, on the unitary data scale (see above)
+  int iterations = 100;                    // FISTA or ADMM iterations (>= 1)
+  double admm_rho = 0.5;                   // ADMM penalty (> 0; BART's pics -u default)
+  int cg_iterations = 10;                  // CG steps per ADMM x-update (>= 1; BART's pics -C default)
+  int wavelet_taps = 4;                    // 2 (Haar) | 4 (D4, BART's dau2) | 8 (D8)
+  int wavelet_levels = 0;                  // 0: down to a coarse band of >= 16 pixels (BART's minimum size),
+                                           // within what the size allows (max_wavelet_levels); else exactly
+  bool cycle_spinning = true;              // l1-wavelet: random wavelet shift per iteration
+  unsigned seed = 1;                       // of the shifts and of the power iteration's start
+  int power_iterations = 30;               // for L (BART's pics -e uses 30)
+};
+
+struct CsReport {
+  int iterations = 0;
+  double lipschitz = 0;   // l1-wavelet: L, the largest eigenvalue of E^H E
+  int wavelet_levels = 0;
+  double objective = 0;   // 1/2||Ex − d||² + lambda R(x) at the end
+};
+
+// Throws InputError (one line: the field and the allowed) for bad parameters.
+void check_cs_params(const CsParams& params);
+// The solver on an operator and data on its unitary scale (k [coil][ky][kx]); returns x [y][x].
+// progress(fraction, "compressed-sensing") after every iteration; throws Cancelled when cancel is set.
+std::vector<std::complex<float>> cs_solve(const CartesianSenseOperator& E, const std::vector<std::complex<float>>& k,
+                                          const CsParams& params, CsReport* report = nullptr,
+                                          const ProgressFn& progress = {}, const CancelToken& cancel = {});
+// raw: one Cartesian slice (the acquired lines of raw.line_flags), maps [coil][y][x]. Returns rho, the
+// object, on the scale of the image multicoil_raw was made from. Throws InputError for bad input: maps of
+// the wrong size (naming the maps and the expected coils x ny x nx), lambda < 0, ...
+Image2D compressed_sensing(const RawData& raw, const std::vector<std::complex<float>>& maps, const CsParams& params,
+                           CsReport* report = nullptr, const ProgressFn& progress = {},
+                           const CancelToken& cancel = {});
+// rho weighted by the maps' root sum of squares (the scale of reconstruct_sense / reconstruct_cg_sense).
+Image2D reconstruct_compressed_sensing(const RawData& raw, const std::vector<std::complex<float>>& maps,
+                                       const CsParams& params, const ProgressFn& progress = {},
+                                       const CancelToken& cancel = {});
+
+}  // namespace mrwb

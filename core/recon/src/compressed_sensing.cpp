@@ -1,0 +1,231 @@
+#include "mrwb/recon/compressed_sensing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "mrwb/base/errors.hpp"
+#include "mrwb/recon/cg_sense.hpp"
+#include "mrwb/recon/total_variation.hpp"
+#include "mrwb/recon/wavelet.hpp"
+
+namespace mrwb {
+namespace {
+
+using cfloat = std::complex<float>;
+using cvec = std::vector<cfloat>;
+
+std::string num(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+double dot_re(const cvec& a, const cvec& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    s += double(a[i].real()) * b[i].real() + double(a[i].imag()) * b[i].imag();
+  return s;
+}
+
+// 1/2||E x − d||² from E^H E x, E^H d and ||d||²: 1/2(<x, E^H E x> − 2 Re<x, E^H d> + ||d||²).
+double data_term(const CartesianSenseOperator& E, const cvec& x, const cvec& b, double dd) {
+  cvec q;
+  E.normal(x, q);
+  return 0.5 * (dot_re(x, q) - 2 * dot_re(x, b) + dd);
+}
+
+// Largest eigenvalue of E^H E by power iteration from a seeded random start.
+double power_iteration(const CartesianSenseOperator& E, int iterations, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> gauss;
+  cvec x(E.plane()), q;
+  for (auto& v : x) v = {gauss(rng), gauss(rng)};
+  double lambda = 0;
+  for (int it = 0; it < iterations; ++it) {
+    const double nx = std::sqrt(dot_re(x, x));
+    if (nx == 0) return 0;
+    for (auto& v : x) v /= static_cast<float>(nx);
+    E.normal(x, q);
+    lambda = std::sqrt(dot_re(q, q));
+    std::swap(x, q);
+  }
+  return lambda;
+}
+
+void circshift(const cvec& in, cvec& out, int nx, int ny, int sx, int sy) {
+  out.resize(in.size());
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x)
+      out[static_cast<std::size_t>((y + sy) % ny) * nx + (x + sx) % nx] = in[static_cast<std::size_t>(y) * nx + x];
+}
+
+void soft_threshold(cvec& c, float tau) {
+  for (auto& v : c) {
+    const float m = std::abs(v);
+    v = m > tau ? v * (1.0f - tau / m) : cfloat{};
+  }
+}
+
+double l1(const cvec& c) {
+  double s = 0;
+  for (const auto& v : c) s += std::abs(v);
+  return s;
+}
+
+int cs_levels(const CsParams& p, int nx, int ny) {
+  const int most = max_wavelet_levels(nx, ny, p.wavelet_taps);
+  if (p.wavelet_levels > 0) return p.wavelet_levels;  // Wavelet2D refuses more than `most`
+  int l = 0;
+  while (l < most && (nx >> (l + 1)) >= 16 && (ny >> (l + 1)) >= 16) ++l;
+  return l;
+}
+
+cvec fista_l1_wavelet(const CartesianSenseOperator& E, const cvec& b, double dd, const CsParams& p, CsReport& rep,
+                      const ProgressFn& progress, const CancelToken& cancel) {
+  const int nx = E.nx(), ny = E.ny();
+  const std::size_t n = E.plane();
+  const Wavelet2D W(nx, ny, p.wavelet_taps, cs_levels(p, nx, ny));
+  rep.wavelet_levels = W.levels();
+  const double L = power_iteration(E, p.power_iterations, p.seed);
+  rep.lipschitz = L;
+  if (!(L > 0)) return cvec(n);
+  const float step = static_cast<float>(1.0 / L), tau = static_cast<float>(p.lambda / L);
+  std::mt19937 rng(p.seed);
+  std::uniform_int_distribution<int> shift(0, 1 << W.levels());
+  cvec x(n), y(n), q, v(n), s;
+  double t = 1;
+  for (int it = 0; it < p.iterations; ++it) {
+    cancel.throw_if_cancelled();
+    // Gradient step on the data term, then the prox of lambda/L ||W x||_1 on a randomly shifted grid.
+    E.normal(y, q);
+    for (std::size_t i = 0; i < n; ++i) v[i] = y[i] - step * (q[i] - b[i]);
+    const int sx = p.cycle_spinning ? shift(rng) % nx : 0, sy = p.cycle_spinning ? shift(rng) % ny : 0;
+    circshift(v, s, nx, ny, sx, sy);
+    W.forward(s);
+    soft_threshold(s, tau);
+    W.inverse(s);
+    circshift(s, v, nx, ny, nx - sx, ny - sy);
+    // Beck & Teboulle's momentum: t' = (1 + sqrt(1 + 4t²))/2, y = x' + (t − 1)/t' (x' − x).
+    const double t_next = 0.5 * (1 + std::sqrt(1 + 4 * t * t));
+    const float mom = static_cast<float>((t - 1) / t_next);
+    for (std::size_t i = 0; i < n; ++i) {
+      y[i] = v[i] + mom * (v[i] - x[i]);
+      x[i] = v[i];
+    }
+    t = t_next;
+    rep.iterations = it + 1;
+    if (progress) progress(double(it + 1) / p.iterations, "compressed-sensing");
+  }
+  cvec c = x;
+  W.forward(c);
+  rep.objective = data_term(E, x, b, dd) + p.lambda * l1(c);
+  return x;
+}
+
+cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const CsParams& p, CsReport& rep,
+             const ProgressFn& progress, const CancelToken& cancel) {
+  const int nx = E.nx(), ny = E.ny();
+  const std::size_t n = E.plane();
+  const float rho = static_cast<float>(p.admm_rho);
+  cvec x(n), z(2 * n), u(2 * n), rhs(n), r(n), d(n), q, w(2 * n);
+  auto apply = [&](const cvec& in, cvec& out) {  // (E^H E + rho D^H D) in
+    E.normal(in, out);
+    const cvec dd2 = tv_gradient_adjoint(tv_gradient(in, nx, ny), nx, ny);
+    for (std::size_t i = 0; i < n; ++i) out[i] += rho * dd2[i];
+  };
+  for (int it = 0; it < p.iterations; ++it) {
+    cancel.throw_if_cancelled();
+    for (std::size_t i = 0; i < 2 * n; ++i) w[i] = z[i] - u[i];
+    const cvec dw = tv_gradient_adjoint(w, nx, ny);
+    for (std::size_t i = 0; i < n; ++i) rhs[i] = b[i] + rho * dw[i];
+    // x-update: CG warm-started at the current x.
+    apply(x, q);
+    for (std::size_t i = 0; i < n; ++i) r[i] = rhs[i] - q[i];
+    d = r;
+    double rr = dot_re(r, r);
+    for (int k = 0; k < p.cg_iterations && rr > 0; ++k) {
+      apply(d, q);
+      const double dq = dot_re(d, q);
+      if (dq <= 0) break;
+      const float alpha = static_cast<float>(rr / dq);
+      for (std::size_t i = 0; i < n; ++i) {
+        x[i] += alpha * d[i];
+        r[i] -= alpha * q[i];
+      }
+      const double rr_new = dot_re(r, r);
+      const float beta = static_cast<float>(rr_new / rr);
+      rr = rr_new;
+      for (std::size_t i = 0; i < n; ++i) d[i] = r[i] + beta * d[i];
+    }
+    // z- and u-updates.
+    const cvec g = tv_gradient(x, nx, ny);
+    for (std::size_t i = 0; i < 2 * n; ++i) z[i] = g[i] + u[i];
+    shrink_isotropic(z, nx, ny, static_cast<float>(p.lambda / p.admm_rho));
+    for (std::size_t i = 0; i < 2 * n; ++i) u[i] += g[i] - z[i];
+    rep.iterations = it + 1;
+    if (progress) progress(double(it + 1) / p.iterations, "compressed-sensing");
+  }
+  rep.objective = data_term(E, x, b, dd) + p.lambda * tv_norm(x, nx, ny);
+  return x;
+}
+
+}  // namespace
+
+void check_cs_params(const CsParams& p) {
+  const std::string src = "compressed-sensing: ";
+  if (p.regularizer != "l1-wavelet" && p.regularizer != "tv")
+    throw InputError(src + "regularizer \"" + p.regularizer + "\" (allowed: l1-wavelet, tv)");
+  if (!(p.lambda >= 0)) throw InputError(src + "lambda = " + num(p.lambda) + " (allowed: >= 0)");
+  if (p.iterations < 1) throw InputError(src + "iterations = " + std::to_string(p.iterations) + " (allowed: >= 1)");
+  if (!(p.admm_rho > 0)) throw InputError(src + "admm_rho = " + num(p.admm_rho) + " (allowed: > 0)");
+  if (p.cg_iterations < 1)
+    throw InputError(src + "cg_iterations = " + std::to_string(p.cg_iterations) + " (allowed: >= 1)");
+  if (p.wavelet_taps != 2 && p.wavelet_taps != 4 && p.wavelet_taps != 8)
+    throw InputError(src + "wavelet_taps = " + std::to_string(p.wavelet_taps) + " (allowed: 2, 4 or 8)");
+  if (p.wavelet_levels < 0)
+    throw InputError(src + "wavelet_levels = " + std::to_string(p.wavelet_levels) + " (allowed: >= 0)");
+  if (p.power_iterations < 1)
+    throw InputError(src + "power_iterations = " + std::to_string(p.power_iterations) + " (allowed: >= 1)");
+}
+
+cvec cs_solve(const CartesianSenseOperator& E, const cvec& k, const CsParams& p, CsReport* report,
+              const ProgressFn& progress, const CancelToken& cancel) {
+  check_cs_params(p);
+  const cvec b = E.adjoint(k);
+  // ||M d||²: the data term's constant (samples outside the mask are not data).
+  double dd = 0;
+  const std::size_t n = E.plane();
+  for (int c = 0; c < E.coils(); ++c)
+    for (std::size_t i = 0; i < n; ++i) dd += std::norm(std::complex<double>(k[c * n + i])) * E.mask()[i] * E.mask()[i];
+  CsReport rep;
+  cvec x = p.regularizer == "tv" ? admm_tv(E, b, dd, p, rep, progress, cancel)
+                                 : fista_l1_wavelet(E, b, dd, p, rep, progress, cancel);
+  if (report) *report = rep;
+  return x;
+}
+
+Image2D compressed_sensing(const RawData& raw, const std::vector<cfloat>& maps, const CsParams& p, CsReport* report,
+                           const ProgressFn& progress, const CancelToken& cancel) {
+  check_cartesian_slice("compressed-sensing", raw, maps);
+  check_cs_params(p);
+  const CartesianSenseOperator E(raw.nx, raw.ny, raw.ncoils, maps, line_mask(raw));
+  Image2D out;
+  out.nx = raw.nx;
+  out.ny = raw.ny;
+  out.fov_x_m = raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m;
+  out.fov_y_m = raw.recon_fov_y_m > 0 ? raw.recon_fov_y_m : raw.fov_y_m;
+  out.data = cs_solve(E, unitary_kspace(raw), p, report, progress, cancel);
+  return out;
+}
+
+Image2D reconstruct_compressed_sensing(const RawData& raw, const std::vector<cfloat>& maps, const CsParams& p,
+                                       const ProgressFn& progress, const CancelToken& cancel) {
+  Image2D im = compressed_sensing(raw, maps, p, nullptr, progress, cancel);
+  weight_by_coil_rss(im, maps, raw.ncoils);
+  return im;
+}
+
+}  // namespace mrwb
