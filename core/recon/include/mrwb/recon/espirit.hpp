@@ -35,7 +35,7 @@ struct EspiritMaps {
 };
 
 // From a centred Cartesian calibration block [coil][cy][cx] (k = 0 at index cy/2, cx/2), maps on an nx x ny
-// image grid (at least the block's size). Throws InputError (one line) for a block smaller than the kernel
+// image grid. Throws InputError (one line) for a block smaller than the kernel
 // or parameters outside their ranges, and for a block without signal.
 EspiritMaps espirit_from_calibration(const std::vector<std::complex<float>>& calib, int cx, int cy, int coils, int nx,
                                      int ny, const EspiritParams& p);
