@@ -12,6 +12,7 @@
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/pipeline/gfactor_replica.hpp"
+#include "mrwb/pipeline/recon_coil_maps.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
@@ -93,7 +94,8 @@ Action add_recon(CLI::App& app) {
     NoncartParams noncart;  // gridding / cg
     bool exact = false, gridded = false;
     std::string prior;  // cg --regularizer anatomical: reference image (.cfl)
-    std::string maps, scenario;  // sense: "true" maps of this scenario's coils
+    std::string maps, scenario;  // sense, cs: "true" maps of this scenario's coils, or "espirit"
+    std::string cs_regularizer = "l1-wavelet";
     std::vector<std::string> gfactor;  // the g-factor map (.h5, .cfl, .nii, .png): sense analytic, others replicas
     int gfactor_replicas = 0;          // pseudo-multiple replicas (0: 64, and sense's analytic map)
     PngOptions png;  // .png outputs
@@ -105,7 +107,7 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--slice", o->select.slice, "Slice to reconstruct (default -1: all, a multi-slice volume)");
   sub->add_option("--repetition", o->select.repetition, "Repetition to reconstruct (default 0)");
   sub->add_option("--contrast", o->select.contrast, "Contrast (echo) to reconstruct (default 0)");
-  sub->add_option("--method", o->method, "fft | grappa | gridding | cg | sense");
+  sub->add_option("--method", o->method, "fft | grappa | gridding | cg | sense | cs");
   sub->add_option("--out", o->out, "Image(s): .h5, .cfl, .nii and/or .png (repeatable)")->required();
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
@@ -120,7 +122,7 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--combine", o->grappa.combine, "GRAPPA coil combination: sos | sensitivity");
   // Non-Cartesian gridding / cg (--lambda, shared with GRAPPA's chi, is the CG's Tikhonov weight there).
   sub->add_option("--matrix", o->noncart.matrix, "gridding/cg: image matrix N (default: from the trajectory's extent)");
-  sub->add_option("--iterations", o->noncart.iterations, "cg: iterations, default 20");
+  sub->add_option("--iterations", o->noncart.iterations, "cg, sense (CG-SENSE), cs: iterations, default 20 (cs: 100)");
   sub->add_option("--tolerance", o->noncart.tolerance, "cg: stop at this relative residual (default 0: all iterations)");
   sub->add_option("--regularizer", o->noncart.regularizer, "cg: W = identity | finite-difference | anatomical");
   sub->add_option("--prior", o->prior,
@@ -130,8 +132,10 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--preconditioner", o->noncart.preconditioner, "cg: none | diagonal | circulant");
   sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default: exact where it takes <= 1 s, else gridded)");
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
-  sub->add_option("--maps", o->maps, "sense: coil maps: true (the simulator's coils of --scenario)");
-  sub->add_option("--scenario", o->scenario, "sense --maps true: the scenario the raw data were simulated from (its coils)");
+  sub->add_option("--maps", o->maps,
+                  "sense, cs: coil maps: true (the simulator's coils of --scenario) | espirit (from the calibration lines)");
+  sub->add_option("--scenario", o->scenario, "sense, cs --maps true: the scenario the raw data were simulated from (its coils)");
+  sub->add_option("--cs-regularizer", o->cs_regularizer, "cs: l1-wavelet (FISTA) | tv (ADMM); --lambda, --iterations (default 100)");
   sub->add_option("--gfactor", o->gfactor,
                   "The g-factor map: .h5, .cfl, .nii and/or .png (repeatable); sense: analytic, other methods: pseudo-multiple "
                   "replicas (Cartesian, one slice)");
@@ -162,18 +166,48 @@ Action add_recon(CLI::App& app) {
       throw InputError("--gridding-kernel bilinear: CPU only (allowed with --backend cuda: kaiser-bessel)");
     opts.grappa = o->grappa;
     opts.noncart = o->noncart;
-    if ((!o->maps.empty() || !o->scenario.empty()) && opts.method != ReconMethod::Sense)
-      throw InputError("--maps / --scenario: only with --method sense (not " + name_of(opts.method) + ")");
-    const bool replica_g = !o->gfactor.empty() && (opts.method != ReconMethod::Sense || o->gfactor_replicas > 0);
+    // sense and cs need maps; cg takes them optionally (CG-SENSE with given maps instead of its own estimate).
+    const bool with_maps = opts.method == ReconMethod::Sense || opts.method == ReconMethod::Cs ||
+                           (opts.method == ReconMethod::Cg && !o->maps.empty());
+    if ((!o->maps.empty() || !o->scenario.empty()) && !with_maps)
+      throw InputError("--maps / --scenario: only with --method sense, cs or cg (not " + name_of(opts.method) + ")");
+    if (sub->get_option("--cs-regularizer")->count() > 0 && opts.method != ReconMethod::Cs)
+      throw InputError("--cs-regularizer: only with --method cs (not " + name_of(opts.method) + ")");
     if (sub->get_option("--gfactor-replicas")->count() > 0 && (o->gfactor.empty() || o->gfactor_replicas < 2 || o->gfactor_replicas > 10000))
       throw InputError("--gfactor-replicas " + std::to_string(o->gfactor_replicas) +
                        (o->gfactor.empty() ? ": only with --gfactor" : " out of range (allowed: 2 .. 10000)"));
-    if (opts.method == ReconMethod::Sense && (o->maps != "true" || o->scenario.empty()))
-      throw InputError("--method sense: --maps '" + o->maps + "' (allowed: --maps true --scenario S.json, the simulator's coils)");
-    const Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
+    if (with_maps && !((o->maps == "true" && !o->scenario.empty()) || (o->maps == "espirit" && o->scenario.empty())))
+      throw InputError("--method " + name_of(opts.method) + ": --maps '" + o->maps +
+                       "' (allowed: --maps true --scenario S.json, the simulator's coils; --maps espirit)");
+    opts.sense.cg.iterations = o->noncart.iterations;  // CG-SENSE: --iterations, --lambda as the CG's
+    opts.sense.cg.lambda = o->noncart.lambda;
+    opts.cs.regularizer = o->cs_regularizer;
+    if (sub->get_option("--iterations")->count() > 0) opts.cs.iterations = o->noncart.iterations;
+    if (sub->get_option("--lambda")->count() > 0) opts.cs.lambda = o->noncart.lambda;
+    if (opts.method == ReconMethod::Cs) check_cs_params(opts.cs);
+    Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
+    maps_scenario.recon.maps = o->maps;
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
-    if (opts.method == ReconMethod::Sense) opts.sense.maps = scenario_image_coil_maps(maps_scenario, raw.nx, raw.ny);
+    if (with_maps && opts.method == ReconMethod::Cg) {
+      if (o->maps != "true")
+        throw InputError("--method cg --maps " + o->maps + ": not for non-Cartesian data yet (allowed: --maps true --scenario S.json)");
+      const noncart::Grid g = about_source(o->in, [&] { return noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, 2).grid; });
+      // Normalised to a root sum of squares of 1, as the cg's own estimate: the image is then the object weighted
+      // by the coils' root sum of squares, the scale of every other method and of the truth.
+      opts.noncart.sensitivities = scenario_image_coil_maps(maps_scenario, g.n, g.n);
+      const std::size_t plane = static_cast<std::size_t>(g.n) * g.n;
+      for (std::size_t i = 0; i < plane; ++i) {
+        double ss = 0;
+        for (int c = 0; c < raw.ncoils; ++c) ss += std::norm(opts.noncart.sensitivities[c * plane + i]);
+        for (int c = 0; c < raw.ncoils && ss > 0; ++c) opts.noncart.sensitivities[c * plane + i] /= static_cast<float>(std::sqrt(ss));
+      }
+    } else if (with_maps) {
+      opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw); });
+    }
+    // sense's analytic g where it unfolds directly (a regular comb), pseudo-multiple replicas elsewhere.
+    const bool analytic_g = opts.method == ReconMethod::Sense && o->gfactor_replicas == 0 && sense_regular_comb(raw);
+    const bool replica_g = !o->gfactor.empty() && !analytic_g;
     const bool noncart_method = opts.method == ReconMethod::Cg || opts.method == ReconMethod::Gridding;
     const bool noncart_volume = noncart_method && noncart::has_3d_trajectory(raw);
     // Everything that can be refused is refused here, before the summary and the progress lines; a late

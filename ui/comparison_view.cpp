@@ -24,14 +24,15 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/pipeline/pipeline.hpp"
+#include "mrwb/pipeline/recon_coil_maps.hpp"
 #include "mrwb/simulation/simulate.hpp"
 
 namespace mrwb::ui {
 
 namespace {
 const ReconMethod kMethods[] = {ReconMethod::Fft, ReconMethod::Grappa, ReconMethod::Gridding, ReconMethod::Cg,
-                                ReconMethod::Sense};
-const char* const kMethodLabels[] = {"FFT", "GRAPPA", "Gridding", "CG", "SENSE"};
+                                ReconMethod::Sense, ReconMethod::Cs};
+const char* const kMethodLabels[] = {"FFT", "GRAPPA", "Gridding", "CG", "SENSE", "CS"};
 constexpr int kMethodCount = static_cast<int>(std::size(kMethods));
 enum Column { ColMethod, ColBackend, ColTime, ColPsnr, ColError, ColNrmse, ColSsim, ColNote, ColCount };
 
@@ -191,6 +192,7 @@ void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
   if (scenario.recon.cg_iterations != reconSpec_.cg_iterations || scenario.recon.cg_lambda != reconSpec_.cg_lambda)
     setCgParameters(scenario.recon.cg_iterations, scenario.recon.cg_lambda);
   reconSpec_ = scenario.recon;
+  maps_.clear();
   setBackend(scenario.backend);
   scenario_ = scenario;
 }
@@ -227,8 +229,17 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
       if (!truth_) throw InputError("CG W cut at the truth's edges: no truth image (simulate first, or choose another W)");
       r.options.noncart.prior = truth_->magnitude();
     }
-    if (r.options.method == ReconMethod::Sense && raw_)  // the simulator's own coils, as the pipeline's SENSE
-      r.options.sense.maps = scenario_image_coil_maps(scenario_, raw_->nx, raw_->ny);
+    // SENSE and CS: the scenario's coil maps (true or ESPIRiT, as the pipeline's); CG-SENSE with the CG fields.
+    if ((r.options.method == ReconMethod::Sense || r.options.method == ReconMethod::Cs) && raw_) {
+      if (maps_.empty()) maps_ = recon_coil_maps(scenario_, *raw_);
+      r.options.sense.maps = maps_;
+    }
+    r.options.sense.cg.iterations = cgIterations_->value();
+    r.options.sense.cg.lambda = cgLambda_->value();
+    r.options.cs.regularizer = reconSpec_.cs_regularizer;
+    r.options.cs.lambda = reconSpec_.cs_lambda;
+    r.options.cs.iterations = reconSpec_.cs_iterations;
+    if (r.options.method == ReconMethod::Cs) r.label += r.options.cs.regularizer == "tv" ? " TV" : " L1-wavelet";
     if (r.options.method == ReconMethod::Cg) r.label += " " + std::to_string(cgIterations_->value()) + " it";
     if (r.options.method == ReconMethod::Cg && r.options.noncart.regularizer != "identity")
       r.label += r.options.noncart.regularizer == "anatomical" ? ", W anat." : ", W FD";
@@ -238,6 +249,7 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
 
 void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth) {
   raw_ = std::make_shared<const RawData>(raw);
+  maps_.clear();
   truth_ = truth ? std::make_shared<const Image2D>(std::move(*truth)) : nullptr;
   truthVolume_.reset();
   status_->setText(tr("Raw data: %1 x %2, %3 coils%4%5")
@@ -250,6 +262,7 @@ void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Im
 
 void ComparisonView::setVolumeData(const mrwb::RawData& raw, std::optional<mrwb::ImageVolume> truth) {
   raw_ = std::make_shared<const RawData>(raw);
+  maps_.clear();
   truthVolume_ = truth ? std::make_shared<const ImageVolume>(std::move(*truth)) : nullptr;
   // The anatomical W's prior is the shown plane of the truth (CG runs on 2-D data only; it reports so here).
   const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;

@@ -207,6 +207,17 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   acsLines_ = addInt(qform, QStringLiteral("sequence.acs_lines"), tr("ACS lines"), 0, 4096, 2,
                      tr("Fully sampled calibration lines at the k-space centre"),
                      [](Scenario& s, int v) { s.sequence.acs_lines = v; });
+  undersampling_ = addCombo(qform, QStringLiteral("sequence.undersampling"), tr("Undersampling"),
+                            {{tr("Regular (every R-th line)"), QStringLiteral("regular")},
+                             {tr("Random, variable density"), QStringLiteral("random")},
+                             {tr("Poisson-disc, variable density"), QStringLiteral("poisson_disc")}},
+                            tr("Which phase-encode lines are acquired: the regular comb GRAPPA and SENSE unfold, or "
+                               "matrix / R lines drawn denser at the centre, the incoherent sampling compressed sensing "
+                               "needs (the ACS lines among them)"),
+                            [](Scenario& s, const std::string& v) { s.sequence.undersampling = v; });
+  undersamplingSeed_ = addInt(qform, QStringLiteral("sequence.undersampling_seed"), tr("Pattern seed"), 0, 1000000, 1,
+                              tr("Seed of the random / Poisson-disc pattern (the same seed, the same lines)"),
+                              [](Scenario& s, int v) { s.sequence.undersampling_seed = v; });
   // How the simulator plays the sequence's blocks (sequence_fidelity.hpp); the items hold core's names.
   rfFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.rf"), tr("RF model"),
                          {{tr("Auto (hard GE / SE / PC, shaped bSSFP / TOF / slices)"), q(name_of(RfFidelity::Auto))},
@@ -245,7 +256,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   reconMethod_ = addCombo(rform, QStringLiteral("recon.method"), tr("Method"),
                           {{tr("FFT (zero-filled when undersampled)"), q(name_of(ReconMethod::Fft))},
                            {tr("GRAPPA"), q(name_of(ReconMethod::Grappa))},
-                           {tr("SENSE (the simulator's coil maps)"), q(name_of(ReconMethod::Sense))}},
+                           {tr("SENSE (CG-SENSE off the regular comb)"), q(name_of(ReconMethod::Sense))},
+                           {tr("Compressed sensing"), q(name_of(ReconMethod::Cs))}},
                           {}, [](Scenario& s, const std::string& v) {
                             if (const auto m = parse_recon_method(v)) s.recon.method = *m;  // the items hold names
                           });
@@ -267,11 +279,27 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                     tr("Improved: fraction of strongest equations dropped"),
                     [](Scenario& s, double v) { s.recon.grappa_clip = v; });
   cgIterations_ = addInt(rform, QStringLiteral("recon.cg_iterations"), tr("CG iterations"), 1, 10000, 1,
-                         tr("Conjugate-gradient iterations of the cg method (non-Cartesian)"),
+                         tr("Conjugate-gradient iterations of the cg method (non-Cartesian) and of CG-SENSE"),
                          [](Scenario& s, int v) { s.recon.cg_iterations = v; });
   cgLambda_ = addDouble(rform, QStringLiteral("recon.cg_lambda"), tr("CG λ"), 0, 1, 6, 1e-4, {},
                         tr("Tikhonov weight λ of the cg method: (F^H F + λ I) ρ = F^H d"),
                         [](Scenario& s, double v) { s.recon.cg_lambda = v; });
+  coilMaps_ = addCombo(rform, QStringLiteral("recon.maps"), tr("Coil maps"),
+                       {{tr("True (the simulator's coils)"), QStringLiteral("true")},
+                        {tr("ESPIRiT (from the ACS lines)"), QStringLiteral("espirit")}},
+                       tr("The coil sensitivities SENSE and compressed sensing reconstruct with"),
+                       [](Scenario& s, const std::string& v) { s.recon.maps = v; });
+  csRegularizer_ = addCombo(rform, QStringLiteral("recon.cs_regularizer"), tr("CS regulariser"),
+                            {{tr("L1 wavelet (FISTA)"), QStringLiteral("l1-wavelet")},
+                             {tr("Total variation (ADMM)"), QStringLiteral("tv")}},
+                            tr("Compressed sensing: min ½‖E x − d‖² + λ R(x)"),
+                            [](Scenario& s, const std::string& v) { s.recon.cs_regularizer = v; });
+  csLambda_ = addDouble(rform, QStringLiteral("recon.cs_lambda"), tr("CS λ"), 0, 1, 6, 1e-4, {},
+                        tr("Weight λ of the sparsity term (on the unitary data scale; BART's pics -r with -w 1)"),
+                        [](Scenario& s, double v) { s.recon.cs_lambda = v; });
+  csIterations_ = addInt(rform, QStringLiteral("recon.cs_iterations"), tr("CS iterations"), 1, 10000, 10,
+                         tr("FISTA or ADMM iterations of compressed sensing"),
+                         [](Scenario& s, int v) { s.recon.cs_iterations = v; });
 
   validation_ = new QLabel(this);
   validation_->setObjectName(QStringLiteral("validationMessage"));
@@ -416,6 +444,12 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   clip_->setValue(s.recon.grappa_clip);
   cgIterations_->setValue(s.recon.cg_iterations);
   cgLambda_->setValue(s.recon.cg_lambda);
+  selectData(undersampling_, q(s.sequence.undersampling));
+  undersamplingSeed_->setValue(s.sequence.undersampling_seed);
+  selectData(coilMaps_, q(s.recon.maps));
+  selectData(csRegularizer_, q(s.recon.cs_regularizer));
+  csLambda_->setValue(s.recon.cs_lambda);
+  csIterations_->setValue(s.recon.cs_iterations);
   tr_->setValue(s.sequence.TR_s * 1e3);
   te_->setValue(s.sequence.TE_s * 1e3);
   flip_->setValue(s.sequence.flip_angle_deg);

@@ -166,7 +166,7 @@ class TestUnit : public QObject {
     QVERIFY(round_trip(k_sequence_type_names, parse_sequence_type));
     QVERIFY(round_trip(k_trajectory_names, parse_trajectory));
     QCOMPARE(enum_name_list(k_backend_names), std::string("auto, cpu, cuda"));
-    QCOMPARE(enum_name_list(k_recon_method_names), std::string("fft, grappa, gridding, cg, sense"));
+    QCOMPARE(enum_name_list(k_recon_method_names), std::string("fft, grappa, gridding, cg, sense, cs"));
     QCOMPARE(enum_name_list(k_sequence_type_names), std::string("spoiled_gre, spin_echo, phase_contrast, bssfp, tof"));
     QCOMPARE(enum_name_list(k_trajectory_names), std::string("cartesian, radial, golden_radial, spiral, stack_of_spirals"));
     QCOMPARE(to_string(static_cast<Backend>(7)), std::string_view("?"));

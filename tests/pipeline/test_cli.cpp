@@ -128,6 +128,101 @@ class TestCli : public QObject {
     QVERIFY(!QFileInfo::exists(path("none.h5")));
   }
 
+  // Poisson-disc undersampling from the scenario, then `mrwb recon --method cs|sense --maps espirit` (no scenario
+  // needed: the maps come from the ACS lines) and --maps true; the bad-input contract of the new options.
+  double psnr_of(const char* image, const char* truth) {
+    const Run r = run_mrwb({"compare", "--image", path(image), "--reference", path(truth), "--json"});
+    if (r.code != 0) return -1;
+    return nlohmann::json::parse(r.out.toStdString()).at("psnr_db").get<double>();
+  }
+  void csAndEspiritFromTheCli() {
+    QFile f(QString(MRWB_SOURCE_DIR) + "/phantoms/default.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    auto j = nlohmann::json::parse(f.readAll().toStdString());
+    j["sequence"]["matrix"] = 64;
+    j["sequence"]["dummy_scans"] = 20;
+    j["sequence"]["acceleration"] = 3;
+    j["sequence"]["acs_lines"] = 16;
+    j["sequence"]["undersampling"] = "poisson_disc";
+    j["coils"]["count"] = 8;
+    j["recon"]["method"] = "cs";
+    write("cs.json", QByteArray::fromStdString(j.dump(2)));
+    Run r = run_mrwb({"simulate", "--scenario", path("cs.json"), "--out", path("cs_raw.h5"), "--truth", path("cs_truth.h5"),
+                      "--backend", "cpu", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("cs_raw.h5"), "--method", "fft", "--out", path("cs_fft.h5"), "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("cs_raw.h5"), "--method", "cs", "--maps", "espirit", "--out", path("cs_l1.h5"), "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("cs_raw.h5"), "--method", "cs", "--cs-regularizer", "tv", "--lambda", "0.01",
+                  "--iterations", "50", "--maps", "true", "--scenario", path("cs.json"), "--out", path("cs_tv.h5"), "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("cs_raw.h5"), "--method", "sense", "--maps", "espirit", "--out", path("cs_sense.h5"),
+                  "--gfactor", path("cs_g.png"), "--gfactor-replicas", "8", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(QFileInfo(path("cs_g.png")).size() > 100);  // CG-SENSE off the comb: its g by replicas
+    const double fft = psnr_of("cs_fft.h5", "cs_truth.h5"), l1 = psnr_of("cs_l1.h5", "cs_truth.h5"),
+                 tv = psnr_of("cs_tv.h5", "cs_truth.h5"), cgsense = psnr_of("cs_sense.h5", "cs_truth.h5");
+    qInfo("Poisson-disc R = 3 from the CLI: zero-filled %.2f dB, CG-SENSE (ESPIRiT) %.2f dB, CS L1-wavelet (ESPIRiT) "
+          "%.2f dB, CS TV (true maps, lambda 0.01) %.2f dB", fft, cgsense, l1, tv);
+    QVERIFY(cgsense > fft && l1 > fft && tv > fft);
+    // Refusals: one line naming the option and the allowed, exit 2, nothing written.
+    const QList<std::pair<QStringList, QString>> bad = {
+        {{"--method", "cs"}, "(allowed: --maps true --scenario S.json, the simulator's coils; --maps espirit)"},
+        {{"--method", "cs", "--maps", "espirit", "--lambda", "-1"}, "lambda = -1 (allowed: >= 0)"},
+        {{"--method", "cs", "--maps", "espirit", "--cs-regularizer", "l2"}, "(allowed: l1-wavelet, tv)"},
+        {{"--method", "fft", "--cs-regularizer", "tv"}, "--cs-regularizer: only with --method cs"},
+        {{"--method", "grappa", "--maps", "espirit"}, "only with --method sense, cs or cg"},
+    };
+    for (const auto& [args, needle] : bad) {
+      r = run_mrwb(QStringList{"recon", "--in", path("cs_raw.h5"), "--out", path("none.h5")} + args);
+      QCOMPARE(r.code, 2);
+      QVERIFY2(r.err.contains(needle), qPrintable(r.err));
+      QCOMPARE(r.err.trimmed().count('\n'), 0);
+      QVERIFY(!QFileInfo::exists(path("none.h5")));
+    }
+    // ESPIRiT needs a calibration region: the regular R = 2 data of another scenario without ACS lines.
+    j["sequence"]["undersampling"] = "regular";
+    j["sequence"]["acceleration"] = 2;
+    j["sequence"]["acs_lines"] = 0;
+    j["recon"]["method"] = "fft";
+    write("noacs.json", QByteArray::fromStdString(j.dump(2)));
+    r = run_mrwb({"simulate", "--scenario", path("noacs.json"), "--out", path("noacs.h5"), "--backend", "cpu", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("noacs.h5"), "--method", "sense", "--maps", "espirit", "--out", path("none.h5")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("noacs.h5: ") && r.err.contains("calibration region"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(path("none.h5")));
+  }
+
+  // Non-Cartesian CG-SENSE with the simulator's coil maps (--method cg --maps true) instead of the maps the cg
+  // estimates from the low-resolution centre: at least as close to the truth.
+  void cgWithTrueMapsFromTheCli() {
+    QFile f(QString(MRWB_SOURCE_DIR) + "/phantoms/default.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    auto j = nlohmann::json::parse(f.readAll().toStdString());
+    j["sequence"]["matrix"] = 48;
+    j["sequence"]["dummy_scans"] = 20;
+    j["sequence"]["trajectory"] = "radial";
+    j["coils"]["count"] = 8;
+    j["recon"]["method"] = "cg";
+    write("radial.json", QByteArray::fromStdString(j.dump(2)));
+    Run r = run_mrwb({"simulate", "--scenario", path("radial.json"), "--out", path("radial.h5"), "--truth",
+                      path("radial_truth.h5"), "--backend", "cpu", "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("radial.h5"), "--method", "cg", "--out", path("cg_est.h5"), "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run_mrwb({"recon", "--in", path("radial.h5"), "--method", "cg", "--maps", "true", "--scenario", path("radial.json"),
+                  "--out", path("cg_true.h5"), "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const double est = psnr_of("cg_est.h5", "radial_truth.h5"), truth = psnr_of("cg_true.h5", "radial_truth.h5");
+    qInfo("radial 48^2, 8 coils, cg 20 it.: estimated maps %.2f dB, the simulator's maps %.2f dB", est, truth);
+    QVERIFY(est > 0 && truth >= est - 0.1);
+    r = run_mrwb({"recon", "--in", path("radial.h5"), "--method", "cg", "--maps", "espirit", "--out", path("none.h5")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("(allowed: --maps true --scenario S.json)"), qPrintable(r.err));
+  }
+
   // `mrwb sequence --out` then `mrwb simulate --seq`: the exported Pulseq file, played on the scenario's
   // phantom, reconstructs to the scenario's truth (imported sequences simulate).
   void exportedPulseqSimulates() {

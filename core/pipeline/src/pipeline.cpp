@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "mrwb/pipeline/phase_contrast.hpp"
+#include "mrwb/pipeline/recon_coil_maps.hpp"
 #include "mrwb/pipeline/scenario_engine.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/recon_fft.hpp"
@@ -58,10 +59,13 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.grappa.clip = scenario.recon.grappa_clip;
   options.noncart.iterations = scenario.recon.cg_iterations;
   options.noncart.lambda = scenario.recon.cg_lambda;
-  if (options.method == ReconMethod::Sense) {  // the simulator's own coils: SENSE with the true maps
-    const RawData& planes = volume ? volume->raw : sim.raw;
-    options.sense.maps = scenario_image_coil_maps(scenario, planes.nx, planes.ny);
-  }
+  options.sense.cg.iterations = scenario.recon.cg_iterations;  // CG-SENSE
+  options.sense.cg.lambda = scenario.recon.cg_lambda;
+  options.cs.regularizer = scenario.recon.cs_regularizer;
+  options.cs.lambda = scenario.recon.cs_lambda;
+  options.cs.iterations = scenario.recon.cs_iterations;
+  if (options.method == ReconMethod::Sense || options.method == ReconMethod::Cs)
+    options.sense.maps = recon_coil_maps(scenario, volume ? volume->raw : sim.raw);
   if (volume) {
     const RawData& raw = volume->raw;
     const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;

@@ -61,13 +61,17 @@ std::vector<cfloat> cg_sense_solve(const CartesianSenseOperator& E, const std::v
   return x;
 }
 
-Image2D cg_sense(const RawData& raw, const std::vector<cfloat>& maps, const CgSenseParams& p, CgSenseReport* report,
-                 const ProgressFn& progress, const CancelToken& cancel) {
+void check_cg_sense_input(const RawData& raw, const std::vector<cfloat>& maps, const CgSenseParams& p) {
   check_cartesian_slice("cg-sense", raw, maps);
   if (p.iterations < 1)
     throw InputError("cg-sense: iterations = " + std::to_string(p.iterations) + " (allowed: >= 1)");
   if (!(p.lambda >= 0)) throw InputError("cg-sense: lambda = " + num(p.lambda) + " (allowed: >= 0)");
   if (!(p.tolerance >= 0)) throw InputError("cg-sense: tolerance = " + num(p.tolerance) + " (allowed: >= 0)");
+}
+
+Image2D cg_sense(const RawData& raw, const std::vector<cfloat>& maps, const CgSenseParams& p, CgSenseReport* report,
+                 const ProgressFn& progress, const CancelToken& cancel) {
+  check_cg_sense_input(raw, maps, p);
   const CartesianSenseOperator E(raw.nx, raw.ny, raw.ncoils, maps, line_mask(raw));
   Image2D out;
   out.nx = raw.nx;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/fft.hpp"
 #include "mrwb/recon/cg_sense.hpp"
 #include "mrwb/recon/total_variation.hpp"
 #include "mrwb/recon/wavelet.hpp"
@@ -207,6 +208,21 @@ cvec cs_solve(const CartesianSenseOperator& E, const cvec& k, const CsParams& p,
   return x;
 }
 
+double cs_data_scale(const std::vector<cfloat>& k, int nx, int ny, int coils) {
+  const std::size_t plane = static_cast<std::size_t>(nx) * ny;
+  std::vector<double> rss2(plane, 0.0);
+  const float unitary = static_cast<float>(std::sqrt(static_cast<double>(plane)));  // centred_ifft2 divides by N
+  for (int c = 0; c < coils; ++c) {
+    const std::vector<cfloat> im = centred_ifft2(k.data() + c * plane, nx, ny);
+    for (std::size_t i = 0; i < plane; ++i) rss2[i] += std::norm(im[i] * unitary);
+  }
+  std::sort(rss2.begin(), rss2.end());
+  const double median = std::sqrt(rss2[plane / 2]), p90 = std::sqrt(rss2[static_cast<std::size_t>(0.9 * plane)]),
+               max = std::sqrt(rss2.back());
+  const double scale = (max - p90) < 2 * (p90 - median) ? p90 : max;
+  return scale > 0 ? scale : 1.0;
+}
+
 Image2D compressed_sensing(const RawData& raw, const std::vector<cfloat>& maps, const CsParams& p, CsReport* report,
                            const ProgressFn& progress, const CancelToken& cancel) {
   check_cartesian_slice("compressed-sensing", raw, maps);
@@ -217,7 +233,12 @@ Image2D compressed_sensing(const RawData& raw, const std::vector<cfloat>& maps, 
   out.ny = raw.ny;
   out.fov_x_m = raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m;
   out.fov_y_m = raw.recon_fov_y_m > 0 ? raw.recon_fov_y_m : raw.fov_y_m;
-  out.data = cs_solve(E, unitary_kspace(raw), p, report, progress, cancel);
+  std::vector<cfloat> k = unitary_kspace(raw);
+  const double scale = p.scale_data ? cs_data_scale(k, raw.nx, raw.ny, raw.ncoils) : 1.0;
+  for (auto& v : k) v /= static_cast<float>(scale);
+  out.data = cs_solve(E, k, p, report, progress, cancel);
+  for (auto& v : out.data) v *= static_cast<float>(scale);
+  if (report) report->data_scale = scale;
   return out;
 }
 

@@ -74,6 +74,21 @@ std::vector<cfloat> estimate_sensitivities(const Grid& g, const Samples& s, cons
   return estimate_sensitivities(g, lowres);
 }
 
+std::vector<cfloat> cg_sensitivities(const Grid& g, const Samples& s, const NoncartParams& p) {
+  if (p.sensitivities.empty()) {
+    if (s.coils == 1) return {};
+    GriddingParams gp = gridding_params(p);  // the estimate grids with Kaiser-Bessel and its own Pipe-Menon weights
+    gp.density = "none";
+    gp.kernel = "kaiser-bessel";
+    return estimate_sensitivities(g, s, gp);
+  }
+  const std::size_t want = static_cast<std::size_t>(s.coils) * g.voxels();
+  if (p.sensitivities.size() != want)
+    throw InputError("cg: coil maps hold " + std::to_string(p.sensitivities.size()) + " values (allowed: coils x matrix^" +
+                     std::to_string(g.dims) + " = " + std::to_string(want) + ")");
+  return p.sensitivities;
+}
+
 CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams& p, Precision prec,
                             const std::vector<cfloat>& sens_in, const ProgressFn& progress,
                             const CancelToken& cancel) {
@@ -99,8 +114,7 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
   res.seconds_q = seconds_since(t0);
   if (progress) progress(0.3, "Q");
   t0 = std::chrono::steady_clock::now();
-  std::vector<cfloat> sens = sens_in;
-  if (s.coils > 1 && sens.empty()) sens = estimate_sensitivities(g, s, gp);
+  const std::vector<cfloat> sens = sens_in.empty() ? cg_sensitivities(g, s, p) : sens_in;
   std::vector<cdouble> rhs(nv);
   if (sens.empty()) {
     rhs = fhd[0];

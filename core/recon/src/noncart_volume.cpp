@@ -74,6 +74,7 @@ void check_noncart_recon(const RawData& raw, ReconMethod method, Backend backend
     cpu = make_reconstructor(method, backend)->name().ends_with("/cpu");
   }
   const auto in = recon_input(raw, p, method, dims);
+  if (method == ReconMethod::Cg && !p.sensitivities.empty()) cg_sensitivities(in.grid, in.samples, p);  // their size
   if (cpu) check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, method, p);
 }
 

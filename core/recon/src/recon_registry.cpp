@@ -34,9 +34,14 @@ Image2D fft_recon(const RawData& raw, const ReconOptions&, const ProgressFn& pro
 Image2D sense_recon(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
                     const CancelToken& cancel) {
   cancel.throw_if_cancelled();
-  Image2D img = reconstruct_sense(raw, options.sense.maps);
+  Image2D img = sense_regular_comb(raw) ? reconstruct_sense(raw, options.sense.maps)
+                                        : reconstruct_cg_sense(raw, options.sense.maps, options.sense.cg, progress, cancel);
   if (progress) progress(1.0, "recon");
   return img;
+}
+
+Image2D cs_recon(const RawData& raw, const ReconOptions& options, const ProgressFn& progress, const CancelToken& cancel) {
+  return reconstruct_compressed_sensing(raw, options.sense.maps, options.cs, progress, cancel);
 }
 
 using ReconRegistry = BackendRegistry<std::function<std::unique_ptr<Reconstructor>()>>;
@@ -55,6 +60,7 @@ ReconRegistry& registry() {
       {{key(ReconMethod::Cg), Backend::Cpu}, {[] { return true; }, [] { return noncart::make_cg_reconstructor_cpu(); }}},
       {{key(ReconMethod::Sense), Backend::Cpu},
        {[] { return true; }, [] { return make_function_reconstructor("sense/cpu", sense_recon); }}},
+      {{key(ReconMethod::Cs), Backend::Cpu}, {[] { return true; }, [] { return make_function_reconstructor("cs/cpu", cs_recon); }}},
   });
   return r;
 }

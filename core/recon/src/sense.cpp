@@ -15,6 +15,14 @@ using cdouble = std::complex<double>;
 
 }  // namespace
 
+bool sense_regular_comb(const RawData& raw) {
+  const int R = raw.accel_R;
+  if (!raw.cartesian() || raw.volume() || R < 1 || R > raw.ncoils || raw.ny <= 0 || raw.ny % R != 0) return false;
+  for (int y = ((raw.k0_line() % R) + R) % R; y < raw.ny; y += R)
+    if (!(raw.flags(y) & kLineAcquired)) return false;
+  return true;
+}
+
 void check_sense_input(const RawData& raw, const std::vector<cfloat>& maps) {
   const std::string src = "sense: ";
   if (!raw.cartesian() || raw.volume())

@@ -213,6 +213,8 @@ SequenceSpec read_sequence(const json& j, const std::string& source) {
   s.acceleration = r.integer("acceleration", s.acceleration);
   s.acs_lines = r.integer("acs_lines", s.acs_lines);
   s.acs_mode = r.text("acs_mode", s.acs_mode);
+  s.undersampling = r.text("undersampling", s.undersampling);
+  s.undersampling_seed = r.integer("undersampling_seed", s.undersampling_seed);
   s.trajectory = r.named("trajectory", k_trajectory_names, s.trajectory);
   if ((r.has("spokes") || r.has("interleaves") || r.has("design_interleaves")) && s.trajectory == Trajectory::Cartesian)
     r.fail("sequence.spokes / sequence.interleaves / sequence.design_interleaves", "are only allowed with a non-Cartesian sequence.trajectory");
@@ -327,6 +329,18 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   check_range(source, "sequence.acs_lines", q.acs_lines);
   check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, q.matrix, false, "(up to sequence.matrix)");
   check_one_of(source, "sequence.acs_mode", q.acs_mode, {"integrated", "separate"});
+  check_one_of(source, "sequence.undersampling", q.undersampling, {"regular", "random", "poisson_disc"});
+  check_range(source, "sequence.undersampling_seed", q.undersampling_seed);
+  if (q.undersampling != "regular") {
+    if (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast || q.acs_mode != "integrated" ||
+        q.partial_fourier != 1 || q.acceleration < 2)
+      throw InputError(source + ": sequence.undersampling = '" + q.undersampling +
+                       "' needs a Cartesian spoiled_gre, spin_echo, bssfp or tof with sequence.acceleration >= 2, "
+                       "integrated ACS lines and partial_fourier 1 (allowed otherwise: regular)");
+    const int lines = static_cast<int>(std::lround(q.matrix / double(q.acceleration)));
+    check_range(source, "sequence.acs_lines", q.acs_lines, 0, false, lines, false,
+                "(up to the matrix / acceleration = " + std::to_string(lines) + " lines the pattern acquires)");
+  }
   if (q.acs_mode == "separate" &&
       (q.acs_lines == 0 || q.type == SequenceType::PhaseContrast || q.trajectory != Trajectory::Cartesian))
     throw InputError(source + ": sequence.acs_mode = 'separate' needs sequence.acs_lines > 0 and a Cartesian " +
@@ -379,6 +393,13 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   check_range(source, "recon.grappa_clip", s.recon.grappa_clip);
   check_range(source, "recon.cg_iterations", s.recon.cg_iterations);
   check_range(source, "recon.cg_lambda", s.recon.cg_lambda);
+  check_one_of(source, "recon.maps", s.recon.maps, {"true", "espirit"});
+  check_one_of(source, "recon.cs_regularizer", s.recon.cs_regularizer, {"l1-wavelet", "tv"});
+  check_range(source, "recon.cs_lambda", s.recon.cs_lambda);
+  check_range(source, "recon.cs_iterations", s.recon.cs_iterations);
+  if (s.recon.method == ReconMethod::Grappa && q.undersampling != "regular")
+    throw InputError(source + ": recon.method = grappa needs sequence.undersampling = regular (it is '" + q.undersampling +
+                     "'; allowed with random / poisson_disc: fft, sense, cs)");
   if (s.recon.method == ReconMethod::Grappa) {
     if (q.acceleration < 2)
       throw InputError(source + ": recon.method = grappa needs sequence.acceleration >= 2 (it is " +
@@ -389,7 +410,7 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
                        std::to_string(s.recon.grappa_kernel_pe) + "-line GRAPPA kernel at R = " +
                        std::to_string(q.acceleration) + ": at least (K_PE - 1)·R + 1 = " + std::to_string(need));
   }
-  if (s.recon.method == ReconMethod::Sense) {
+  if (s.recon.method == ReconMethod::Sense && q.undersampling == "regular") {
     // SENSE unfolds R rows from as many coils (Pruessmann et al. 1999): R <= coils, R dividing the lines.
     if (q.acceleration > s.coils.count || q.matrix % q.acceleration != 0)
       throw InputError(source + ": recon.method = sense with sequence.acceleration = " + std::to_string(q.acceleration) +
@@ -529,6 +550,10 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     s.recon.grappa_clip = rr.number("grappa_clip", s.recon.grappa_clip);
     s.recon.cg_iterations = rr.integer("cg_iterations", s.recon.cg_iterations);
     s.recon.cg_lambda = rr.number("cg_lambda", s.recon.cg_lambda);
+    s.recon.maps = rr.text("maps", s.recon.maps);
+    s.recon.cs_regularizer = rr.text("cs_regularizer", s.recon.cs_regularizer);
+    s.recon.cs_lambda = rr.number("cs_lambda", s.recon.cs_lambda);
+    s.recon.cs_iterations = rr.integer("cs_iterations", s.recon.cs_iterations);
     rr.reject_unknown();
   }
   s.backend = r.named("backend", k_backend_names, s.backend);
@@ -647,6 +672,13 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.type == SequenceType::Tof) j["sequence"]["flow_compensation"] = q.flow_compensation;
   // Written when set, so that files without them (the shipped presets) keep their exact text.
   if (q.acs_mode != "integrated") j["sequence"]["acs_mode"] = q.acs_mode;
+  if (q.undersampling != "regular") j["sequence"]["undersampling"] = q.undersampling;
+  if (q.undersampling_seed != 1) j["sequence"]["undersampling_seed"] = q.undersampling_seed;
+  const ReconSpec recon_defaults;
+  if (s.recon.maps != recon_defaults.maps) j["recon"]["maps"] = s.recon.maps;
+  if (s.recon.cs_regularizer != recon_defaults.cs_regularizer) j["recon"]["cs_regularizer"] = s.recon.cs_regularizer;
+  if (s.recon.cs_lambda != recon_defaults.cs_lambda) j["recon"]["cs_lambda"] = s.recon.cs_lambda;
+  if (s.recon.cs_iterations != recon_defaults.cs_iterations) j["recon"]["cs_iterations"] = s.recon.cs_iterations;
   if (q.max_grad_mT_per_m != 0) j["sequence"]["max_grad_mT_per_m"] = q.max_grad_mT_per_m;
   if (q.max_slew_T_per_m_per_s != 0) j["sequence"]["max_slew_T_per_m_per_s"] = q.max_slew_T_per_m_per_s;
   if (q.partial_fourier != 1) j["sequence"]["partial_fourier"] = q.partial_fourier;

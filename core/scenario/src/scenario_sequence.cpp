@@ -11,11 +11,11 @@ namespace mrwb {
 void check_recon_method(std::string_view method, const SequenceSpec& q, const std::string& source) {
   const std::optional<ReconMethod> m = parse_recon_method(method);
   const bool cartesian = q.trajectory == Trajectory::Cartesian;
-  if (cartesian ? (m == ReconMethod::Fft || m == ReconMethod::Grappa || m == ReconMethod::Sense)
+  if (cartesian ? (m == ReconMethod::Fft || m == ReconMethod::Grappa || m == ReconMethod::Sense || m == ReconMethod::Cs)
                 : (m == ReconMethod::Gridding || m == ReconMethod::Cg))
     return;
   const std::string refused = source + ": recon.method = '" + std::string(method) + "' is not allowed";
-  if (cartesian) throw InputError(refused + " (allowed: fft, grappa, sense)");
+  if (cartesian) throw InputError(refused + " (allowed: fft, grappa, sense, cs)");
   throw InputError(refused + " with sequence.trajectory = '" + name_of(q.trajectory) + "' (allowed: gridding, cg)");
 }
 

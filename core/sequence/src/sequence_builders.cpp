@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/raw_data.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_limits.hpp"
+#include "mrwb/sequence/undersampling_pattern.hpp"
 
 namespace mrwb::seq {
 
@@ -47,6 +49,10 @@ void validate(const CartesianParams& p, const std::string& src) {
   if (p.TE_s < 0 || p.TR_s < 0) bad("TE_s / TR_s", ">= 0 (0: the minimum)");
   if (!(p.partial_fourier >= 0.5 && p.partial_fourier <= 1)) bad("partial_fourier", "0.5 .. 1");
   if (p.separate_acs && p.acs_lines == 0) bad("acs_lines", "1 .. matrix with a separate ACS block, got 0");
+  if (p.undersampling != "regular" && p.undersampling != "random" && p.undersampling != "poisson_disc")
+    bad("undersampling", "regular, random, poisson_disc");
+  if (p.undersampling != "regular" && (p.separate_acs || p.partial_fourier != 1 || p.accel_R < 2))
+    bad("undersampling", "regular with a separate ACS block, partial Fourier or R = 1; random / poisson_disc need R >= 2");
   if (p.acs_lines / 2 > p.partial_fourier * p.matrix - p.matrix / 2)
     bad("acs_lines", "at most " + std::to_string(2 * static_cast<int>(p.partial_fourier * p.matrix - p.matrix / 2)) +
                          " with partial_fourier " + std::to_string(p.partial_fourier) + " (the ACS block must be acquired)");
@@ -74,6 +80,14 @@ struct PeLine {
 };
 std::vector<PeLine> pe_lines(const CartesianParams& p) {
   std::vector<PeLine> out;
+  if (p.undersampling != "regular") {  // variable density: the pattern's lines, its ACS block among them
+    const std::vector<std::uint8_t> flags =
+        p.undersampling == "random" ? random_lines(p.matrix, p.accel_R, p.acs_lines, p.undersampling_seed)
+                                    : poisson_disc_lines(p.matrix, p.accel_R, p.acs_lines, p.undersampling_seed);
+    for (int l = 0; l < p.matrix; ++l)
+      if (flags[l] & mrwb::kLineAcquired) out.push_back({l, (flags[l] & mrwb::kLineCalibration) != 0, true});
+    return out;
+  }
   const int lo = p.matrix / 2 - p.acs_lines / 2, hi = lo + p.acs_lines;
   const int first = p.matrix - static_cast<int>(std::lround(p.partial_fourier * p.matrix));  // partial Fourier
   // Separate ACS: the calibration block (REF only) is played first, then the imaging lattice (IMA only).

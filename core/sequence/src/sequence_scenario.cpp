@@ -24,6 +24,8 @@ CartesianParams cartesian_params(const SequenceSpec& q) {
   p.dummy_scans = q.dummy_scans;
   p.accel_R = q.acceleration;
   p.acs_lines = q.acs_lines;
+  p.undersampling = q.undersampling;
+  p.undersampling_seed = static_cast<unsigned>(q.undersampling_seed);
   p.separate_acs = q.acs_mode == "separate";
   p.flow_compensation = q.flow_compensation;
   p.venc_m_per_s = q.venc_m_per_s;

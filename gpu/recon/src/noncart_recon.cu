@@ -24,8 +24,7 @@ DeviceRecon recon_on_device(const RawData& raw, ReconMethod method, const Noncar
   const auto gp = noncart::gridding_params(p);
   DeviceRecon r{g, {}};
   if (method == ReconMethod::Cg) {
-    std::vector<noncart::cfloat> sens;
-    if (s.coils > 1) sens = noncart::estimate_sensitivities(g, s, gp);
+    const std::vector<noncart::cfloat> sens = noncart::cg_sensitivities(g, s, p);
     r.image = cg_on_device(g, s, p, FhdConfig{}, sens, nullptr, progress, cancel);
   } else {
     const std::vector<float> w = noncart::density_compensation(g, s, gp);

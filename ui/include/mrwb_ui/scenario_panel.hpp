@@ -124,6 +124,12 @@ class ScenarioPanel : public QWidget {
   QDoubleSpinBox* clip_ = nullptr;
   QSpinBox* cgIterations_ = nullptr;
   QDoubleSpinBox* cgLambda_ = nullptr;
+  QComboBox* undersampling_ = nullptr;
+  QSpinBox* undersamplingSeed_ = nullptr;
+  QComboBox* coilMaps_ = nullptr;
+  QComboBox* csRegularizer_ = nullptr;
+  QDoubleSpinBox* csLambda_ = nullptr;
+  QSpinBox* csIterations_ = nullptr;
   QLabel* validation_ = nullptr;
 };
 

@@ -8,14 +8,15 @@
 
 namespace mrwb {
 
-enum class ReconMethod { Fft, Grappa, Gridding, Cg, Sense };
+enum class ReconMethod { Fft, Grappa, Gridding, Cg, Sense, Cs };
 
-inline constexpr EnumNames<ReconMethod, 5> k_recon_method_names{{
+inline constexpr EnumNames<ReconMethod, 6> k_recon_method_names{{
     {ReconMethod::Fft, "fft"},
     {ReconMethod::Grappa, "grappa"},
     {ReconMethod::Gridding, "gridding"},
     {ReconMethod::Cg, "cg"},
     {ReconMethod::Sense, "sense"},
+    {ReconMethod::Cs, "cs"},
 }};
 
 constexpr std::string_view to_string(ReconMethod m) { return enum_name(k_recon_method_names, m); }

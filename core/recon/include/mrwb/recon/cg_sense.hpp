@@ -37,6 +37,8 @@ std::vector<std::complex<float>> cg_sense_solve(const CartesianSenseOperator& E,
 // what, and the allowed) for bad input, including iterations < 1, lambda < 0, tolerance < 0.
 Image2D cg_sense(const RawData& raw, const std::vector<std::complex<float>>& maps, const CgSenseParams& params,
                  CgSenseReport* report = nullptr, const ProgressFn& progress = {}, const CancelToken& cancel = {});
+// What cg_sense refuses, without its work.
+void check_cg_sense_input(const RawData& raw, const std::vector<std::complex<float>>& maps, const CgSenseParams& params);
 // rho weighted by the root sum of squares of the maps, the scale of reconstruct_sense (sense.hpp) and of
 // every other coil-combined image, so that the methods compare.
 Image2D reconstruct_cg_sense(const RawData& raw, const std::vector<std::complex<float>>& maps,

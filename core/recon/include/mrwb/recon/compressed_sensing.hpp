@@ -39,15 +39,24 @@ struct CsParams {
   bool cycle_spinning = true;              // l1-wavelet: random wavelet shift per iteration
   unsigned seed = 1;                       // of the shifts and of the power iteration's start
   int power_iterations = 30;               // for L (BART's pics -e uses 30)
+  // Divide the data by cs_data_scale before the solve and multiply the image back, so that lambda is relative
+  // to the image's brightness, as BART's pics does by default (off: BART's `-w 1`, lambda on the data's scale).
+  bool scale_data = true;
 };
 
 struct CsReport {
   int iterations = 0;
   double lipschitz = 0;   // l1-wavelet: L, the largest eigenvalue of E^H E
   int wavelet_levels = 0;
-  double objective = 0;   // 1/2||Ex − d||² + lambda R(x) at the end
+  double objective = 0;
+  double data_scale = 1;  // what the data were divided by (scale_data)   // 1/2||Ex − d||² + lambda R(x) at the end
 };
 
+// The brightness the data are divided by (scale_data), by BART's rule (estimate_scaling_norm): over the root
+// sum of squares of the zero-filled coil images (unitary DFT; BART takes the calibration region's), its 90th
+// percentile, or its maximum where that is less than twice as far above the 90th percentile as the 90th above
+// the median; 1 for data without signal. k: [coil][ny][nx] on the unitary scale.
+double cs_data_scale(const std::vector<std::complex<float>>& k, int nx, int ny, int coils);
 // Throws InputError (one line: the field and the allowed) for bad parameters.
 void check_cs_params(const CsParams& params);
 // The solver on an operator and data on its unitary scale (k [coil][ky][kx]); returns x [y][x].

@@ -26,6 +26,10 @@ std::vector<cfloat> estimate_sensitivities(const Grid& g, const std::vector<std:
 // Pipe-Menon weights, Kaiser-Bessel gridding), then estimate_sensitivities.
 std::vector<cfloat> estimate_sensitivities(const Grid& g, const Samples& s, const GriddingParams& p);
 
+// The sensitivities the cg uses (CPU and CUDA): p.sensitivities when given (InputError unless coils x n^D
+// values), else the estimate above for several coils, else none (one coil, S = 1).
+std::vector<cfloat> cg_sensitivities(const Grid& g, const Samples& s, const NoncartParams& p);
+
 // Whole CPU pipeline on Samples (also used by tests and the bench): exact or gridded F^H d and Q, then CG.
 struct CgResult {
   std::vector<cdouble> image;

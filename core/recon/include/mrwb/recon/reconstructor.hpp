@@ -14,6 +14,8 @@
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/base/recon_method.hpp"
 #include "mrwb/recon/cg_operators.hpp"
+#include "mrwb/recon/cg_sense.hpp"
+#include "mrwb/recon/compressed_sensing.hpp"
 
 namespace mrwb {
 
@@ -45,11 +47,17 @@ struct NoncartParams {
   double oversampling = 2.0;   // gridding oversampling, 1.25 .. 2
   std::string density = "pipe-menon";   // gridding density compensation: pipe-menon | voronoi | radial | none
   std::string kernel = "kaiser-bessel";  // gridding kernel: kaiser-bessel | bilinear (CPU only)
+  // cg with several coils: the coil maps [coil][n^D] on the grid (CG-SENSE with given maps, Pruessmann et al.
+  // 2001: the simulator's or ESPIRiT's); empty: estimated from the low-resolution centre (noncart_recon.hpp).
+  std::vector<std::complex<float>> sensitivities;
 };
 
-// SENSE (Pruessmann et al. 1999; recon/sense.hpp): the coil maps it unfolds with.
+// SENSE (Pruessmann et al. 1999; recon/sense.hpp): the coil maps it unfolds with, direct on a regular comb and
+// CG-SENSE (cg_sense.hpp) on any other line pattern. Compressed sensing (compressed_sensing.hpp) uses the
+// same maps.
 struct SenseParams {
   std::vector<std::complex<float>> maps;  // [coil][y][x] on the image grid (the simulator's: scenario_coil_maps)
+  CgSenseParams cg;                       // CG-SENSE: iterations, lambda, tolerance
 };
 
 struct ReconOptions {
@@ -58,6 +66,7 @@ struct ReconOptions {
   GrappaParams grappa;
   NoncartParams noncart;
   SenseParams sense;
+  CsParams cs;
 };
 
 class Reconstructor {

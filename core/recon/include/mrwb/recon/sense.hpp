@@ -25,6 +25,10 @@ struct SenseResult {
 // lines, are left out: the unfolding needs exact R-fold aliasing). maps: [coil][y][x] on the image grid.
 // Throws InputError (one line: what, and the allowed) otherwise.
 SenseResult sense_unfold(const RawData& raw, const std::vector<std::complex<float>>& maps);
+// Whether sense_unfold applies: one Cartesian slice, R = raw.accel_R in 1 .. coils dividing ny, every line of
+// the comb k0 + m·R acquired (other acquired lines, e.g. ACS, it leaves out). The registry's `sense` unfolds
+// such data directly and runs CG-SENSE (cg_sense.hpp) on any other line pattern.
+bool sense_regular_comb(const RawData& raw);
 // What sense_unfold refuses, without its work (recon_check.hpp asks it first).
 void check_sense_input(const RawData& raw, const std::vector<std::complex<float>>& maps);
 // The registry's "sense/cpu": the unfolded object weighted by the root sum of squares of the maps, the scale

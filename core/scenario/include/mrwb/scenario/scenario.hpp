@@ -30,8 +30,16 @@ struct ReconSpec {
   double grappa_eta = 1.0;     // basic: normalisation Psi = p^(−eta/2)
   double grappa_clip = 0.0;    // improved: fraction kappa of the strongest equations dropped
   // cg (Stone et al. 2008: (F^H F + lambda W^H W) rho = F^H d solved by conjugate gradients, W = I here).
+  // Also CG-SENSE's (sense on any line pattern other than the regular comb; Pruessmann et al. 2001).
   int cg_iterations = 20;
   double cg_lambda = 0.0;      // Tikhonov weight lambda
+  // sense, cs: the coil maps, "true" (the simulator's coils) or "espirit" (estimated from the calibration lines,
+  // Uecker et al. 2014).
+  std::string maps = "true";
+  // cs (Lustig et al. 2007): min 1/2||E x - d||^2 + lambda R(x), R = "l1-wavelet" (FISTA) or "tv" (ADMM).
+  std::string cs_regularizer = "l1-wavelet";
+  double cs_lambda = 1e-3;     // on the unitary data scale (compressed_sensing.hpp)
+  int cs_iterations = 100;
 };
 
 // How the scenario is simulated: "simulation": {"model", "flow_transport"} (base/simulation_model.hpp).

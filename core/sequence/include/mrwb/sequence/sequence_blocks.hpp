@@ -201,6 +201,8 @@ struct CartesianParams {
   bool rf_spoiling = true;              // spoiled GRE: 117° quadratic RF phase, ADC phase follows
   int accel_R = 1;                      // keep every R-th phase-encode line ...
   int acs_lines = 0;                    // ... plus this many central lines, labelled REF (and IMA)
+  std::string undersampling = "regular";  // "regular" | "random" | "poisson_disc" (undersampling_pattern.hpp)
+  unsigned undersampling_seed = 1;
   bool separate_acs = false;            // the ACS lines as their own fully sampled block before the imaging
                                         // scan (labelled REF only; the imaging lines IMA only)
   double partial_fourier = 1;           // fraction of the phase-encode lines acquired, 0.5 .. 1: the lowest

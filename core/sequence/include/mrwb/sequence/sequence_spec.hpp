@@ -54,6 +54,11 @@ struct SequenceSpec {
   int dummy_scans = 300;             // TRs played before the first line, to reach the steady state
   int acceleration = 1;              // phase-encode acceleration R: lines with (ky index − matrix/2) % R == 0
   int acs_lines = 0;                 // fully sampled calibration lines at the k-space centre (GRAPPA)
+  // Which phase-encode lines: "regular" (every R-th), or variable density "random" / "poisson_disc"
+  // (undersampling_pattern.hpp: round(matrix / R) lines, the acs_lines among them), drawn with
+  // undersampling_seed; the incoherent sampling compressed sensing needs (Lustig et al. 2007).
+  std::string undersampling = "regular";
+  int undersampling_seed = 1;
   std::string acs_mode = "integrated";  // "integrated": ACS lines among the imaging lines; "separate": a
                                         // fully sampled calibration block before the imaging scan
   // spoiled_gre k-space trajectory (noncart_design.hpp): cartesian | radial | golden_radial | spiral |
