@@ -23,6 +23,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
+#include "mrwb/pipeline/gfactor_replica.hpp"
 #include "mrwb/pipeline/pipeline.hpp"
 #include "mrwb/pipeline/recon_coil_maps.hpp"
 #include "mrwb/simulation/simulate.hpp"
@@ -111,6 +112,19 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   onRunBox_->setChecked(true);
   onRunBox_->setToolTip(tr("The main Run simulates once, then reconstructs with every chosen method here"));
   runBar->addWidget(onRunBox_);
+  gfactorBox_ = new QCheckBox(tr("g-factor"), this);
+  gfactorBox_->setObjectName(QStringLiteral("compareGfactor"));
+  gfactorBox_->setToolTip(tr("Also compute each method's g-factor map (noise amplification): SENSE on a regular comb "
+                             "analytically (Pruessmann et al. 1999), every other method by pseudo-multiple replicas "
+                             "(Robson et al. 2008); shown with \"g-factor\" in place of the error maps"));
+  gReplicas_ = new QSpinBox(this);
+  gReplicas_->setObjectName(QStringLiteral("gfactorReplicas"));
+  gReplicas_->setRange(2, 10000);
+  gReplicas_->setValue(32);
+  gReplicas_->setPrefix(tr("replicas "));
+  gReplicas_->setToolTip(tr("Pseudo-multiple replicas per method: the map's relative noise is about 1 / sqrt(2 · replicas)"));
+  runBar->addWidget(gfactorBox_);
+  runBar->addWidget(gReplicas_);
   runBar->addWidget(runButton_);
   runBar->addWidget(modelsButton_);
   runBar->addWidget(cancelButton_);
@@ -121,7 +135,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   colormapBox_ = new QComboBox(this);
   colormapBox_->addItems({tr("Grey"), tr("Hot"), tr("Viridis")});
   errorBox_ = new QComboBox(this);
-  errorBox_->addItems({tr("Signed error"), tr("Absolute error")});
+  errorBox_->addItems({tr("Signed error"), tr("Absolute error"), tr("g-factor")});
   linkBox_ = new QCheckBox(tr("Link views"), this);
   linkBox_->setChecked(true);
   viewBar->addWidget(new QLabel(tr("Colormap:"), this));
@@ -130,10 +144,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   viewBar->addWidget(linkBox_);
   viewBar->addStretch(1);
   auto* pngButton = new QPushButton(tr("Image → PNG…"), this);
+  auto* gPngButton = new QPushButton(tr("g → PNG…"), this);
   auto* niiButton = new QPushButton(tr("Image → NIfTI…"), this);
   auto* h5Button = new QPushButton(tr("Raw → ISMRMRD…"), this);
   auto* cflButton = new QPushButton(tr("Raw → .cfl…"), this);
-  for (auto* b : {pngButton, niiButton, h5Button, cflButton}) viewBar->addWidget(b);
+  for (auto* b : {pngButton, gPngButton, niiButton, h5Button, cflButton}) viewBar->addWidget(b);
   layout->addLayout(viewBar);
   status_ = new QLabel(tr("No raw data yet: run a simulation or open raw data."), this);
   status_->setObjectName(QStringLiteral("comparisonStatus"));
@@ -167,13 +182,14 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   connect(colormapBox_, &QComboBox::currentIndexChanged, this,
           [this](int i) { setColormap(static_cast<ImageView::Colormap>(i)); });
   connect(errorBox_, &QComboBox::currentIndexChanged, this,
-          [this](int i) { setErrorMode(i == 0 ? ErrorMode::Signed : ErrorMode::Absolute); });
+          [this](int i) { setErrorMode(static_cast<ErrorMode>(i)); });
   connect(linkBox_, &QCheckBox::toggled, this, &ComparisonView::setLinked);
   auto saveAs = [this](const QString& filter, bool (ComparisonView::*write)(const QString&)) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export"), {}, filter);
     if (!path.isEmpty() && !(this->*write)(path)) status_->setText(lastError_);
   };
   connect(pngButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("PNG (*.png)"), &ComparisonView::exportImagePng); });
+  connect(gPngButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("PNG (*.png)"), &ComparisonView::exportGfactorPng); });
   connect(niiButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("NIfTI (*.nii)"), &ComparisonView::exportImageNifti); });
   connect(h5Button, &QPushButton::clicked, this, [saveAs] { saveAs(tr("ISMRMRD (*.h5)"), &ComparisonView::exportRawIsmrmrd); });
   connect(cflButton, &QPushButton::clicked, this, [saveAs] { saveAs(tr("BART (*.cfl)"), &ComparisonView::exportRawCfl); });
@@ -312,11 +328,23 @@ void ComparisonView::run() {
   }
   auto job = std::make_shared<Job>();
   job_ = job;
+  const int replicas = gfactorBox_->isChecked() ? gReplicas_->value() : 0;
   worker_->start(
-      [job, raw = raw_, truth = truth_, truthVolume = truthVolume_, requests](const ProgressFn& progress,
-                                                                              const CancelToken& cancel) {
-        job->result = raw->volume() ? compare_volume_reconstructions(*raw, truthVolume.get(), requests, progress, cancel)
-                                    : compare_reconstructions(*raw, truth.get(), requests, progress, cancel);
+      [job, raw = raw_, truth = truth_, truthVolume = truthVolume_, requests, replicas](const ProgressFn& progress,
+                                                                                        const CancelToken& cancel) {
+        // With g-factor maps the reconstructions take the first tenth of the bar, the replicas the rest.
+        const double share = replicas > 0 ? 0.1 : 1.0;
+        auto first = [&](double f, std::string_view s) {
+          if (progress) progress(share * f, s);
+        };
+        job->result = raw->volume() ? compare_volume_reconstructions(*raw, truthVolume.get(), requests, first, cancel)
+                                    : compare_reconstructions(*raw, truth.get(), requests, first, cancel);
+        if (replicas > 0)
+          add_gfactor_maps(job->result, *raw, requests, replicas,
+                           [&](double f, std::string_view s) {
+                             if (progress) progress(share + (1 - share) * f, s);
+                           },
+                           cancel);
       },
       QStringLiteral("mrwb-compare"));
   progress_->setValue(0);
@@ -468,6 +496,17 @@ void ComparisonView::showErrorMaps() {
     ImageView* error = errorPanes_[i];
     if (!e.ok()) {
       error->clearImage(tr("No error map"));
+    } else if (errorMode_ == ErrorMode::Gfactor) {
+      if (e.gfactor.empty()) {
+        error->clearImage(e.gfactor_source.empty() ? tr("No g-factor map: tick g-factor and run")
+                                                   : tr("No g-factor map: %1").arg(QString::fromStdString(e.gfactor_source)));
+      } else {
+        const float gmax = *std::max_element(e.gfactor.begin(), e.gfactor.end());
+        error->setColormap(ImageView::Colormap::Hot);
+        error->setColorbarVisible(true);
+        error->setImage(e.gfactor, e.image.nx, e.image.ny, false,
+                        tr("g %1 (%2)").arg(label, QString::fromStdString(e.gfactor_source)), std::pair{0.0, double(gmax)});
+      }
     } else if (e.error_map.empty()) {
       error->clearImage(comparison_.has_truth ? tr("Truth has another size") : tr("No truth"));
     } else if (errorMode_ == ErrorMode::Signed) {
@@ -506,6 +545,17 @@ void ComparisonView::fillTable() {
     } else {
       put(r, ColNote, comparison_.has_truth ? tr("truth of another size") : tr("no truth"));
     }
+    if (!e.gfactor.empty()) {  // mean and maximum where the map is reported (0: below its SNR floor)
+      double sum = 0, gmax = 0;
+      int n = 0;
+      for (float g : e.gfactor)
+        if (g > 0) sum += g, gmax = std::max(gmax, double(g)), ++n;
+      const QString before = table_->item(r, ColNote)->text();
+      put(r, ColNote, (before.isEmpty() ? QString() : before + "; ") + tr("g mean %1, max %2 (%3)")
+                          .arg(n ? sum / n : 0.0, 0, 'f', 3)
+                          .arg(gmax, 0, 'f', 3)
+                          .arg(QString::fromStdString(e.gfactor_source)));
+    }
   }
   table_->resizeColumnsToContents();
 }
@@ -519,7 +569,7 @@ void ComparisonView::setColormap(ImageView::Colormap map) {
 
 void ComparisonView::setErrorMode(ErrorMode mode) {
   errorMode_ = mode;
-  const int i = mode == ErrorMode::Signed ? 0 : 1;
+  const int i = static_cast<int>(mode);
   if (errorBox_->currentIndex() != i) errorBox_->setCurrentIndex(i);
   showErrorMaps();
   // The new error maps keep the zoom and pan of the linked images.
@@ -593,6 +643,25 @@ bool ComparisonView::fail(const QString& message) {
   lastError_ = message;
   status_->setText(message);
   return false;
+}
+
+void ComparisonView::setGfactorMaps(bool on, int replicas) {
+  gfactorBox_->setChecked(on);
+  gReplicas_->setValue(replicas);
+}
+
+bool ComparisonView::exportGfactorPng(const QString& path) {
+  if (selected_ < 0 || selected_ >= paneCount()) return fail(tr("Select a method's pane to export its g-factor map"));
+  const ComparisonEntry& e = comparison_.entries[selected_];
+  if (e.gfactor.empty()) return fail(tr("%1: no g-factor map (tick g-factor and run)").arg(QString::fromStdString(e.label)));
+  const float gmax = *std::max_element(e.gfactor.begin(), e.gfactor.end());
+  try {  // grey 0 .. the map's maximum
+    write_png_magnitude(path.toStdString(), e.gfactor, e.image.nx, e.image.ny, 0.0f, gmax);
+  } catch (const std::exception& ex) {
+    return fail(QString::fromStdString(ex.what()));
+  }
+  status_->setText(tr("Wrote %1 (g-factor of %2, 0 .. %3)").arg(path, QString::fromStdString(e.label)).arg(gmax, 0, 'f', 3));
+  return true;
 }
 
 bool ComparisonView::exportImagePng(const QString& path) {

@@ -20,6 +20,7 @@
 #include "grappa_test_data.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
+#include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/undersample.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -95,6 +96,7 @@ class TestGuiViews : public QObject {
   void coilMapsShowEveryCoil();
   void comparisonRunFillsTableAndLinksViews();
   void comparisonCgRegularizer();
+  void comparisonGfactorMaps();
 };
 
 void TestGuiViews::vesselTreeRendersAndPicks() {
@@ -281,6 +283,56 @@ void TestGuiViews::comparisonCgRegularizer() {
   QCOMPARE(r[0].options.noncart.regularizer, std::string("anatomical"));
   QCOMPARE(r[0].options.noncart.prior, truth.magnitude());
   QVERIFY(r[0].label.find("W anat.") != std::string::npos);
+}
+
+// g-factor maps beside the error maps: SENSE on the R = 2 comb analytic (>= 1, > 1 where rows fold), GRAPPA by
+// pseudo-multiple replicas, the FFT's too; the "g-factor" row shows them with a colorbar, the table notes the
+// mean, and the selected method's map exports as a PNG.
+void TestGuiViews::comparisonGfactorMaps() {
+  ComparisonView view;
+  QVERIFY(showSized(view, 1200, 800));
+  const int n = 48;
+  const auto maps = mrwb::loop_coil_sensitivities(8, n, n, 0.2);
+  std::vector<std::complex<float>> object(n * n);
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x)
+      if (std::hypot(x - n / 2, y - n / 2) < 0.4 * n) object[y * n + x] = 1.0f + 0.5f * (x > n / 2);
+  mrwb::RawData raw = mrwb::multicoil_raw(object, maps, 8, n, n, 0.2, 0.2);
+  mrwb::undersample_cartesian(raw, 2, 24);
+  mrwb::Scenario s;  // 8 loop coils on a 0.2 m field of view, as the maps above
+  s.coils.count = 8;
+  s.sequence.fov_m = 0.2;
+  s.sequence.matrix = n;
+  s.recon.method = mrwb::ReconMethod::Sense;
+  view.setScenario(s);
+  view.setRawData(raw);
+  view.setMethods({mrwb::ReconMethod::Fft, mrwb::ReconMethod::Grappa, mrwb::ReconMethod::Sense});
+  view.setBackend(mrwb::Backend::Cpu);
+  view.setGfactorMaps(true, 16);
+  QSignalSpy finished(&view, &ComparisonView::comparisonFinished);
+  view.run();
+  QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
+  QVERIFY(finished.at(0).at(0).toBool());
+  const auto& entries = view.comparison().entries;
+  QCOMPARE(entries.size(), std::size_t(3));
+  for (const auto& e : entries) QCOMPARE(e.gfactor.size(), std::size_t(n) * n);
+  QCOMPARE(QString::fromStdString(entries[2].gfactor_source), QString("analytic"));
+  QCOMPARE(QString::fromStdString(entries[1].gfactor_source), QString("16 replicas"));
+  const auto& g = entries[2].gfactor;
+  const float gmin = *std::min_element(g.begin(), g.end()), gmax = *std::max_element(g.begin(), g.end());
+  qInfo("SENSE analytic g %.4f .. %.4f; GRAPPA note: %s", gmin, gmax, qPrintable(view.metricsTable()->item(1, 7)->text()));
+  QVERIFY(gmin >= 1.0f - 1e-5f && gmax > 1.01f);
+  QVERIFY(view.metricsTable()->item(1, 7)->text().contains("g mean "));
+  view.setErrorMode(ComparisonView::ErrorMode::Gfactor);
+  QTest::qWait(50);
+  shot(view.grab().toImage(), "comparison_gfactor");
+  QCOMPARE(view.errorPane(2)->values(), g);
+  QVERIFY(countColours(view.errorPane(2)->grabFramebuffer()).saturated > 50);
+  QTemporaryDir dir;
+  QVERIFY(!view.exportGfactorPng(dir.filePath("none.png")));  // nothing selected
+  view.selectPane(1);
+  QVERIFY(view.exportGfactorPng(dir.filePath("g.png")));
+  QVERIFY(QFileInfo(dir.filePath("g.png")).size() > 100);
 }
 
 void TestGuiViews::comparisonRunFillsTableAndLinksViews() {

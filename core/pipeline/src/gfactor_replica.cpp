@@ -1,10 +1,12 @@
 #include "mrwb/pipeline/gfactor_replica.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
+#include "mrwb/recon/sense.hpp"
 
 namespace mrwb {
 namespace {
@@ -79,6 +81,37 @@ GfactorMap pseudo_replica_gfactor(const RawData& raw_in, const ReconOptions& opt
       out.g[i] = static_cast<float>(s / (out.sigma_1 * std::sqrt(out.R)));
   }
   return out;
+}
+
+}  // namespace mrwb
+
+namespace mrwb {
+
+void add_gfactor_maps(ReconComparison& comparison, const RawData& raw, const std::vector<ComparisonRequest>& requests,
+                      int replicas, const ProgressFn& progress, const CancelToken& cancel) {
+  const std::size_t n = std::min(comparison.entries.size(), requests.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    ComparisonEntry& e = comparison.entries[i];
+    const ReconOptions& o = requests[i].options;
+    auto part = [&](double f, std::string_view stage) {
+      if (progress) progress((static_cast<double>(i) + f) / static_cast<double>(n), stage);
+    };
+    e.gfactor.clear();
+    if (!e.ok()) {
+      e.gfactor_source = "the method failed";
+    } else if (!raw.cartesian() || raw.volume()) {
+      e.gfactor_source = "one Cartesian slice only";
+    } else if (o.method == ReconMethod::Sense && sense_regular_comb(raw)) {
+      e.gfactor = sense_unfold(raw, o.sense.maps).gfactor;  // Pruessmann et al. 1999, eq. 23
+      e.gfactor_source = "analytic";
+    } else {
+      ReplicaGfactorOptions r;
+      r.replicas = replicas;
+      e.gfactor = pseudo_replica_gfactor(raw, o, r, part, cancel).g;
+      e.gfactor_source = std::to_string(replicas) + " replicas";
+    }
+    part(1.0, "g-factor");
+  }
 }
 
 }  // namespace mrwb

@@ -40,7 +40,9 @@ namespace mrwb::ui {
 class ComparisonView : public QWidget {
   Q_OBJECT
  public:
-  enum class ErrorMode { Signed, Absolute };
+  // What the second row shows: |image| − |truth| signed or absolute, or each method's g-factor map (noise
+  // amplification, Pruessmann et al. 1999 / Robson et al. 2008), computed when g-factor maps are on.
+  enum class ErrorMode { Signed, Absolute, Gfactor };
   explicit ComparisonView(QWidget* parent = nullptr);
   ~ComparisonView() override;  // cancels a running comparison and waits for it
 
@@ -91,6 +93,9 @@ class ComparisonView : public QWidget {
 
   // Exports; false with lastError() set on failure (nothing half-written: core writes atomically).
   bool exportImagePng(const QString& path);     // selected pane, its current window/level
+  bool exportGfactorPng(const QString& path);   // selected method's g-factor map, 0 .. its maximum
+  // g-factor maps with the next run: SENSE on a regular comb analytic, other methods `replicas` replicas.
+  void setGfactorMaps(bool on, int replicas = 32);
   bool exportImageNifti(const QString& path);   // selected pane, magnitude
   bool exportRawIsmrmrd(const QString& path);
   bool exportRawCfl(const QString& path);       // k-space (+ "<path>_traj" for non-Cartesian data)
@@ -146,6 +151,8 @@ class ComparisonView : public QWidget {
   std::optional<mrwb::ReconMethod> scenarioMethod_;  // its recon method when the methods were last preselected
   std::vector<QCheckBox*> methodBoxes_;
   QCheckBox* onRunBox_;
+  QCheckBox* gfactorBox_;
+  QSpinBox* gReplicas_;
   QSpinBox* cgIterations_;
   QDoubleSpinBox* cgLambda_;
   QComboBox* cgRegularizer_;

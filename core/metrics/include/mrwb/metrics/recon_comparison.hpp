@@ -29,6 +29,8 @@ struct ComparisonEntry {
   bool has_metrics = false;      // truth given and of the same size
   Metrics metrics;               // volumes: over every voxel (compare_volumes)
   double seconds = 0;            // reconstruction wall time
+  std::vector<float> gfactor;    // [y][x] g-factor map when asked for (pipeline/gfactor_replica.hpp), else empty
+  std::string gfactor_source;    // how: "analytic" or "N replicas"; or why there is none
   std::string error;             // non-empty: this method failed (e.g. gridding on Cartesian data)
   bool ok() const { return error.empty(); }
 };

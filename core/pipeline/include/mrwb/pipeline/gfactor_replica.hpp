@@ -18,6 +18,7 @@
 
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
+#include "mrwb/metrics/recon_comparison.hpp"
 #include "mrwb/recon/reconstructor.hpp"
 
 namespace mrwb {
@@ -46,5 +47,12 @@ constexpr double k_replica_min_snr = 10;
 // or volume data (one line, the allowed), Cancelled when cancelled (checked between replicas).
 GfactorMap pseudo_replica_gfactor(const RawData& raw, const ReconOptions& options, const ReplicaGfactorOptions& replica,
                                   const ProgressFn& progress = {}, const CancelToken& cancel = {});
+
+// The g-factor maps of a comparison's methods, beside their error maps (the Compare panel): SENSE's analytic map
+// where it unfolds a regular comb, pseudo-multiple replicas of `replicas` for every other method. Entries that
+// failed, volumes and non-Cartesian data get none (gfactor_source says why). requests: those the comparison ran,
+// in its order. progress over every entry; Cancelled propagates.
+void add_gfactor_maps(ReconComparison& comparison, const RawData& raw, const std::vector<ComparisonRequest>& requests,
+                      int replicas, const ProgressFn& progress = {}, const CancelToken& cancel = {});
 
 }  // namespace mrwb
