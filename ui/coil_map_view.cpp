@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mrwb/base/errors.hpp"
 #include "mrwb/io/colormap.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
+#include "mrwb/pipeline/recon_coil_maps.hpp"
 
 namespace mrwb::ui {
 
@@ -80,6 +82,15 @@ CoilMapView::CoilMapView(QWidget* parent) : QWidget(parent) {
   displayBox_->addItem(tr("Magnitude"));
   displayBox_->addItem(tr("Phase"));
   status_ = new QLabel(this);
+  sourceBox_ = new QComboBox(this);
+  sourceBox_->setObjectName(QStringLiteral("coilMapSource"));
+  sourceBox_->addItem(tr("True (simulator)"));
+  sourceBox_->addItem(tr("True ÷ root sum of squares"));
+  sourceBox_->addItem(tr("ESPIRiT (from the ACS lines)"));
+  sourceBox_->setToolTip(tr("The simulator's coil sensitivities, the same normalised as SENSE maps are, or ESPIRiT's "
+                            "estimate from the last run's calibration lines (Uecker et al. 2014)"));
+  bar->addWidget(new QLabel(tr("Maps:"), this));
+  bar->addWidget(sourceBox_);
   bar->addWidget(new QLabel(tr("Show:"), this));
   bar->addWidget(displayBox_);
   bar->addWidget(status_, 1);
@@ -89,6 +100,7 @@ CoilMapView::CoilMapView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(canvas_, 1);
   connect(displayBox_, &QComboBox::currentIndexChanged, this,
           [this](int i) { setDisplay(i == 0 ? Display::Magnitude : Display::Phase); });
+  connect(sourceBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setSource(static_cast<Source>(i)); });
 }
 
 CoilMapView::~CoilMapView() = default;  // worker_ (a child) waits for a running computation (short)
@@ -102,18 +114,56 @@ void CoilMapView::setScenario(const mrwb::Scenario& scenario) {
   start();
 }
 
+void CoilMapView::setSource(Source source) {
+  source_ = source;
+  if (sourceBox_->currentIndex() != static_cast<int>(source)) sourceBox_->setCurrentIndex(static_cast<int>(source));
+  setScenario(scenario_);
+}
+
+void CoilMapView::setRawData(const mrwb::RawData& raw) {
+  raw_ = std::make_shared<const RawData>(raw);
+  if (source_ == Source::Espirit) setScenario(scenario_);
+}
+
 void CoilMapView::start() {
   restart_ = false;
   const int ncoils = scenario_.coils.count;
   const int n = std::min(scenario_.sequence.matrix, maxDisplayMatrix);
   const double fov = scenario_.sequence.fov_m;
   const bool loops = scenario_.coils.arrangement == "loops" && ncoils > 1;
+  const Source source = source_;
   auto result = std::make_shared<Result>();
   pending_ = result;
-  status_->setText(tr("computing %1 coil maps…").arg(ncoils));
+  if (source == Source::Espirit && !raw_) {  // nothing to estimate from yet
+    sens_.clear();
+    ncoils_ = 0;
+    error_ = tr("ESPIRiT: run a simulation with calibration (ACS) lines first");
+    status_->setText(error_);
+    canvas_->message = error_;
+    rebuildTiles();
+    return;
+  }
+  status_->setText(source == Source::Espirit ? tr("estimating ESPIRiT maps…") : tr("computing %1 coil maps…").arg(ncoils));
   worker_->start(
-      [result, ncoils, n, fov, loops](const ProgressFn&, const CancelToken&) {
+      [result, ncoils, n, fov, loops, source, raw = raw_](const ProgressFn&, const CancelToken&) {
+        if (source == Source::Espirit) {
+          Scenario s;
+          s.recon.maps = "espirit";
+          result->sens = recon_coil_maps(s, *raw);  // a volume: its central plane
+          result->ncoils = raw->ncoils;
+          result->n = raw->nx;
+          if (raw->nx != raw->ny) throw InputError("ESPIRiT view: square images only");
+          return;
+        }
         result->sens = loops ? loop_coil_sensitivities(ncoils, n, n, fov) : uniform_coil_sensitivities(ncoils, n, n);
+        if (source == Source::TrueNormalised) {
+          const std::size_t plane = static_cast<std::size_t>(n) * n;
+          for (std::size_t i = 0; i < plane; ++i) {
+            double ss = 0;
+            for (int c = 0; c < ncoils; ++c) ss += std::norm(result->sens[c * plane + i]);
+            for (int c = 0; c < ncoils && ss > 0; ++c) result->sens[c * plane + i] /= static_cast<float>(std::sqrt(ss));
+          }
+        }
         result->ncoils = ncoils;
         result->n = n;
       },
@@ -133,11 +183,9 @@ void CoilMapView::onFinished() {
   n_ = r.n;
   maxMagnitude_ = 0;
   for (const auto& v : sens_) maxMagnitude_ = std::max(maxMagnitude_, std::abs(v));
-  status_->setText(error_.isEmpty() ? tr("%1 coils (%2), %3 x %3 px")
-                                          .arg(ncoils_)
-                                          .arg(QString::fromStdString(scenario_.coils.arrangement))
-                                          .arg(n_)
-                                    : error_);
+  const QString what = source_ == Source::Espirit ? tr("ESPIRiT maps from the last run's ACS lines")
+                                                  : QString::fromStdString(scenario_.coils.arrangement);
+  status_->setText(error_.isEmpty() ? tr("%1 coils (%2), %3 x %3 px").arg(ncoils_).arg(what).arg(n_) : error_);
   rebuildTiles();
   emit mapsReady();
 }

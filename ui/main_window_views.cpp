@@ -170,6 +170,7 @@ void MainWindow::showViewResults(const mrwb::PipelineResult& r) {
     comparison_->setRawData(r.raw, r.truth);
   trajectoryView_->setRawData(r.raw);
   kspace_->setRawData(r.raw);
+  coilView_->setRawData(r.raw);
   if (r.recon_volume && r.truth_volume && r.volume_metrics) volume_->setVolumes(*r.recon_volume, *r.truth_volume, *r.volume_metrics);
   else volume_->clear();
   if (!r.velocity || r.velocity->v_m_per_s.empty()) {

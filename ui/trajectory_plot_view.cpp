@@ -34,21 +34,18 @@ void TrajectoryPlotView::setScenario(const mrwb::Scenario& scenario) {
     }
     return;
   }
-  // Flags from core's sampling rule: undersample a one-sample-per-line stand-in of the raw data.
-  RawData mask;
-  mask.nx = 1;
-  mask.ny = q.matrix;
-  mask.ncoils = 1;
-  mask.kspace.assign(q.matrix, {1.0f, 0.0f});
+  // The lines the sequence builder plays (regular comb, or the variable-density pattern).
+  std::vector<std::uint8_t> flags;
   QString error;
   try {
-    undersample_cartesian(mask, q.acceleration, q.acs_lines);
+    flags = seq::cartesian_line_flags(seq::cartesian_params(q));
   } catch (const std::exception& e) {  // invalid R / ACS: show full sampling and say why
-    mask.line_flags.assign(q.matrix, kLineAcquired | kLineImaging);
+    flags.assign(q.matrix, kLineAcquired | kLineImaging);
     error = QString::fromStdString(e.what());
   }
-  setCartesian(q.matrix, q.matrix, q.fov_m, q.fov_m, mask.line_flags);
-  kind_ = error.isEmpty() ? tr("Cartesian, R = %1, %2 ACS lines").arg(q.acceleration).arg(q.acs_lines) : error;
+  setCartesian(q.matrix, q.matrix, q.fov_m, q.fov_m, std::move(flags));
+  const QString pattern = q.undersampling == "regular" ? QString() : tr(", %1").arg(QString::fromStdString(q.undersampling));
+  kind_ = error.isEmpty() ? tr("Cartesian, R = %1, %2 ACS lines%3").arg(q.acceleration).arg(q.acs_lines).arg(pattern) : error;
   update();
 }
 

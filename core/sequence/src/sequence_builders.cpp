@@ -391,6 +391,14 @@ BuiltSequence build_gre_family(const CartesianParams& p, const std::string& src,
 
 void check_builder_params(const CartesianParams& p, const std::string& source) { validate(p, source); }
 
+std::vector<std::uint8_t> cartesian_line_flags(const CartesianParams& p, const std::string& source) {
+  validate(p, source);
+  std::vector<std::uint8_t> flags(p.matrix, 0);
+  for (const PeLine& l : pe_lines(p))
+    flags[l.line] |= mrwb::kLineAcquired | (l.ref ? mrwb::kLineCalibration : 0) | (l.ima ? mrwb::kLineImaging : 0);
+  return flags;
+}
+
 Excitation make_slice_excitation(double flip_rad, double rf_duration_s, double slice_thickness_m, char use,
                                  const SystemLimits& sys) {
   Excitation x;

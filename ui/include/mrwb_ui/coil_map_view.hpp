@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "mrwb/base/raw_data.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/background_job.hpp"
 
@@ -23,6 +24,10 @@ class CoilMapView : public QWidget {
   Q_OBJECT
  public:
   enum class Display { Magnitude, Phase };
+  // Which maps: the simulator's coils, the same divided by their root sum of squares (the normalisation
+  // SENSE and ESPIRiT maps carry), or ESPIRiT's estimate from the last raw data's calibration lines
+  // (Uecker et al. 2014).
+  enum class Source { True, TrueNormalised, Espirit };
   explicit CoilMapView(QWidget* parent = nullptr);
   ~CoilMapView() override;
 
@@ -30,12 +35,17 @@ class CoilMapView : public QWidget {
   // across); the result arrives asynchronously (mapsReady).
   void setScenario(const mrwb::Scenario& scenario);
   void setDisplay(Display display);
+  void setSource(Source source);
+  Source source() const { return source_; }
+  // The raw data ESPIRiT estimates from (one Cartesian slice; a volume's central plane is used).
+  void setRawData(const mrwb::RawData& raw);
   Display display() const { return display_; }
 
   bool busy() const { return worker_->busy(); }
   int coilCount() const { return ncoils_; }
   int mapSize() const { return n_; }
   QString errorText() const { return error_; }
+  const std::vector<std::complex<float>>& maps() const { return sens_; }  // [coil][y][x] as shown
   // Tile of coil c as shown (for tests and export).
   QImage tile(int coil) const;
 
@@ -51,6 +61,8 @@ class CoilMapView : public QWidget {
 
   mrwb::Scenario scenario_;
   Display display_ = Display::Magnitude;
+  Source source_ = Source::True;
+  std::shared_ptr<const mrwb::RawData> raw_;
   BackgroundJob* worker_;
   bool restart_ = false;
   struct Result;
@@ -62,6 +74,7 @@ class CoilMapView : public QWidget {
   std::vector<QImage> tiles_;
 
   QComboBox* displayBox_;
+  QComboBox* sourceBox_;
   QLabel* status_;
   CoilMapCanvas* canvas_;
 };

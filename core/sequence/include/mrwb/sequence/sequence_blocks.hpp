@@ -242,6 +242,10 @@ BuiltSequence build_blocks(SequenceType type, const CartesianParams& p, const st
 
 // The builders' common parameter checks (FOV, matrix, flip, bandwidth, slice, RF, dummy scans, R, ACS, TE/TR >= 0).
 void check_builder_params(const CartesianParams& p, const std::string& source);
+// The phase-encode lines the Cartesian builders play, as raw data flags them (raw_data.hpp LineFlag per line of
+// `matrix`): the regular comb with its ACS block (integrated or separate), partial Fourier, or the
+// variable-density pattern of p.undersampling. Throws InputError as the builders do for invalid parameters.
+std::vector<std::uint8_t> cartesian_line_flags(const CartesianParams& p, const std::string& source = "sequence");
 // Parts the gradient-echo builders share. Slice-selective excitation: Hann sinc of time-bandwidth 4 with
 // its slice-select trapezoid (RF after the dead time), and the slice rephaser to play after the block.
 struct Excitation {
