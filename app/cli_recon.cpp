@@ -207,7 +207,7 @@ Action add_recon(CLI::App& app) {
         for (int c = 0; c < raw.ncoils && ss > 0; ++c) opts.noncart.sensitivities[c * plane + i] /= static_cast<float>(std::sqrt(ss));
       }
     } else if (with_maps) {
-      opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw); });
+      opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend); });
     }
     // sense's analytic g where it unfolds directly (a regular comb), pseudo-multiple replicas elsewhere.
     const bool analytic_g = opts.method == ReconMethod::Sense && o->gfactor_replicas == 0 && sense_regular_comb(raw);
