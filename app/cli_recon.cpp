@@ -13,6 +13,7 @@
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/pipeline/gfactor_replica.hpp"
 #include "mrwb/pipeline/recon_coil_maps.hpp"
+#include "mrwb/recon/espirit.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
@@ -133,7 +134,8 @@ Action add_recon(CLI::App& app) {
   sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default: exact where it takes <= 1 s, else gridded)");
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");
   sub->add_option("--maps", o->maps,
-                  "sense, cs: coil maps: true (the simulator's coils of --scenario) | espirit (from the calibration lines)");
+                  "sense, cs, cg: coil maps: true (the simulator's coils of --scenario) | espirit (from the calibration "
+                  "lines; cg: from the gridded k-space centre)");
   sub->add_option("--scenario", o->scenario, "sense, cs --maps true: the scenario the raw data were simulated from (its coils)");
   sub->add_option("--cs-regularizer", o->cs_regularizer, "cs: l1-wavelet (FISTA) | tv (ADMM); --lambda, --iterations (default 100)");
   sub->add_option("--gfactor", o->gfactor,
@@ -190,12 +192,14 @@ Action add_recon(CLI::App& app) {
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
     if (with_maps && opts.method == ReconMethod::Cg) {
-      if (o->maps != "true")
-        throw InputError("--method cg --maps " + o->maps + ": not for non-Cartesian data yet (allowed: --maps true --scenario S.json)");
       const noncart::Grid g = about_source(o->in, [&] { return noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, 2).grid; });
+      // ESPIRiT from the gridded k-space centre: unit root sum of squares inside its crop already.
+      if (o->maps == "espirit")
+        opts.noncart.sensitivities =
+            about_source(o->in, [&] { return espirit_maps_noncart(raw, g.n, EspiritParams{}).maps; });
       // Normalised to a root sum of squares of 1, as the cg's own estimate: the image is then the object weighted
       // by the coils' root sum of squares, the scale of every other method and of the truth.
-      opts.noncart.sensitivities = scenario_image_coil_maps(maps_scenario, g.n, g.n);
+      else opts.noncart.sensitivities = scenario_image_coil_maps(maps_scenario, g.n, g.n);
       const std::size_t plane = static_cast<std::size_t>(g.n) * g.n;
       for (std::size_t i = 0; i < plane; ++i) {
         double ss = 0;
@@ -203,7 +207,7 @@ Action add_recon(CLI::App& app) {
         for (int c = 0; c < raw.ncoils && ss > 0; ++c) opts.noncart.sensitivities[c * plane + i] /= static_cast<float>(std::sqrt(ss));
       }
     } else if (with_maps) {
-      opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw); });
+      opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend); });
     }
     // sense's analytic g where it unfolds directly (a regular comb), pseudo-multiple replicas elsewhere.
     const bool analytic_g = opts.method == ReconMethod::Sense && o->gfactor_replicas == 0 && sense_regular_comb(raw);

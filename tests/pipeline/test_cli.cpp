@@ -196,7 +196,7 @@ class TestCli : public QObject {
   }
 
   // Non-Cartesian CG-SENSE with the simulator's coil maps (--method cg --maps true) instead of the maps the cg
-  // estimates from the low-resolution centre: at least as close to the truth.
+  // estimates from the low-resolution centre: at least as close to the truth; --maps espirit within 1.5 dB of it.
   void cgWithTrueMapsFromTheCli() {
     QFile f(QString(MRWB_SOURCE_DIR) + "/phantoms/default.json");
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -218,9 +218,14 @@ class TestCli : public QObject {
     const double est = psnr_of("cg_est.h5", "radial_truth.h5"), truth = psnr_of("cg_true.h5", "radial_truth.h5");
     qInfo("radial 48^2, 8 coils, cg 20 it.: estimated maps %.2f dB, the simulator's maps %.2f dB", est, truth);
     QVERIFY(est > 0 && truth >= est - 0.1);
-    r = run_mrwb({"recon", "--in", path("radial.h5"), "--method", "cg", "--maps", "espirit", "--out", path("none.h5")});
-    QCOMPARE(r.code, 2);
-    QVERIFY2(r.err.contains("(allowed: --maps true --scenario S.json)"), qPrintable(r.err));
+    // ESPIRiT from the gridded radial centre (espirit_maps_noncart): about 1 dB below the simulator's maps here
+    // (measured 1.1 dB at 48², 8 coils; the margin of the gridded block and the crop change it by < 0.25 dB).
+    r = run_mrwb({"recon", "--in", path("radial.h5"), "--method", "cg", "--maps", "espirit", "--out", path("cg_esp.h5"),
+                  "--quiet"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const double esp = psnr_of("cg_esp.h5", "radial_truth.h5");
+    qInfo("radial 48^2, 8 coils, cg 20 it.: ESPIRiT maps %.2f dB", esp);
+    QVERIFY(esp > truth - 1.5);
   }
 
   // `mrwb sequence --out` then `mrwb simulate --seq`: the exported Pulseq file, played on the scenario's

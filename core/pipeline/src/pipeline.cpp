@@ -65,7 +65,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.cs.lambda = scenario.recon.cs_lambda;
   options.cs.iterations = scenario.recon.cs_iterations;
   if (options.method == ReconMethod::Sense || options.method == ReconMethod::Cs)
-    options.sense.maps = recon_coil_maps(scenario, volume ? volume->raw : sim.raw);
+    options.sense.maps = recon_coil_maps(scenario, volume ? volume->raw : sim.raw, options.backend);
   if (volume) {
     const RawData& raw = volume->raw;
     const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;

@@ -51,8 +51,8 @@ int calibration_samples(const RawData& raw, int cap) { return centred_run(raw.k0
 
 void check_espirit_input(const RawData& raw, const EspiritParams& p) {
   if (!raw.cartesian())
-    throw InputError("espirit: the data are non-Cartesian (they have a trajectory); ESPIRiT from a gridded k-space "
-                     "centre is not available yet (allowed: Cartesian raw data)");
+    throw InputError("espirit: the data are non-Cartesian (they have a trajectory) (allowed: Cartesian raw data; "
+                     "espirit_maps_noncart for a trajectory)");
   if (raw.volume())
     throw InputError("espirit: " + std::to_string(raw.slices) + " slices x " + std::to_string(raw.partitions) +
                      " partitions (allowed: one 2-D slice; extract_slice first)");
@@ -82,19 +82,26 @@ EspiritMaps espirit_from_calibration(const std::vector<std::complex<float>>& cal
   return espirit::eigenmaps(espirit::calibrate(calib, cx, cy, coils, p), nx, ny, p.crop);
 }
 
-EspiritMaps espirit_maps(const RawData& raw, const EspiritParams& p) {
+EspiritBlock espirit_calibration_block(const RawData& raw, const EspiritParams& p) {
   check_espirit_input(raw, p);
+  EspiritBlock b;
+  b.cy = calibration_lines(raw, p.calib_size);
+  b.cx = calibration_samples(raw, p.calib_size);
+  b.coils = raw.ncoils;
+  const int y0 = raw.k0_line() - b.cy / 2, x0 = raw.k0_sample() - b.cx / 2;
+  b.data.resize(static_cast<std::size_t>(b.coils) * b.cy * b.cx);
+  for (int c = 0; c < b.coils; ++c)
+    for (int y = 0; y < b.cy; ++y)
+      for (int x = 0; x < b.cx; ++x)
+        b.data[(static_cast<std::size_t>(c) * b.cy + y) * b.cx + x] = raw.at(c, y0 + y, x0 + x);
+  return b;
+}
+
+EspiritMaps espirit_crop_to_image(const RawData& raw, EspiritMaps m) {
   const FftLayout l = fft_layout(raw);
-  const int cy = calibration_lines(raw, p.calib_size), cx = calibration_samples(raw, p.calib_size);
-  const int y0 = raw.k0_line() - cy / 2, x0 = raw.k0_sample() - cx / 2, C = raw.ncoils;
-  std::vector<std::complex<float>> calib(static_cast<std::size_t>(C) * cy * cx);
-  for (int c = 0; c < C; ++c)
-    for (int y = 0; y < cy; ++y)
-      for (int x = 0; x < cx; ++x)
-        calib[(static_cast<std::size_t>(c) * cy + y) * cx + x] = raw.at(c, y0 + y, x0 + x);
-  EspiritMaps m = espirit_from_calibration(calib, cx, cy, C, l.Nx, l.Ny, p);
   if (l.kx == l.Nx && l.ky == l.Ny) return m;
   // Readout oversampling: the central kx x ky pixels, as reconstruct_fft keeps them.
+  const int C = m.coils;
   EspiritMaps cropped = m;
   cropped.nx = l.kx;
   cropped.ny = l.ky;
@@ -109,6 +116,12 @@ EspiritMaps espirit_maps(const RawData& raw, const EspiritParams& p) {
       for (int c = 0; c < C; ++c) cropped.maps[c * plane + to] = m.maps[c * big + from];
     }
   return cropped;
+}
+
+EspiritMaps espirit_maps(const RawData& raw, const EspiritParams& p) {
+  const EspiritBlock b = espirit_calibration_block(raw, p);
+  const FftLayout l = fft_layout(raw);
+  return espirit_crop_to_image(raw, espirit_from_calibration(b.data, b.cx, b.cy, b.coils, l.Nx, l.Ny, p));
 }
 
 }  // namespace mrwb

@@ -1,6 +1,8 @@
+#include "mrwb/recon/espirit_backend.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb_gpu/pipeline/register_backends.hpp"
+#include "mrwb_gpu/recon/espirit_cuda.hpp"
 #include "mrwb_gpu/recon/fft_cuda.hpp"
 #include "mrwb_gpu/recon/grappa_cuda.hpp"
 #include "mrwb_gpu/recon/noncart_cuda.hpp"
@@ -18,6 +20,12 @@ void register_backends() {
                          ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
   register_reconstructor(ReconMethod::Cg, Backend::Cuda,
                          ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
+  // Beyond cuSOLVER's batched eigensolver (32 coils) the maps come from the CPU rather than a refusal.
+  register_espirit(Backend::Cuda, EspiritBackend{[] { return device_available(); },
+                                                [](const RawData& raw, const EspiritParams& p) {
+                                                  return raw.ncoils <= k_espirit_cuda_max_coils ? espirit_maps_cuda(raw, p)
+                                                                                                : espirit_maps(raw, p);
+                                                }});
   noncart::register_volume_backend(Backend::Cuda,
                                    noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
   register_simulation_backend(

@@ -47,6 +47,23 @@ EspiritMaps espirit_from_calibration(const std::vector<std::complex<float>>& cal
 // are: prewhiten data and maps together (noise_prewhitening.hpp) where channels correlate.
 EspiritMaps espirit_maps(const RawData& raw, const EspiritParams& p);
 
+// From non-Cartesian raw data (2-D trajectory, BART convention, cycles/FOV; noncart_types.hpp): the samples
+// with max(|k_x|, |k_y|) < calib_size/2 + a margin are gridded (Kaiser-Bessel, Pipe-Menon density) onto a
+// low-resolution image whose centred DFT gives the calib_size x calib_size block around k = 0; maps on the
+// matrix x matrix grid of the non-Cartesian reconstruction (x = (i − n/2)/n; matrix 0: default_matrix).
+// Throws InputError for Cartesian or 3-D data, a matrix below calib_size, and what espirit_from_calibration refuses.
+EspiritMaps espirit_maps_noncart(const RawData& raw, int matrix, const EspiritParams& p);
+
+// espirit_maps' two halves, for its CUDA twin: the calibration block it takes from the raw data (after
+// check_espirit_input; [coil][cy][cx], k = 0 at cy/2, cx/2), and the maps of the encoded grid (fft_layout's
+// Nx x Ny) cropped to the image as reconstruct_fft crops readout oversampling.
+struct EspiritBlock {
+  std::vector<std::complex<float>> data;
+  int cx = 0, cy = 0, coils = 0;
+};
+EspiritBlock espirit_calibration_block(const RawData& raw, const EspiritParams& p);
+EspiritMaps espirit_crop_to_image(const RawData& raw, EspiritMaps m);
+
 // What espirit_maps refuses (InputError, one line naming the option and the allowed range): non-Cartesian or
 // multi-slice data; crop or svd_threshold outside [0, 1]; kernel_size outside [2, calib_size]; calib_size outside
 // [kernel_size, min(nx, ny)]; fewer than kernel_size + 1 fully acquired lines (or samples) around k = 0.
