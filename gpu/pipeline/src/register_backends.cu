@@ -4,6 +4,7 @@
 #include "mrwb_gpu/recon/fft_cuda.hpp"
 #include "mrwb_gpu/recon/grappa_cuda.hpp"
 #include "mrwb_gpu/recon/noncart_cuda.hpp"
+#include "mrwb_gpu/recon/sparse_cuda.hpp"
 #include "mrwb_gpu/simulation/cuda_lagrangian_engine.hpp"
 #include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
 
@@ -18,6 +19,10 @@ void register_backends() {
                          ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
   register_reconstructor(ReconMethod::Cg, Backend::Cuda,
                          ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
+  register_reconstructor(ReconMethod::Sense, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_sense_reconstructor_cuda(); }});
+  register_reconstructor(ReconMethod::Cs, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_cs_reconstructor_cuda(); }});
   noncart::register_volume_backend(Backend::Cuda,
                                    noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
   register_simulation_backend(
