@@ -24,6 +24,7 @@ struct BenchOptions {
 // One function per suite, each in its own file (bench_<suite>.cpp). Return 0 on success.
 int bench_sim(const BenchOptions& options, nlohmann::json& report);
 int bench_grappa(const BenchOptions& options, nlohmann::json& report);
+int bench_sparse(const BenchOptions& options, nlohmann::json& report);
 int bench_noncart(const BenchOptions& options, nlohmann::json& report);
 int bench_flow(const BenchOptions& options, nlohmann::json& report);
 int bench_lagrangian(const BenchOptions& options, nlohmann::json& report);

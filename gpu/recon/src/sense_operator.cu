@@ -63,6 +63,27 @@ __global__ void unpost_mask(std::size_t n, std::size_t total, const float2* k, c
   const float2 v = cmul(k[i], conjf2(post[i % n]));
   buf[i] = mask ? cscale(mask[i % n], v) : v;
 }
+// Line masks: buf[y][c][x] = (S_c pre x)[y][x]; weight by row; gather from [y][c][x].
+__global__ void spread_rows(std::size_t n, int nx, int ny, int coils, const float2* sp, const float2* x, float2* buf) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n * coils) return;
+  const std::size_t p = i % n;
+  const int c = static_cast<int>(i / n), y = static_cast<int>(p / nx), px = static_cast<int>(p % nx);
+  buf[(static_cast<std::size_t>(y) * coils + c) * nx + px] = cmul(sp[i], x[p]);
+}
+__global__ void weight_rows(std::size_t total, int row, const float* w, float2* buf) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < total) buf[i] = cscale(w[i / row], buf[i]);
+}
+__global__ void gather_rows(std::size_t n, int nx, int coils, const float2* sp, const float2* buf, float2* out) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const std::size_t y = i / nx, px = i % nx;
+  float2 acc = make_float2(0.f, 0.f);
+  for (int c = 0; c < coils; ++c) acc = cadd(acc, cmul(conjf2(sp[c * n + i]), buf[(y * coils + c) * nx + px]));
+  out[i] = acc;
+}
+
 // out = sum_c conj(S_c pre) buf_c.
 __global__ void gather(std::size_t n, int coils, const float2* sp, const float2* buf, float2* out) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -94,6 +115,17 @@ __global__ void multiply_kernel(std::size_t n, float s, float2* v) {
 __global__ void divide_kernel(std::size_t n, float s, float2* v) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i < n) v[i] = make_float2(__fdiv_rn(v[i].x, s), __fdiv_rn(v[i].y, s));
+}
+
+// k[c][rows[r]][x] = s · staged[c][r][x].
+__global__ void scatter_rows(std::size_t total, int nx, int ny, int nrows, const int* rows, const float2* staged, float s,
+                             float2* k) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  const int x = static_cast<int>(i % nx);
+  const std::size_t cr = i / nx;
+  const int r = static_cast<int>(cr % nrows), c = static_cast<int>(cr / nrows);
+  k[(static_cast<std::size_t>(c) * ny + rows[r]) * nx + x] = cscale(s, staged[i]);
 }
 
 struct DotRe {
@@ -143,7 +175,8 @@ DeviceSense::DeviceSense(int nx_, int ny_, int coils_, const std::complex<float>
       post(n),
       mask(n),
       wmask(n),
-      buf(n * coils_) {
+      buf(n * coils_),
+      wline(ny_) {
   const auto px = pre_1d(nx), py = pre_1d(ny), qx = post_1d(nx), qy = post_1d(ny);
   const double unitary = 1.0 / std::sqrt(static_cast<double>(n));
   std::vector<std::complex<float>> hp(n), hq(n);
@@ -165,10 +198,26 @@ DeviceSense::DeviceSense(int nx_, int ny_, int coils_, const std::complex<float>
   cufft_check(cufftPlanMany(&plan, 2, dims, nullptr, 1, static_cast<int>(n), nullptr, 1, static_cast<int>(n), CUFFT_C2C,
                             coils),
               "plan");
+  line_mask = true;
+  for (int y = 0; y < ny && line_mask; ++y)
+    for (int x = 1; x < nx; ++x)
+      if (m[static_cast<std::size_t>(y) * nx + x] != m[static_cast<std::size_t>(y) * nx]) {
+        line_mask = false;
+        break;
+      }
+  if (line_mask) {
+    std::vector<float> hl(ny);
+    for (int y = 0; y < ny; ++y) hl[y] = static_cast<float>(double(m[static_cast<std::size_t>(y) * nx]) * m[static_cast<std::size_t>(y) * nx] / ny);
+    wline.upload(hl.data());
+    int len = ny, embed = ny;
+    const int stride = coils * nx;
+    cufft_check(cufftPlanMany(&plan_y, 1, &len, &embed, stride, 1, &embed, stride, 1, CUFFT_C2C, stride), "plan y");
+  }
 }
 
 DeviceSense::~DeviceSense() {
   if (plan) cufftDestroy(plan);
+  if (plan_y) cufftDestroy(plan_y);
 }
 
 void DeviceSense::forward(const float2* x, float2* k) const {
@@ -189,6 +238,15 @@ void DeviceSense::adjoint(const float2* k, float2* x) const {
 
 void DeviceSense::normal(const float2* x, float2* out) const {
   const std::size_t total = n * coils;
+  if (line_mask) {
+    spread_rows<<<blocks(total), kThreads>>>(n, nx, ny, coils, sp.get(), x, buf.get());
+    auto* b = reinterpret_cast<cufftComplex*>(buf.get());
+    cufft_check(cufftExecC2C(plan_y, b, b, CUFFT_FORWARD), "normal");
+    weight_rows<<<blocks(total), kThreads>>>(total, coils * nx, wline.get(), buf.get());
+    cufft_check(cufftExecC2C(plan_y, b, b, CUFFT_INVERSE), "normal");
+    gather_rows<<<blocks(n), kThreads>>>(n, nx, coils, sp.get(), buf.get(), out);
+    return;
+  }
   spread<<<blocks(total), kThreads>>>(n, total, sp.get(), x, buf.get());
   auto* b = reinterpret_cast<cufftComplex*>(buf.get());
   cufft_check(cufftExecC2C(plan, b, b, CUFFT_FORWARD), "normal");
@@ -224,9 +282,31 @@ void DeviceSense::weight_by_rss(float2* image) const {
 }
 
 void upload_unitary_kspace(const RawData& raw, float2* k) {
-  const std::size_t total = static_cast<std::size_t>(raw.nx) * raw.ny * raw.ncoils;
-  cuda_check(cudaMemcpy(k, raw.kspace.data(), total * sizeof(float2), cudaMemcpyHostToDevice), "k-space upload");
-  multiply(total, static_cast<float>(1.0 / std::sqrt(static_cast<double>(raw.nx) * raw.ny)), k);
+  const std::size_t n = static_cast<std::size_t>(raw.nx) * raw.ny, total = n * raw.ncoils;
+  const float s = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
+  std::vector<int> rows;
+  for (int y = 0; y < raw.ny; ++y)
+    if (raw.flags(y) & kLineAcquired) rows.push_back(y);
+  if (rows.size() == static_cast<std::size_t>(raw.ny) || rows.empty()) {
+    cuda_check(cudaMemcpy(k, raw.kspace.data(), total * sizeof(float2), cudaMemcpyHostToDevice), "k-space upload");
+    multiply(total, s, k);
+    return;
+  }
+  // Unacquired lines are zero (raw_data.hpp): only the acquired ones cross the bus.
+  const std::size_t row_len = raw.nx, nrows = rows.size();
+  std::vector<std::complex<float>> staged(nrows * row_len * raw.ncoils);
+  for (int c = 0; c < raw.ncoils; ++c)
+    for (std::size_t r = 0; r < nrows; ++r)
+      std::copy_n(raw.kspace.begin() + static_cast<std::ptrdiff_t>(c * n + rows[r] * row_len), row_len,
+                  staged.begin() + static_cast<std::ptrdiff_t>((c * nrows + r) * row_len));
+  DeviceBuffer<float2> d_staged(staged.size());
+  DeviceBuffer<int> d_rows(nrows);
+  d_staged.upload(reinterpret_cast<const float2*>(staged.data()));
+  d_rows.upload(rows.data());
+  cuda_check(cudaMemset(k, 0, total * sizeof(float2)), "memset");
+  scatter_rows<<<blocks(staged.size()), kThreads>>>(staged.size(), raw.nx, raw.ny, static_cast<int>(nrows), d_rows.get(),
+                                                    d_staged.get(), s, k);
+  cuda_check(cudaGetLastError(), "k-space scatter");
 }
 
 Image2D download_image(const RawData& raw, const float2* x) {

@@ -95,6 +95,11 @@ struct DeviceSense {
   DeviceBuffer<float> wmask;     // M²/N of E^H E
   DeviceBuffer<float2> buf;      // coils x n scratch of the transforms
   cufftHandle plan = 0;          // 2-D C2C batched over the coils, in place
+  // A mask constant along kx (every line mask): E^H E needs the DFT along y only, F_x^H F_x = nx I. Its
+  // scratch is [y][coil][x], so one 1-D plan strided by coils·nx covers every coil and column.
+  bool line_mask = false;
+  DeviceBuffer<float> wline;     // M(ky)² / ny
+  cufftHandle plan_y = 0;
 
   // k = E x (coils x n), x = E^H k, out = E^H E x (out may not alias x); device pointers, default stream.
   void forward(const float2* x, float2* k) const;

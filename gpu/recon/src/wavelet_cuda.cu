@@ -20,7 +20,9 @@ __global__ void analyse(const float2* __restrict__ src, float2* __restrict__ dst
   const int half = p.m / 2;
   const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (t >= static_cast<std::size_t>(half) * p.lines) return;
-  const int line = static_cast<int>(t % p.lines), k = static_cast<int>(t / p.lines);  // lines fastest: coalesced columns
+  // Neighbouring threads on neighbouring memory: along a row for the row pass, across columns for the column pass.
+  const bool rows = p.along == 1;
+  const int line = static_cast<int>(rows ? t / half : t % p.lines), k = static_cast<int>(rows ? t % half : t / p.lines);
   const float2* in = src + line * p.across;
   double ar = 0, ai = 0, dr = 0, di = 0;
   for (int j = 0; j < f.taps; ++j) {
@@ -41,7 +43,8 @@ __global__ void synthesise(const float2* __restrict__ src, float2* __restrict__ 
   const int half = p.m / 2;
   const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (t >= static_cast<std::size_t>(p.m) * p.lines) return;
-  const int line = static_cast<int>(t % p.lines), i = static_cast<int>(t / p.lines);
+  const bool rows = p.along == 1;
+  const int line = static_cast<int>(rows ? t / p.m : t % p.lines), i = static_cast<int>(rows ? t % p.m : t / p.lines);
   int ks[4], js[4], count = 0;
   for (int j = i & 1; j < f.taps; j += 2) {
     ks[count] = (((i - j) % p.m + p.m) % p.m) / 2;
