@@ -27,7 +27,10 @@ struct AddLambdaDot {  // q += lambda d; Re<d, q>
 struct PinnedStates {
   CgState* h = nullptr;
   PinnedStates() { cuda_check(cudaMallocHost(&h, 2 * sizeof(CgState)), "pinned state"); }
-  ~PinnedStates() { cudaFreeHost(h); }
+  ~PinnedStates() {
+    cudaDeviceSynchronize();  // a copy into it may still be queued (cancel, stop)
+    cudaFreeHost(h);
+  }
 };
 
 }  // namespace

@@ -109,6 +109,17 @@ __global__ void times_rss(std::size_t n, int coils, const float2* maps, float2* 
   image[i] = cscale(static_cast<float>(sqrt(ss)), image[i]);
 }
 
+// maps, S·pre, the transform scratch and the k-space (coils x n each), and about a dozen images.
+void check_memory(std::size_t n, int coils) {
+  std::size_t free_b = 0, total_b = 0;
+  cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  const std::size_t need = (4 * n * coils + 16 * n) * sizeof(float2);
+  if (need > free_b)
+    throw InputError("sense / cs --backend cuda: " + std::to_string(coils) + " coils of " + std::to_string(n) +
+                     " pixels need " + std::to_string(need) + " bytes of GPU memory, " + std::to_string(free_b) +
+                     " free (allowed: --backend cpu)");
+}
+
 void check_size(int nx, int ny, int coils, std::size_t maps, std::size_t mask) {
   if (nx < 1 || ny < 1 || coils < 1)
     throw InputError("cartesian sense: size " + std::to_string(nx) + " x " + std::to_string(ny) + ", " +
@@ -122,13 +133,20 @@ void check_size(int nx, int ny, int coils, std::size_t maps, std::size_t mask) {
                      std::to_string(n) + ")");
 }
 
+// nx·ny, once the device is known to hold the operator.
+std::size_t checked_plane(int nx, int ny, int coils) {
+  const std::size_t n = static_cast<std::size_t>(nx) * ny;
+  check_memory(n, coils);
+  return n;
+}
+
 }  // namespace
 
 DeviceSense::DeviceSense(int nx_, int ny_, int coils_, const std::complex<float>* host_maps, const std::vector<float>& m)
     : nx(nx_),
       ny(ny_),
       coils(coils_),
-      n(static_cast<std::size_t>(nx_) * ny_),
+      n(checked_plane(nx_, ny_, coils_)),
       maps(n * coils_),
       sp(n * coils_),
       pre(n),
