@@ -25,6 +25,7 @@ struct BenchOptions {
 int bench_sim(const BenchOptions& options, nlohmann::json& report);
 int bench_grappa(const BenchOptions& options, nlohmann::json& report);
 int bench_espirit(const BenchOptions& options, nlohmann::json& report);
+int bench_sparse(const BenchOptions& options, nlohmann::json& report);
 int bench_noncart(const BenchOptions& options, nlohmann::json& report);
 int bench_flow(const BenchOptions& options, nlohmann::json& report);
 int bench_lagrangian(const BenchOptions& options, nlohmann::json& report);

@@ -6,6 +6,7 @@
 #include "mrwb_gpu/recon/fft_cuda.hpp"
 #include "mrwb_gpu/recon/grappa_cuda.hpp"
 #include "mrwb_gpu/recon/noncart_cuda.hpp"
+#include "mrwb_gpu/recon/sparse_cuda.hpp"
 #include "mrwb_gpu/simulation/cuda_lagrangian_engine.hpp"
 #include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
 
@@ -26,6 +27,10 @@ void register_backends() {
                                                   return raw.ncoils <= k_espirit_cuda_max_coils ? espirit_maps_cuda(raw, p)
                                                                                                 : espirit_maps(raw, p);
                                                 }});
+  register_reconstructor(ReconMethod::Sense, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_sense_reconstructor_cuda(); }});
+  register_reconstructor(ReconMethod::Cs, Backend::Cuda,
+                         ReconBackend{[] { return device_available(); }, [] { return make_cs_reconstructor_cuda(); }});
   noncart::register_volume_backend(Backend::Cuda,
                                    noncart::VolumeBackend{[] { return device_available(); }, reconstruct_volume_cuda});
   register_simulation_backend(
