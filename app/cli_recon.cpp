@@ -137,7 +137,7 @@ Action add_recon(CLI::App& app) {
                   "sense, cs, cg: coil maps: true (the simulator's coils of --scenario) | espirit (from the calibration "
                   "lines; cg: from the gridded k-space centre)");
   sub->add_option("--scenario", o->scenario, "sense, cs --maps true: the scenario the raw data were simulated from (its coils)");
-  sub->add_option("--cs-regularizer", o->cs_regularizer, "cs: l1-wavelet (FISTA) | tv (ADMM); --lambda, --iterations (default 100)");
+  sub->add_option("--cs-regularizer", o->cs_regularizer, "cs: l1-wavelet (FISTA) | tv (ADMM); --lambda, --iterations (default 100; tv: CG steps in all, as BART's pics -i)");
   sub->add_option("--gfactor", o->gfactor,
                   "The g-factor map: .h5, .cfl, .nii and/or .png (repeatable); sense: analytic, other methods: pseudo-multiple "
                   "replicas (Cartesian, one slice)");

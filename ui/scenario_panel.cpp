@@ -298,7 +298,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                         tr("Weight λ of the sparsity term (on the unitary data scale; BART's pics -r with -w 1)"),
                         [](Scenario& s, double v) { s.recon.cs_lambda = v; });
   csIterations_ = addInt(rform, QStringLiteral("recon.cs_iterations"), tr("CS iterations"), 1, 10000, 10,
-                         tr("FISTA or ADMM iterations of compressed sensing"),
+                         tr("L1-wavelet: FISTA iterations; TV: CG steps over all ADMM x-updates (as BART's pics -i), "
+                            "ADMM may stop sooner by its residual test"),
                          [](Scenario& s, int v) { s.recon.cs_iterations = v; });
 
   validation_ = new QLabel(this);

@@ -195,13 +195,17 @@ class TestGpuSparse : public QObject {
       CsParams p;
       p.regularizer = reg;
       p.lambda = std::string(reg) == "tv" ? 0.003 : 0.0015;
-      p.iterations = std::string(reg) == "tv" ? 50 : 100;
+      p.iterations = std::string(reg) == "tv" ? 300 : 100;  // tv: CG steps in all
       CsReport r_cpu, r_cuda;
       const auto cpu = cs_solve(E, k, p, &r_cpu);
       const auto cuda = gpu::cs_solve_cuda(G, k, p, &r_cuda);
-      qInfo("  %s: L CPU %.6g CUDA %.6g, levels %d / %d, objective CPU %.6g CUDA %.6g", reg, r_cpu.lipschitz,
-            r_cuda.lipschitz, r_cpu.wavelet_levels, r_cuda.wavelet_levels, r_cpu.objective, r_cuda.objective);
+      qInfo("  %s: L CPU %.6g CUDA %.6g, levels %d / %d, objective CPU %.6g CUDA %.6g, iterations %d / %d, CG steps "
+            "%d / %d, residual test met %d / %d", reg, r_cpu.lipschitz, r_cuda.lipschitz, r_cpu.wavelet_levels,
+            r_cuda.wavelet_levels, r_cpu.objective, r_cuda.objective, r_cpu.iterations, r_cuda.iterations,
+            r_cpu.cg_steps, r_cuda.cg_steps, int(r_cpu.converged), int(r_cuda.converged));
       QCOMPARE(r_cuda.iterations, r_cpu.iterations);
+      QCOMPARE(r_cuda.cg_steps, r_cpu.cg_steps);      // tv: each x-update's CG ends at the same step
+      QCOMPARE(r_cuda.converged, r_cpu.converged);    // tv: the residual test ends both at one iteration
       QCOMPARE(r_cuda.wavelet_levels, r_cpu.wavelet_levels);
       QVERIFY(std::abs(r_cuda.lipschitz - r_cpu.lipschitz) <= 1e-4 * r_cpu.lipschitz);
       QVERIFY(std::abs(r_cuda.objective - r_cpu.objective) <= 1e-3 * std::abs(r_cpu.objective));

@@ -130,44 +130,75 @@ cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const Cs
              const ProgressFn& progress, const CancelToken& cancel) {
   const int nx = E.nx(), ny = E.ny();
   const std::size_t n = E.plane();
-  const float rho = static_cast<float>(p.admm_rho);
-  cvec x(n), z(2 * n), u(2 * n), rhs(n), r(n), d(n), q, w(2 * n);
+  const float rho = static_cast<float>(p.admm_rho), alpha = static_cast<float>(p.admm_alpha);
+  const bool test_residuals = p.admm_abstol > 0 || p.admm_reltol > 0;
+  cvec x(n), z(2 * n), u(2 * n), rhs(n), r(n), d(n), q, w(2 * n), dz(2 * n);
   auto apply = [&](const cvec& in, cvec& out) {  // (E^H E + rho D^H D) in
     E.normal(in, out);
     const cvec dd2 = tv_gradient_adjoint(tv_gradient(in, nx, ny), nx, ny);
     for (std::size_t i = 0; i < n; ++i) out[i] += rho * dd2[i];
   };
-  for (int it = 0; it < p.iterations; ++it) {
+  auto norm2 = [](const cvec& v) { return std::sqrt(dot_re(v, v)); };
+  // `iterations` bounds the work as BART's pics -i does for ADMM: the CG steps over all x-updates; ADMM stops
+  // after the x-update in which they exceed it (an x-update that needs no step counts one).
+  for (int it = 0; rep.cg_steps <= p.iterations; ++it) {
     cancel.throw_if_cancelled();
     for (std::size_t i = 0; i < 2 * n; ++i) w[i] = z[i] - u[i];
     const cvec dw = tv_gradient_adjoint(w, nx, ny);
     for (std::size_t i = 0; i < n; ++i) rhs[i] = b[i] + rho * dw[i];
-    // x-update: CG warm-started at the current x.
+    // x-update: CG warm-started at the current x, ended early at ||r|| < cg_tolerance ||rhs|| (BART's rule).
+    const double stop_r = p.cg_tolerance * norm2(rhs);
     apply(x, q);
     for (std::size_t i = 0; i < n; ++i) r[i] = rhs[i] - q[i];
     d = r;
     double rr = dot_re(r, r);
+    int steps = 0;
     for (int k = 0; k < p.cg_iterations && rr > 0; ++k) {
       apply(d, q);
       const double dq = dot_re(d, q);
       if (dq <= 0) break;
-      const float alpha = static_cast<float>(rr / dq);
+      const float a = static_cast<float>(rr / dq);
       for (std::size_t i = 0; i < n; ++i) {
-        x[i] += alpha * d[i];
-        r[i] -= alpha * q[i];
+        x[i] += a * d[i];
+        r[i] -= a * q[i];
       }
       const double rr_new = dot_re(r, r);
+      ++steps;
+      if (std::sqrt(rr_new) < stop_r) break;
       const float beta = static_cast<float>(rr_new / rr);
       rr = rr_new;
       for (std::size_t i = 0; i < n; ++i) d[i] = r[i] + beta * d[i];
     }
-    // z- and u-updates.
+    // Over-relaxed z- and u-updates; dz = z − z_old and the residual norms for the stopping test.
     const cvec g = tv_gradient(x, nx, ny);
-    for (std::size_t i = 0; i < 2 * n; ++i) z[i] = g[i] + u[i];
+    double gg = 0, zz = 0, rr_primal = 0;
+    for (std::size_t i = 0; i < 2 * n; ++i) {
+      const cfloat xh = alpha * g[i] + (1.0f - alpha) * z[i];
+      dz[i] = z[i];
+      w[i] = xh;
+      z[i] = xh + u[i];
+    }
     shrink_isotropic(z, nx, ny, static_cast<float>(p.lambda / p.admm_rho));
-    for (std::size_t i = 0; i < 2 * n; ++i) u[i] += g[i] - z[i];
+    for (std::size_t i = 0; i < 2 * n; ++i) {
+      u[i] += w[i] - z[i];
+      dz[i] = z[i] - dz[i];
+      gg += std::norm(std::complex<double>(g[i]));
+      zz += std::norm(std::complex<double>(z[i]));
+      rr_primal += std::norm(std::complex<double>(g[i]) - std::complex<double>(z[i]));
+    }
     rep.iterations = it + 1;
-    if (progress) progress(double(it + 1) / p.iterations, "compressed-sensing");
+    rep.cg_steps += std::max(steps, 1);
+    if (progress) progress(std::min(1.0, double(rep.cg_steps) / p.iterations), "compressed-sensing");
+    if (!test_residuals) continue;
+    const double s_norm = p.admm_rho * norm2(tv_gradient_adjoint(dz, nx, ny));
+    const double eps_pri = std::sqrt(4.0 * n) * p.admm_abstol + p.admm_reltol * std::sqrt(std::max(gg, zz));
+    const double eps_dual =
+        std::sqrt(2.0 * n) * p.admm_abstol + p.admm_reltol * p.admm_rho * norm2(tv_gradient_adjoint(u, nx, ny));
+    if (std::sqrt(rr_primal) < eps_pri && s_norm < eps_dual) {
+      rep.converged = true;
+      if (progress) progress(1.0, "compressed-sensing");
+      break;
+    }
   }
   rep.objective = data_term(E, x, b, dd) + p.lambda * tv_norm(x, nx, ny);
   return x;
@@ -184,6 +215,12 @@ void check_cs_params(const CsParams& p) {
   if (!(p.admm_rho > 0)) throw InputError(src + "admm_rho = " + num(p.admm_rho) + " (allowed: > 0)");
   if (p.cg_iterations < 1)
     throw InputError(src + "cg_iterations = " + std::to_string(p.cg_iterations) + " (allowed: >= 1)");
+  if (!(p.cg_tolerance >= 0)) throw InputError(src + "cg_tolerance = " + num(p.cg_tolerance) + " (allowed: >= 0)");
+  if (!(p.admm_alpha > 0 && p.admm_alpha < 2))
+    throw InputError(src + "admm_alpha = " + num(p.admm_alpha) + " (allowed: 0 < alpha < 2)");
+  if (!(p.admm_abstol >= 0) || !(p.admm_reltol >= 0))
+    throw InputError(src + "admm_abstol = " + num(p.admm_abstol) + ", admm_reltol = " + num(p.admm_reltol) +
+                     " (allowed: >= 0)");
   if (p.wavelet_taps != 2 && p.wavelet_taps != 4 && p.wavelet_taps != 8)
     throw InputError(src + "wavelet_taps = " + std::to_string(p.wavelet_taps) + " (allowed: 2, 4 or 8)");
   if (p.wavelet_levels < 0)

@@ -22,6 +22,12 @@ __global__ void start_kernel(const double* partials, CgState* st) {
   st->rr = rr;
   st->bnorm = 1;
   st->stop = rr > 0 ? 0 : 1;
+  st->iterations = 0;
+}
+
+__global__ void reference_norm_kernel(const double* partials, CgState* st) {
+  const double bb = block_sum(partials, kReduceBlocks);
+  if (threadIdx.x == 0) st->bnorm = sqrt(bb);
 }
 
 __global__ void alpha_kernel(const double* partials, CgState* st) {
@@ -70,6 +76,8 @@ void cg_start(std::size_t n, const float2* rhs, const float2* q, float2* r, floa
   reduce(n, StartResidual{rhs, q, r, d}, partials);
   start_kernel<<<1, kThreads>>>(partials, st);
 }
+
+void cg_reference_norm(const double* partials, CgState* st) { reference_norm_kernel<<<1, kThreads>>>(partials, st); }
 
 void cg_alpha(const double* partials, CgState* st) { alpha_kernel<<<1, kThreads>>>(partials, st); }
 

@@ -139,8 +139,10 @@ struct CgState {
   int iterations = 0;  // completed
   double relative_residual = 0;
 };
-// r = rhs − q, d = r, rr = |r|² (stop when 0): the start of a warm-started CG, q = A x.
+// r = rhs − q, d = r, rr = |r|² (stop when 0): the start of a warm-started CG, q = A x; iterations = 0.
 void cg_start(std::size_t n, const float2* rhs, const float2* q, float2* r, float2* d, CgState* st, double* partials);
+// bnorm = sqrt(sum of the partials): the norm the relative residual is taken against (1 after cg_start).
+void cg_reference_norm(const double* partials, CgState* st);
 // The CG steps after q = A d: finish Re<d, q> (partials) into alpha, or stop when <= 0.
 void cg_alpha(const double* partials, CgState* st);
 // x += alpha d, r −= alpha q, then rr' = |r|²: residuals[it] = sqrt(rr')/bnorm (when not null), beta = rr'/rr,
@@ -159,12 +161,21 @@ Filters daubechies_filters(int taps);
 void dwt_forward(float2* data, float2* tmp, int nx, int ny, int levels, const Filters& f);
 void dwt_inverse(float2* data, float2* tmp, int nx, int ny, int levels, const Filters& f);
 
-// Isotropic TV (total_variation.hpp): q += rho D^H D d with partials of Re<d, q>; rhs = b + rho D^H (z − u);
-// the ADMM z and u updates (z = shrink(D x + u, tau), u += D x − z); TV(x) into partials.
+// Isotropic TV (total_variation.hpp): q += rho D^H D d with partials of Re<d, q>; rhs = b + rho D^H (z − u)
+// with partials of |rhs|²; the over-relaxed ADMM z and u updates (xh = alpha D x + (1 − alpha) z,
+// z = shrink(xh + u, tau), u += xh − z, dz = z − z_old); TV(x) into partials.
 void tv_normal_add(const float2* d, float rho, int nx, int ny, float2* q, double* partials);
-void tv_rhs(const float2* b, const float2* z, const float2* u, float rho, int nx, int ny, float2* rhs);
-void tv_zu_update(const float2* x, float tau, int nx, int ny, float2* z, float2* u);
+void tv_rhs(const float2* b, const float2* z, const float2* u, float rho, int nx, int ny, float2* rhs,
+            double* partials);
+void tv_zu_update(const float2* x, float tau, float alpha, int nx, int ny, float2* z, float2* u, float2* dz);
 void tv_norm(const float2* x, int nx, int ny, double* partials);
+// The squared norms of ADMM's residual test (compressed_sensing.hpp), summed on the host (waits for the
+// device): |D x|², |z|², |D x − z|², |D^H dz|², |D^H u|². partials: 5 x kReduceBlocks.
+struct AdmmResiduals {
+  double grad, z, primal, adjoint_dz, adjoint_u;
+};
+AdmmResiduals tv_admm_residuals(const float2* x, const float2* z, const float2* u, const float2* dz, int nx, int ny,
+                                double* partials);
 
 // The solvers of compressed_sensing.cpp on the device, from b = E^H d and dd = ||M d||²; x: n values out.
 void fista_l1_wavelet(const DeviceSense& E, const float2* b, double dd, const CsParams& p, float2* x, CsReport& rep,

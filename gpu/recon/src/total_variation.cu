@@ -42,32 +42,76 @@ struct NormalAdd {  // q += rho D^H D d; Re<d, q>
   }
 };
 
-// rhs = b + rho D^H (z − u), z and u [2][n].
-__global__ void rhs_kernel(Grid g, std::size_t n, const float2* b, const float2* z, const float2* u, float rho,
-                           float2* rhs) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const std::size_t l = g.left(i), p = g.up(i);
-  const float2 wx_l = csub(z[l], u[l]), wx = csub(z[i], u[i]);
-  const float2 wy_p = csub(z[n + p], u[n + p]), wy = csub(z[n + i], u[n + i]);
-  rhs[i] = cadd(b[i], cscale(rho, cadd(csub(wx_l, wx), csub(wy_p, wy))));
-}
+// rhs = b + rho D^H (z − u), z and u [2][n]; |rhs|².
+struct Rhs {
+  Grid g;
+  std::size_t n;
+  const float2 *b, *z, *u;
+  float rho;
+  float2* rhs;
+  __device__ double operator()(std::size_t i) const {
+    const std::size_t l = g.left(i), p = g.up(i);
+    const float2 wx_l = csub(z[l], u[l]), wx = csub(z[i], u[i]);
+    const float2 wy_p = csub(z[n + p], u[n + p]), wy = csub(z[n + i], u[n + i]);
+    rhs[i] = cadd(b[i], cscale(rho, cadd(csub(wx_l, wx), csub(wy_p, wy))));
+    return double(rhs[i].x) * rhs[i].x + double(rhs[i].y) * rhs[i].y;
+  }
+};
 
-// z = shrink(D x + u, tau), u += D x − z.
-__global__ void zu_kernel(Grid g, std::size_t n, const float2* x, float tau, float2* z, float2* u) {
+// Over-relaxed (Boyd et al. 2011, sec. 3.4.3): xh = alpha D x + (1 − alpha) z, z = shrink(xh + u, tau),
+// u += xh − z, dz = z − z_old; the CPU's float operations in its order.
+__global__ void zu_kernel(Grid g, std::size_t n, const float2* x, float tau, float alpha, float2* z, float2* u,
+                          float2* dz) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const float2 gx = g.dx(x, i), gy = g.dy(x, i);
-  float2 zx = cadd(gx, u[i]), zy = cadd(gy, u[n + i]);
+  const float beta = __fsub_rn(1.0f, alpha);
+  const float2 zx_old = z[i], zy_old = z[n + i];
+  const float2 hx = cadd(cscale(alpha, g.dx(x, i)), cscale(beta, zx_old));
+  const float2 hy = cadd(cscale(alpha, g.dy(x, i)), cscale(beta, zy_old));
+  float2 zx = cadd(hx, u[i]), zy = cadd(hy, u[n + i]);
   const float mag = __fsqrt_rn(__fadd_rn(normf2(zx), normf2(zy)));
   const float s = mag > tau ? __fsub_rn(1.0f, __fdiv_rn(tau, mag)) : 0.0f;
   zx = cscale(s, zx);
   zy = cscale(s, zy);
   z[i] = zx;
   z[n + i] = zy;
-  u[i] = cadd(u[i], csub(gx, zx));
-  u[n + i] = cadd(u[n + i], csub(gy, zy));
+  u[i] = cadd(u[i], csub(hx, zx));
+  u[n + i] = cadd(u[n + i], csub(hy, zy));
+  dz[i] = csub(zx, zx_old);
+  dz[n + i] = csub(zy, zy_old);
 }
+
+// The sums of the residual test (Boyd et al. 2011, sec. 3.3.1), one per reduction.
+__device__ double norm_d(float2 a) { return double(a.x) * a.x + double(a.y) * a.y; }
+struct GradNorm {  // |D x|²
+  Grid g;
+  const float2* x;
+  __device__ double operator()(std::size_t i) const { return norm_d(g.dx(x, i)) + norm_d(g.dy(x, i)); }
+};
+struct ZNorm {  // |z|² over [2][n]
+  const float2* z;
+  __device__ double operator()(std::size_t i) const { return norm_d(z[i]); }
+};
+struct PrimalResidual {  // |D x − z|², in double as the CPU's
+  Grid g;
+  std::size_t n;
+  const float2 *x, *z;
+  __device__ double operator()(std::size_t i) const {
+    const float2 gx = g.dx(x, i), gy = g.dy(x, i);
+    const double ax = double(gx.x) - z[i].x, ay = double(gx.y) - z[i].y;
+    const double bx = double(gy.x) - z[n + i].x, by = double(gy.y) - z[n + i].y;
+    return ax * ax + ay * ay + bx * bx + by * by;
+  }
+};
+struct AdjointNorm {  // |D^H v|², v [2][n]
+  Grid g;
+  std::size_t n;
+  const float2* v;
+  __device__ double operator()(std::size_t i) const {
+    const std::size_t l = g.left(i), p = g.up(i);
+    return norm_d(cadd(csub(v[l], v[i]), csub(v[n + p], v[n + i])));
+  }
+};
 
 struct Norm {
   Grid g;
@@ -83,14 +127,32 @@ void tv_normal_add(const float2* d, float rho, int nx, int ny, float2* q, double
   reduce(static_cast<std::size_t>(nx) * ny, NormalAdd{{nx, ny}, d, rho, q}, partials);
 }
 
-void tv_rhs(const float2* b, const float2* z, const float2* u, float rho, int nx, int ny, float2* rhs) {
+void tv_rhs(const float2* b, const float2* z, const float2* u, float rho, int nx, int ny, float2* rhs,
+            double* partials) {
   const std::size_t n = static_cast<std::size_t>(nx) * ny;
-  rhs_kernel<<<blocks(n), kThreads>>>({nx, ny}, n, b, z, u, rho, rhs);
+  reduce(n, Rhs{{nx, ny}, n, b, z, u, rho, rhs}, partials);
 }
 
-void tv_zu_update(const float2* x, float tau, int nx, int ny, float2* z, float2* u) {
+void tv_zu_update(const float2* x, float tau, float alpha, int nx, int ny, float2* z, float2* u, float2* dz) {
   const std::size_t n = static_cast<std::size_t>(nx) * ny;
-  zu_kernel<<<blocks(n), kThreads>>>({nx, ny}, n, x, tau, z, u);
+  zu_kernel<<<blocks(n), kThreads>>>({nx, ny}, n, x, tau, alpha, z, u, dz);
+}
+
+AdmmResiduals tv_admm_residuals(const float2* x, const float2* z, const float2* u, const float2* dz, int nx, int ny,
+                                double* partials) {
+  const std::size_t n = static_cast<std::size_t>(nx) * ny;
+  const Grid g{nx, ny};
+  reduce(n, GradNorm{g, x}, partials);
+  reduce(2 * n, ZNorm{z}, partials + kReduceBlocks);
+  reduce(n, PrimalResidual{g, n, x, z}, partials + 2 * kReduceBlocks);
+  reduce(n, AdjointNorm{g, n, dz}, partials + 3 * kReduceBlocks);
+  reduce(n, AdjointNorm{g, n, u}, partials + 4 * kReduceBlocks);
+  double h[5 * kReduceBlocks];
+  cuda_check(cudaMemcpy(h, partials, sizeof h, cudaMemcpyDeviceToHost), "admm residuals");
+  double sum[5] = {0, 0, 0, 0, 0};
+  for (int j = 0; j < 5; ++j)
+    for (int b = 0; b < kReduceBlocks; ++b) sum[j] += h[j * kReduceBlocks + b];
+  return {sum[0], sum[1], sum[2], sum[3], sum[4]};
 }
 
 void tv_norm(const float2* x, int nx, int ny, double* partials) {

@@ -14,7 +14,13 @@
 //     statistical learning via ADMM", sec. 3.1.1 and 6.3) with the split z = D x:
 //       x ← argmin 1/2||Ex − d||² + rho/2||Dx − z + u||²   (cg_iterations CG steps on E^H E + rho D^H D,
 //                                                           warm-started),
-//       z ← shrink_isotropic(D x + u, lambda/rho),   u ← u + D x − z.
+//       z ← shrink_isotropic(x̂ + u, lambda/rho),   u ← u + x̂ − z,   x̂ = alpha D x + (1 − alpha) z_old
+//     (over-relaxation, sec. 3.4.3; alpha = 1.6 as BART's ADMM). The x-update's CG ends early once
+//     ||r|| < cg_tolerance ||rhs||, and ADMM stops when both residuals of sec. 3.3.1 (eq. 3.12) are small:
+//       ||D x − z|| <= sqrt(4n) abstol + reltol max(||D x||, ||z||)        (primal; 4n reals in z)
+//       rho ||D^H (z − z_old)|| <= sqrt(2n) abstol + reltol rho ||D^H u||  (dual; 2n reals in x),
+//     BART's pics rule and tolerances. As in BART, `iterations` bounds ADMM's work in CG steps over all
+//     x-updates (ADMM stops after the x-update in which they exceed it), not its outer iterations.
 // Both start from x = 0, as BART does.
 #include <complex>
 #include <string>
@@ -30,9 +36,13 @@ namespace mrwb {
 struct CsParams {
   std::string regularizer = "l1-wavelet";  // "l1-wavelet" (FISTA) | "tv" (ADMM)
   double lambda = 1e-3;                    // >= 0, on the unitary data scale (see above)
-  int iterations = 100;                    // FISTA or ADMM iterations (>= 1)
+  int iterations = 100;                    // >= 1: FISTA iterations; ADMM: its CG steps in all (BART's pics -i)
   double admm_rho = 0.5;                   // ADMM penalty (> 0; BART's pics -u default)
   int cg_iterations = 10;                  // CG steps per ADMM x-update (>= 1; BART's pics -C default)
+  double cg_tolerance = 1e-3;              // x-update CG stops at ||r|| < cg_tolerance ||rhs|| (>= 0; BART's)
+  double admm_alpha = 1.6;                 // over-relaxation, (0, 2) (BART's; 1: plain ADMM)
+  double admm_abstol = 1e-4;               // residual tolerances (>= 0; BART's); both 0: no residual test
+  double admm_reltol = 1e-3;
   int wavelet_taps = 4;                    // 2 (Haar) | 4 (D4, BART's dau2) | 8 (D8)
   int wavelet_levels = 0;                  // 0: down to a coarse band of >= 16 pixels (BART's minimum size),
                                            // within what the size allows (max_wavelet_levels); else exactly
@@ -45,11 +55,13 @@ struct CsParams {
 };
 
 struct CsReport {
-  int iterations = 0;
   double lipschitz = 0;   // l1-wavelet: L, the largest eigenvalue of E^H E
   int wavelet_levels = 0;
-  double objective = 0;
-  double data_scale = 1;  // what the data were divided by (scale_data)   // 1/2||Ex − d||² + lambda R(x) at the end
+  double objective = 0;   // 1/2||Ex − d||² + lambda R(x) at the end
+  double data_scale = 1;  // what the data were divided by (scale_data)
+  int iterations = 0;      // FISTA iterations; tv: ADMM's outer iterations
+  bool converged = false;  // tv: stopped by the residual test before the CG budget
+  int cg_steps = 0;        // tv: CG steps over all x-updates
 };
 
 // The brightness the data are divided by (scale_data), by BART's rule (estimate_scaling_norm): over the root

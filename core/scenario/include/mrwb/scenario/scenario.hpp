@@ -39,7 +39,7 @@ struct ReconSpec {
   // cs (Lustig et al. 2007): min 1/2||E x - d||^2 + lambda R(x), R = "l1-wavelet" (FISTA) or "tv" (ADMM).
   std::string cs_regularizer = "l1-wavelet";
   double cs_lambda = 1e-3;     // on the unitary data scale (compressed_sensing.hpp)
-  int cs_iterations = 100;
+  int cs_iterations = 100;     // l1-wavelet: FISTA iterations; tv: CG steps over all ADMM x-updates (BART's -i)
 };
 
 // How the scenario is simulated: "simulation": {"model", "flow_transport"} (base/simulation_model.hpp).
