@@ -30,6 +30,7 @@ int bench_noncart(const BenchOptions& options, nlohmann::json& report);
 int bench_flow(const BenchOptions& options, nlohmann::json& report);
 int bench_lagrangian(const BenchOptions& options, nlohmann::json& report);
 int bench_interactive(const BenchOptions& options, nlohmann::json& report);
+int bench_scale(const BenchOptions& options, nlohmann::json& report);
 
 // Jurczuk et al. 2016, object (a), as the sim and lagrangian suites time it: a straight tube of blood filling
 // the nx × ny grid, Poiseuille profile across y, peak u_max cells per flow step (bench_sim.cpp).

@@ -20,6 +20,7 @@ const std::vector<std::pair<std::string, SuiteFn>> k_suites = {
     {"flow", bench_flow},
     {"lagrangian", bench_lagrangian},
     {"interactive", bench_interactive},
+    {"scale", bench_scale},
 };
 
 }  // namespace
@@ -31,15 +32,15 @@ Action add_bench(CLI::App& app) {
     bool quick = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("--suite", o->suite, "sim | grappa | espirit | sparse | noncart | flow | lagrangian | interactive | all");
+  sub->add_option("--suite", o->suite, "sim | grappa | espirit | sparse | noncart | flow | lagrangian | interactive | scale | all");
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_option("--json", o->json, "Write the results as JSON");
   sub->add_flag("--quick", o->quick, "Small sizes (smoke run)");
   sub->add_option("--case", o->only, "Run only the cases whose name contains this text (sim, interactive), e.g. tube");
   return [o] {
-    const std::vector<std::string> contract = {"sim", "grappa", "espirit", "sparse", "noncart", "flow", "lagrangian", "interactive", "all"};
+    const std::vector<std::string> contract = {"sim", "grappa", "espirit", "sparse", "noncart", "flow", "lagrangian", "interactive", "scale", "all"};
     if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
-      throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, espirit, sparse, noncart, flow, lagrangian, interactive, all)");
+      throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, espirit, sparse, noncart, flow, lagrangian, interactive, scale, all)");
     BenchOptions opts{parse_flag("--backend", o->backend, k_backend_names, "backend"), o->quick, o->only};
     nlohmann::json report = nlohmann::json::object();
     bool ran = false;

@@ -16,6 +16,7 @@
 #include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/sequence/trajectory.hpp"
 #include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/base/device_parts.hpp"
 #include "mrwb_gpu/recon/noncart_cuda.hpp"
 #include "numeric.hpp"
 
@@ -102,6 +103,49 @@ class TestGpuNoncart : public QObject {
       QVERIFY(rel_l2(tiled, ref) < 1e-4);
       QVERIFY(rel_l2(qtiled, qref) < 1e-4);
     }
+  }
+
+  // F^H d and Q split by voxels over GPUs (Stone et al. 2008's four-GPU runs; FhdConfig::devices): 2 and 3
+  // parts (sharing the devices there are) and every visible GPU equal the one-GPU sums, as tiles do
+  // (rel L2 <= 1e-5), and the exact CG with its sums split equals the one-GPU CG.
+  void splitOverDevicesMatchesOne() {
+    const Grid g{3, 24};
+    const std::size_t M = 3000;
+    const auto k = random_k(M, 3, g.n / 2.0, 71);
+    const auto d = random_d(M, 72);
+    const Grid gq{3, 12};
+    for (gpu::FhdConfig c : {kSfu, kRotate}) {
+      const auto one = gpu::fhd_on_device(g, k.data(), d.data(), M, c);
+      const auto qone = gpu::q_on_device(gq, k.data(), M, c);
+      for (int parts : {2, 3, 0}) {
+        c.devices = parts;
+        const double e = rel_l2(gpu::fhd_on_device(g, k.data(), d.data(), M, c), one);
+        const double eq = rel_l2(gpu::q_on_device(gq, k.data(), M, c), qone);
+        qInfo("%s over %d part(s) (0: every GPU) vs one: F^H d rel L2 %.3g, Q %.3g", c.variant.c_str(), parts, e, eq);
+        QVERIFY(e <= 1e-5);
+        QVERIFY(eq <= 1e-5);
+      }
+    }
+    const int n = 32;
+    const Grid g2{2, n};
+    Samples s;
+    s.dims = 2;
+    s.k = random_k(4000, 2, n / 2.0, 73);
+    s.d = random_d(4000, 74);
+    NoncartParams p;
+    p.iterations = 10;
+    p.operators = CgOperators::Exact;
+    gpu::FhdConfig c = kSfu;
+    const auto one = gpu::cg_on_device(g2, s, p, c, {});
+    c.devices = 3;
+    const double e = rel_l2(gpu::cg_on_device(g2, s, p, c, {}), one);
+    qInfo("exact CG, F^H d and Q over 3 parts vs one GPU: rel L2 %.3g", e);
+    QVERIFY(e <= 1e-5);
+    QCOMPARE(gpu::part_range(10, 3, 0).end, std::size_t{3});
+    QCOMPARE(gpu::part_range(10, 3, 2).begin, std::size_t{6});
+    QCOMPARE(gpu::part_range(10, 3, 2).end, std::size_t{10});
+    c.devices = -1;
+    QVERIFY_THROWS_EXCEPTION(InputError, gpu::fhd_on_device(g, k.data(), d.data(), M, c));
   }
 
   void voxelTilePlan() {

@@ -13,6 +13,7 @@
 #include "mrwb/recon/noncart_regularizer.hpp"
 #include "mrwb/recon/noncart_toeplitz.hpp"
 #include "mrwb_gpu/base/cuda_check.hpp"
+#include "mrwb_gpu/base/device_parts.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu {
@@ -196,11 +197,23 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   dd.upload(reinterpret_cast<const float2*>(s.d.data()));
   cuda_check(cudaMemset(fhd.get(), 0, fhd.size() * sizeof(float2)), "memset");
   cuda_check(cudaMemset(q.get(), 0, n2v * sizeof(float2)), "memset");
+  // Several GPUs (FhdConfig::devices): the exact sums split by voxels over them, gathered here (float to
+  // double and back on the host: the values are the single GPU's).
+  const int parts = exact ? resolve_gpu_parts(cfg.devices, "--gpus") : 1;
+  auto upload_sums = [](const std::vector<noncart::cdouble>& v, float2* dst) {
+    std::vector<float2> h(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) h[i] = make_float2(static_cast<float>(v[i].real()), static_cast<float>(v[i].imag()));
+    cuda_check(cudaMemcpy(dst, h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice), "upload sums");
+  };
   // F^H d per coil.
   auto t0 = std::chrono::steady_clock::now();
   for (int c = 0; c < s.coils; ++c) {
     const float2* dc = dd.get() + static_cast<std::size_t>(c) * M;
-    if (exact) {
+    if (exact && parts > 1) {
+      upload_sums(nc::split_exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, nv, g.n, s.k.data(), s.d.data() + c * M,
+                                      static_cast<float>(g.phi()), M, cfg, nullptr),
+                  fhd.get() + c * nv);
+    } else if (exact) {
       nc::make_mu(dc, M, static_cast<float>(g.phi()), mu.get(), nullptr);
       nc::exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, 0, nv, dk.get(), mu.get(), M, cfg, fhd.get() + c * nv, nullptr);
     } else {
@@ -213,7 +226,13 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   cancel.throw_if_cancelled();
   // Q on the 2n grid.
   t0 = std::chrono::steady_clock::now();
-  if (exact) {
+  if (exact && parts > 1) {
+    const std::size_t half = noncart::q_half_voxels(g);
+    upload_sums(nc::split_exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, half, g2.n, s.k.data(), nullptr,
+                                    static_cast<float>(g.phi() * g.phi()), M, cfg, nullptr),
+                q.get());
+    nc::mirror_q(g.dims, g.n, q.get(), nullptr);
+  } else if (exact) {
     const std::size_t half = noncart::q_half_voxels(g);
     nc::make_mu(nullptr, M, static_cast<float>(g.phi() * g.phi()), mu.get(), nullptr);
     nc::exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, 0, half, dk.get(), mu.get(), M, cfg, q.get(), nullptr);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "mrwb/recon/gridding.hpp"
 #include "mrwb/recon/noncart_types.hpp"
@@ -20,6 +21,13 @@ void exact_sum_rotate(int dims, int n_out, float spacing, int origin, std::size_
                       const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
 void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
                const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st);
+// The exact sum over `voxels` (rows of `row`) of an n_out grid split by whole rows over c.devices GPUs
+// (device_parts.hpp), each part uploading the host samples k and mu = scale·d (d null: mu = scale) and tiling
+// its voxels; the result on the host. seconds: the kernels' event time with one part, the wall time of the
+// split with several.
+std::vector<noncart::cdouble> split_exact_sum(int dims, int n_out, float spacing, int origin, std::size_t voxels,
+                                              int row, const float* k, const noncart::cfloat* d, float scale,
+                                              std::size_t M, const FhdConfig& c, double* seconds);
 // Q's Hermitian completion on the 2n grid (same rule as core's exact_q).
 void mirror_q(int dims, int n, float2* q, cudaStream_t st);
 // mu_m = scale * d_m (F^H d: scale = phi) or mu_m = (scale, 0) when d is null (Q: scale = phi^2).

@@ -1,11 +1,13 @@
 // Host entry points of the exact F^H d and Q on the device (twins of core's exact_fhd / exact_q).
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/noncart_exact.hpp"
 
 #include "mrwb_gpu/base/cuda_check.hpp"
+#include "mrwb_gpu/base/device_parts.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu {
@@ -80,20 +82,19 @@ VoxelTiling plan_voxel_tiles(std::size_t voxels, int row, std::size_t M, int dim
 
 namespace {
 
-// Runs exact_sum over `voxels` of an n_out grid tile by tile into host memory (cdouble), summing the
-// kernels' event times into *seconds.
-std::vector<noncart::cdouble> tiled_exact_sum(int dims, int n_out, float spacing, int origin, std::size_t voxels,
-                                              const float* dk, const float2* mu, std::size_t M, const FhdConfig& c,
-                                              const VoxelTiling& plan, double* seconds) {
-  std::vector<noncart::cdouble> result(voxels);
+// Runs exact_sum over voxels [begin, end) of an n_out grid tile by tile into result[begin, end) (host,
+// cdouble), returning the kernels' event time [s].
+double tiled_exact_sum(int dims, int n_out, float spacing, int origin, std::size_t begin, std::size_t end,
+                       const float* dk, const float2* mu, std::size_t M, const FhdConfig& c, const VoxelTiling& plan,
+                       noncart::cdouble* result) {
   DeviceBuffer<float2> out(plan.tile_voxels);
   std::vector<float2> h(plan.tile_voxels);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   double total_ms = 0;
-  for (std::size_t first = 0; first < voxels; first += plan.tile_voxels) {
-    const std::size_t count = std::min(plan.tile_voxels, voxels - first);
+  for (std::size_t first = begin; first < end; first += plan.tile_voxels) {
+    const std::size_t count = std::min(plan.tile_voxels, end - first);
     cuda_check(cudaMemset(out.get(), 0, count * sizeof(float2)), "memset");
     cudaEventRecord(e0);
     nc::exact_sum(dims, n_out, spacing, origin, first, count, dk, mu, M, c, out.get(), nullptr);
@@ -107,8 +108,7 @@ std::vector<noncart::cdouble> tiled_exact_sum(int dims, int n_out, float spacing
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  if (seconds) *seconds = total_ms * 1e-3;
-  return result;
+  return total_ms * 1e-3;
 }
 
 std::size_t free_device_bytes() {
@@ -119,27 +119,44 @@ std::size_t free_device_bytes() {
 
 }  // namespace
 
+std::vector<noncart::cdouble> nc::split_exact_sum(int dims, int n_out, float spacing, int origin, std::size_t voxels,
+                                              int row, const float* k, const noncart::cfloat* d, float scale,
+                                              std::size_t M, const FhdConfig& c, double* seconds) {
+  const int parts = resolve_gpu_parts(c.devices, "--gpus");
+  const std::size_t rows = voxels / row;
+  std::vector<noncart::cdouble> result(voxels);
+  std::vector<double> kernel_s(static_cast<std::size_t>(parts), 0.0);
+  const auto t0 = std::chrono::steady_clock::now();
+  run_device_parts(parts, [&](int p, int) {
+    const UnitRange r = part_range(rows, parts, p);
+    const std::size_t begin = r.begin * row, end = r.end * row;
+    if (begin == end) return;
+    const VoxelTiling plan = plan_voxel_tiles(end - begin, row, M, dims, d != nullptr, free_device_bytes(), c.voxel_tile);
+    DeviceBuffer<float> dk(M * dims);
+    dk.upload(k);
+    DeviceBuffer<float2> dd(d ? M : 1), mu(M);
+    if (d) dd.upload(reinterpret_cast<const float2*>(d));
+    nc::make_mu(d ? dd.get() : nullptr, M, scale, mu.get(), nullptr);
+    kernel_s[static_cast<std::size_t>(p)] =
+        tiled_exact_sum(dims, n_out, spacing, origin, begin, end, dk.get(), mu.get(), M, c, plan, result.data());
+  });
+  if (seconds)
+    *seconds = parts == 1 ? kernel_s[0]
+                          : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
 std::vector<noncart::cdouble> fhd_on_device(const noncart::Grid& g, const float* k, const noncart::cfloat* d,
                                             std::size_t M, const FhdConfig& c, double* seconds) {
-  const VoxelTiling plan = plan_voxel_tiles(g.voxels(), g.n, M, g.dims, true, free_device_bytes(), c.voxel_tile);
-  DeviceBuffer<float> dk(M * g.dims);
-  dk.upload(k);
-  DeviceBuffer<float2> dd(M), mu(M);
-  dd.upload(reinterpret_cast<const float2*>(d));
-  nc::make_mu(dd.get(), M, static_cast<float>(g.phi()), mu.get(), nullptr);
-  return tiled_exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, g.voxels(), dk.get(), mu.get(), M, c, plan, seconds);
+  return nc::split_exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, g.voxels(), g.n, k, d, static_cast<float>(g.phi()), M, c,
+                         seconds);
 }
 
 std::vector<noncart::cdouble> q_on_device(const noncart::Grid& g, const float* k, std::size_t M, const FhdConfig& c,
                                           double* seconds) {
   const noncart::Grid g2 = g.doubled();
-  const std::size_t half = noncart::q_half_voxels(g);
-  const VoxelTiling plan = plan_voxel_tiles(half, g2.n, M, g.dims, false, free_device_bytes(), c.voxel_tile);
-  DeviceBuffer<float> dk(M * g.dims);
-  dk.upload(k);
-  DeviceBuffer<float2> mu(M);
-  nc::make_mu(nullptr, M, static_cast<float>(g.phi() * g.phi()), mu.get(), nullptr);
-  auto q = tiled_exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, half, dk.get(), mu.get(), M, c, plan, seconds);
+  auto q = nc::split_exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, noncart::q_half_voxels(g), g2.n, k, nullptr,
+                           static_cast<float>(g.phi() * g.phi()), M, c, seconds);
   noncart::complete_q_hermitian(g, q);  // on the host: the whole 2n grid need not fit on the device
   return q;
 }

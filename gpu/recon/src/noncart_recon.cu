@@ -25,7 +25,9 @@ DeviceRecon recon_on_device(const RawData& raw, ReconMethod method, const Noncar
   DeviceRecon r{g, {}};
   if (method == ReconMethod::Cg) {
     const std::vector<noncart::cfloat> sens = noncart::cg_sensitivities(g, s, p);
-    r.image = cg_on_device(g, s, p, FhdConfig{}, sens, nullptr, progress, cancel);
+    FhdConfig cfg;
+    cfg.devices = p.gpus;
+    r.image = cg_on_device(g, s, p, cfg, sens, nullptr, progress, cancel);
   } else {
     const std::vector<float> w = noncart::density_compensation(g, s, gp);
     const std::size_t M = s.count();

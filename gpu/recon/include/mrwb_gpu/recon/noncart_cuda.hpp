@@ -29,6 +29,9 @@ struct FhdConfig {
   // down to whole rows), downloading each tile, so the device holds the samples and one tile only.
   // 0: automatic (all voxels up to kAutoTileVoxels, fewer when free GPU memory is short).
   std::size_t voxel_tile = 0;
+  // GPUs the exact sums are split over by voxels (Stone et al. 2008 ran F^H d on four), each with all samples:
+  // 1 (default), n, or 0 for every visible GPU (device_parts.hpp).
+  int devices = 1;
 };
 int max_tile(const std::string& variant);
 constexpr int kRotateRun = 4;

@@ -1,0 +1,101 @@
+// `mrwb bench --suite scale`: work split over several GPUs of one host. Exact F^H d and Q split by voxels
+// (Stone et al. 2008 ran F^H d on four GPUs): 256^3 voxels x 284,592 samples (their 128^3 trajectory scaled
+// by 2) on 1, 2, 4 ... GPUs, each with every sample; strong-scaling speed-up and efficiency against one GPU,
+// and the exact CG whose F^H d and Q are split (its solver on one GPU). The simulator's slab decomposition
+// over GPU ranks is not timed here yet (CPU ranks: `mpirun -np N mrwb simulate`).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "bench_suites.hpp"
+#include "mrwb/phantom/analytic_phantom.hpp"
+#include "mrwb/recon/noncart_types.hpp"
+#include "mrwb/sequence/trajectory.hpp"
+#ifdef MRWB_HAVE_CUDA
+#include "mrwb_gpu/base/device.hpp"
+#include "mrwb_gpu/base/device_parts.hpp"
+#include "mrwb_gpu/recon/noncart_cuda.hpp"
+#endif
+
+namespace mrwb::cli {
+
+#ifdef MRWB_HAVE_CUDA
+namespace {
+
+using noncart::cdouble;
+
+double rel_l2(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) num += std::norm(a[i] - b[i]), den += std::norm(b[i]);
+  return den > 0 ? std::sqrt(num / den) : 0.0;
+}
+
+int scale_fhd(nlohmann::json& report) {
+  const int gpus = gpu::resolve_gpu_parts(0, "--gpus");
+  const noncart::Grid g{3, 256};
+  noncart::Samples s;
+  s.dims = 3;
+  s.k = noncart::stone2008_points(128);  // 284,592 points; the 128^3 case's trajectory scaled to 256^3
+  s.d = noncart::AnalyticPhantom::shepp_logan(3).kspace(s.k);
+  for (auto& v : s.k) v *= 2.0f;
+  const std::size_t M = s.count();
+  gpu::FhdConfig c;  // the sfu kernel, the H100 sweep's best configuration
+  std::printf("Exact F^H d / Q split by voxels over GPUs: 256^3 voxels x %zu samples, %d GPU(s) visible\n", M, gpus);
+  std::printf("device 0: %s\n", gpu::device_description().c_str());
+  {  // every device's context and module loaded before timing
+    gpu::FhdConfig warm = c;
+    warm.devices = gpus;
+    gpu::fhd_on_device(noncart::Grid{3, 16}, s.k.data(), s.d.data(), 4096, warm);
+  }
+  std::printf("%-6s %12s %9s %11s %12s %9s %11s %14s\n", "GPUs", "F^H d s", "speed-up", "efficiency", "Q s", "speed-up",
+              "efficiency", "rel L2 vs 1");
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<cdouble> one;
+  double t_fhd1 = 0, t_q1 = 0;
+  bool bar = true;
+  for (int n = 1; n <= gpus; n *= 2) {
+    c.devices = n;
+    auto t0 = std::chrono::steady_clock::now();
+    auto fhd = gpu::fhd_on_device(g, s.k.data(), s.d.data(), M, c);
+    const double t_fhd = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    t0 = std::chrono::steady_clock::now();
+    gpu::q_on_device(g, s.k.data(), M, c);
+    const double t_q = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (n == 1) one = fhd, t_fhd1 = t_fhd, t_q1 = t_q;
+    const double e = rel_l2(fhd, one), sf = t_fhd1 / t_fhd, sq = t_q1 / t_q;
+    std::printf("%-6d %12.4f %9.2f %10.1f%% %12.4f %9.2f %10.1f%% %14.3g\n", n, t_fhd, sf, 100 * sf / n, t_q, sq,
+                100 * sq / n, e);
+    rows.push_back({{"gpus", n}, {"fhd_s", t_fhd}, {"fhd_speedup", sf}, {"q_s", t_q}, {"q_speedup", sq}, {"rel_l2_vs_one", e}});
+    if (n == 4 && sf < 3.5) bar = false;
+  }
+  std::printf("(wall time of the call: upload, kernels, download to the host)\n");
+  if (gpus >= 4) std::printf("bar (F^H d on 4 GPUs >= 3.5x one): %s\n", bar ? "met" : "MISSED");
+  NoncartParams p;
+  p.iterations = 60;
+  nlohmann::json cg = nlohmann::json::array();
+  for (int n = 1; n <= gpus; n *= 2) {
+    c.devices = n;
+    gpu::Timing tm;
+    gpu::cg_on_device(g, s, p, c, {}, &tm);
+    std::printf("exact CG 60 it. on %d GPU(s): F^H d %.3f s, Q %.3f s, solver %.3f s, total %.3f s\n", n, tm.fhd_s, tm.q_s,
+                tm.solver_s, tm.total_s);
+    cg.push_back({{"gpus", n}, {"fhd_s", tm.fhd_s}, {"q_s", tm.q_s}, {"solver_s", tm.solver_s}, {"total_s", tm.total_s}});
+  }
+  report["fhd_256"] = {{"voxels", g.voxels()}, {"samples", M}, {"gpus_visible", gpus}, {"rows", rows}, {"cg_exact", cg}};
+  return bar ? 0 : 1;
+}
+
+}  // namespace
+#endif
+
+int bench_scale(const BenchOptions& options, nlohmann::json& report) {
+#ifdef MRWB_HAVE_CUDA
+  if (!options.quick && options.backend != Backend::Cpu && gpu::device_available()) return scale_fhd(report);
+#endif
+  (void)options;
+  std::printf("scale: needs CUDA GPUs (none here); CPU ranks: mpirun -np N mrwb simulate\n");
+  report["skipped"] = "no CUDA device";
+  return options.backend == Backend::Cuda ? 1 : 0;
+}
+
+}  // namespace mrwb::cli
