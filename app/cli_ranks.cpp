@@ -33,7 +33,7 @@ std::vector<std::string>& command_line() {
   comm.abort_all(code);
 }
 
-int run_rank(int ranks, const std::function<int(RankComm*)>& body) {
+int run_rank(std::optional<int> ranks, const std::function<int(RankComm*)>& body) {
   mpi::MpiRankComm comm;
   const std::string me = "rank " + std::to_string(comm.rank()) + ": ";
   // Bad input and cancellation reach every rank alike: rank 0 says it; the others wait to be ended by
@@ -43,8 +43,8 @@ int run_rank(int ranks, const std::function<int(RankComm*)>& body) {
     end_all(comm, comm.rank() == 0 ? line : me + line, code);
   };
   try {
-    if (ranks != 0 && ranks != comm.size())
-      throw InputError("--ranks " + std::to_string(ranks) + ": mpirun started " + std::to_string(comm.size()) +
+    if (ranks && *ranks != comm.size())
+      throw InputError("--ranks " + std::to_string(*ranks) + ": mpirun started " + std::to_string(comm.size()) +
                        " processes (allowed: --ranks " + std::to_string(comm.size()) + " or none)");
     return body(&comm);
   } catch (const InputError& e) {
@@ -78,15 +78,15 @@ int threads_per_rank(const RankComm& comm) {
   return std::max(1, cores / local);
 }
 
-int run_as_ranks(int ranks, const std::function<int(RankComm*)>& body) {
-  if (ranks != 0 && (ranks < 1 || ranks > k_max_ranks))
-    throw InputError("--ranks " + std::to_string(ranks) + ": out of range (allowed: 1 to " + std::to_string(k_max_ranks) + ")");
+int run_as_ranks(std::optional<int> ranks, const std::function<int(RankComm*)>& body) {
+  if (ranks && (*ranks < 1 || *ranks > k_max_ranks))
+    throw InputError("--ranks " + std::to_string(*ranks) + ": out of range (allowed: 1 to " + std::to_string(k_max_ranks) + ")");
 #ifdef MRWB_HAVE_MPI
   if (mpi::launched_world_size() > 0) return run_rank(ranks, body);
-  if (ranks > 1) return rerun_through_mpirun(ranks, command_line());
+  if (ranks && *ranks > 1) return rerun_through_mpirun(*ranks, command_line());
 #else
-  if (ranks > 1)
-    throw InputError("--ranks " + std::to_string(ranks) + ": this mrwb was built without MPI (allowed: 1)");
+  if (ranks && *ranks > 1)
+    throw InputError("--ranks " + std::to_string(*ranks) + ": this mrwb was built without MPI (allowed: 1)");
 #endif
   return body(nullptr);
 }

@@ -2,6 +2,7 @@
 // `mrwb simulate` over ranks (rank_decomposition.hpp): one process of `mpirun -np N` each, MPI touched only
 // when mpirun started this one; `--ranks N` runs the same command again through mpirun.
 #include <functional>
+#include <optional>
 
 #include "mrwb/simulation/rank_comm.hpp"
 
@@ -20,11 +21,10 @@ class OutputGate {
   bool agreed_ = false;
 };
 
-// Runs `body` as this process's share of the run and returns the exit code. `ranks` is --ranks (0: not
-// given). Not under mpirun: body(nullptr), or, for ranks > 1, this command again under `mpirun -np ranks`,
+// Runs `body` as this process's share of the run and returns the exit code. `ranks` is --ranks, if given. Not under mpirun: body(nullptr), or, for ranks > 1, this command again under `mpirun -np ranks`,
 // whose failures it reports as one line. Under mpirun: body(comm), and a rank that throws ends every rank
 // with one line "rank R: reason" and exit 2 (bad input, the same on every rank, is reported by rank 0 alone).
-int run_as_ranks(int ranks, const std::function<int(RankComm*)>& body);
+int run_as_ranks(std::optional<int> ranks, const std::function<int(RankComm*)>& body);
 
 // Threads per rank: the machine's share of the ranks started on it.
 int threads_per_rank(const RankComm& comm);

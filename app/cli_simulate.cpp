@@ -150,7 +150,7 @@ struct SimulateOptions {
   std::vector<std::string> truth;
   PngOptions png;
   bool quiet = false;
-  int ranks = 0;  // 0: no --ranks
+  std::optional<int> ranks;
 };
 
 // The scenario's engine; as one of several ranks, the CPU engine on this rank's slab, whose decomposition
