@@ -38,9 +38,9 @@ int run_rank(std::optional<int> ranks, const std::function<int(RankComm*)>& body
   const std::string me = "rank " + std::to_string(comm.rank()) + ": ";
   // Bad input and cancellation reach every rank alike: rank 0 says it; the others wait to be ended by
   // its abort, and speak only if it never comes (the error was theirs alone).
-  auto same_everywhere = [&](const std::string& line, int code) {
+  auto same_everywhere = [&](const std::string& what, int code) {
     if (comm.rank() != 0) std::this_thread::sleep_for(std::chrono::seconds(5));
-    end_all(comm, comm.rank() == 0 ? line : me + line, code);
+    end_all(comm, (comm.rank() == 0 ? "mrwb: " : me) + what, code);
   };
   try {
     if (ranks && *ranks != comm.size())
@@ -48,9 +48,9 @@ int run_rank(std::optional<int> ranks, const std::function<int(RankComm*)>& body
                        " processes (allowed: --ranks " + std::to_string(comm.size()) + " or none)");
     return body(&comm);
   } catch (const InputError& e) {
-    same_everywhere(std::string("mrwb: ") + e.what(), 2);
+    same_everywhere(e.what(), 2);
   } catch (const Cancelled&) {
-    same_everywhere("mrwb: cancelled; nothing written", 130);
+    same_everywhere("cancelled; nothing written", 130);
   } catch (const std::bad_alloc&) {
     end_all(comm, me + "out of memory", 2);
   } catch (const std::exception& e) {

@@ -99,6 +99,7 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   long sample_index = -1;  // coil-0 index of the sample taken this step, or -1
   bool swap = false;       // the phase ending at this barrier was a step (dst buffer written)
   bool stop = false;
+  bool halo_stale = true;  // the own rows changed in place (or never sent) since the last exchange
   const std::vector<int> marks = tr_progress_marks(prog);
   auto complete = [&]() noexcept {
     if (sample_index >= 0) {
@@ -112,7 +113,9 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
       }
     }
     if (swap) cur ^= 1;
-    if (decomposed()) exchange_halos(cur);  // after every step and fence: what the next step reads
+    // What the next step reads: after every step, and at a fence after RF or spoiling (static cells: nothing).
+    if (decomposed() && moving && (swap || halo_stale)) exchange_halos(cur);
+    halo_stale = false;
     stop = cancel.cancelled();
   };
   std::barrier sync(n_threads, complete);
@@ -213,6 +216,7 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
       sync.arrive_and_wait();
     };
     auto in_place = [&](auto&& fn) {  // instantaneous per-cell operation on the current buffer
+      if (t == 0) halo_stale = true;  // read by the next barrier's completion
       for_own_rows([&](int, int r) {
         for (int ix = 0; ix < nx; ++ix) {
           const std::size_t i = static_cast<std::size_t>(r - held_lo) * nx + ix;
