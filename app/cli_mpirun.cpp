@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 
+#include "cli_commands.hpp"
 #include "mrwb/base/errors.hpp"
 
 extern char** environ;
@@ -113,6 +114,10 @@ int rerun_through_mpirun(int ranks, const std::vector<std::string>& args) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (interrupt_token().cancelled()) {  // Ctrl-C reached mpirun too, which ended every rank
+    std::cerr << "mrwb: cancelled; nothing written\n";
+    return 130;
+  }
   if (!filter.killed.empty()) std::cerr << filter.killed << "\n";
   if (rc == 0 && filter.killed.empty()) return 0;
   return rc == 130 ? 130 : 2;
