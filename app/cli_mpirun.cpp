@@ -36,11 +36,15 @@ std::vector<std::string> without_ranks(const std::vector<std::string>& args) {
 
 // mpirun frames each report between lines of dashes. Kept: a rank killed by a signal; dropped: the reports
 // that follow a rank's own line (MPI_Abort, a non-zero exit); any other report becomes "mpirun: <first line>".
+// mpirun's own log lines ("[host:pid] ...", e.g. ORTE_ERROR_LOG while it tears an aborted job down) are
+// held back and shown only when no rank has said what went wrong (a rank that did ends the job with 2 or 130).
 struct ReportFilter {
   bool inside = false;
   std::vector<std::string> lines;
   std::string killed;  // "rank R: killed by signal N (name)"
+  bool aborted = false;  // a rank called MPI_Abort after its own line
   bool other = false;
+  std::vector<std::string> held;
 
   void line(const std::string& l) {
     if (l.size() >= 20 && l.find_first_not_of('-') == std::string::npos) {
@@ -48,10 +52,18 @@ struct ReportFilter {
       inside = !inside;
       return;
     }
+    static const std::regex log_re(R"(^\[[^\]]+:[0-9]+\] )");
     if (inside)
       lines.push_back(l);
+    else if (std::regex_search(l, log_re))
+      held.push_back(l);
     else
       std::cerr << l << "\n";
+  }
+  void finish(int rc) {
+    if (!aborted && killed.empty() && rc != 2 && rc != 130)
+      for (const auto& l : held) std::cerr << l << "\n";
+    if (!killed.empty()) std::cerr << killed << "\n";
   }
   void close() {
     std::string text;
@@ -61,8 +73,9 @@ struct ReportFilter {
     std::smatch m;
     if (std::regex_search(text, m, signal_re)) {
       if (killed.empty()) killed = "rank " + m[1].str() + ": killed by signal " + m[2].str() + " (" + m[3].str() + ")";
-    } else if (text.find("MPI_ABORT was invoked") == std::string::npos &&
-               text.find("a non-zero exit code") == std::string::npos &&
+    } else if (text.find("MPI_ABORT was invoked") != std::string::npos) {
+      aborted = true;
+    } else if (text.find("a non-zero exit code") == std::string::npos &&
                text.find("exited with non-zero status") == std::string::npos) {
       const auto first = text.find_first_not_of(' ');
       if (first != std::string::npos && !other) std::cerr << "mpirun: " << text.substr(first) << "\n";
@@ -118,7 +131,7 @@ int rerun_through_mpirun(int ranks, const std::vector<std::string>& args) {
     std::cerr << "mrwb: cancelled; nothing written\n";
     return 130;
   }
-  if (!filter.killed.empty()) std::cerr << filter.killed << "\n";
+  filter.finish(rc);
   if (rc == 0 && filter.killed.empty()) return 0;
   return rc == 130 ? 130 : 2;
 }

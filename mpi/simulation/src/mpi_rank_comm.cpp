@@ -53,26 +53,22 @@ void MpiRankComm::exchange_halos(std::span<const HaloField> fields) {
 }
 
 void MpiRankComm::sum_in_rank_order(std::span<std::complex<double>> values) {
-  // Gathered, then added in rank order on rank 0 and sent back: MPI_Reduce fixes no order of the sum.
+  // A chain in rank order, piece by piece: rank r adds its values to the sum of ranks 0 .. r − 1 and passes
+  // it on, so the sum is ((v0 + v1) + v2) + ... on any network (MPI_Reduce fixes no order), with one piece of
+  // memory per rank; the last rank's total goes to everyone.
+  double* v = reinterpret_cast<double*>(values.data());
   const std::size_t n = values.size() * 2;  // doubles
-  std::vector<double> all(rank_ == 0 ? n * size_ : 0);
+  std::vector<double> before(std::min(k_piece, n));
   for (std::size_t at = 0; at < n; at += k_piece) {
     const int count = static_cast<int>(std::min(k_piece, n - at));
-    std::vector<double> piece(rank_ == 0 ? static_cast<std::size_t>(count) * size_ : 0);
-    MPI_Gather(reinterpret_cast<double*>(values.data()) + at, count, MPI_DOUBLE, piece.data(), count, MPI_DOUBLE, 0,
-               MPI_COMM_WORLD);
-    for (int r = 0; r < size_ && rank_ == 0; ++r)
-      std::copy_n(piece.begin() + static_cast<std::ptrdiff_t>(r) * count, count, all.begin() + r * n + at);
-  }
-  if (rank_ == 0)
-    for (std::size_t j = 0; j < values.size(); ++j) {
-      std::complex<double> acc(all[2 * j], all[2 * j + 1]);
-      for (int r = 1; r < size_; ++r) acc += std::complex<double>(all[r * n + 2 * j], all[r * n + 2 * j + 1]);
-      values[j] = acc;
+    if (rank_ > 0) {
+      MPI_Recv(before.data(), count, MPI_DOUBLE, rank_ - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (int j = 0; j < count; ++j) v[at + j] = before[j] + v[at + j];
     }
+    if (rank_ + 1 < size_) MPI_Send(v + at, count, MPI_DOUBLE, rank_ + 1, 1, MPI_COMM_WORLD);
+  }
   for (std::size_t at = 0; at < n; at += k_piece)
-    MPI_Bcast(reinterpret_cast<double*>(values.data()) + at, static_cast<int>(std::min(k_piece, n - at)), MPI_DOUBLE, 0,
-              MPI_COMM_WORLD);
+    MPI_Bcast(v + at, static_cast<int>(std::min(k_piece, n - at)), MPI_DOUBLE, size_ - 1, MPI_COMM_WORLD);
 }
 
 void MpiRankComm::gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) {
