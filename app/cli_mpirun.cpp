@@ -77,8 +77,8 @@ struct ReportFilter {
       aborted = true;
     } else if (text.find("a non-zero exit code") == std::string::npos &&
                text.find("exited with non-zero status") == std::string::npos) {
-      const auto first = text.find_first_not_of(' ');
-      if (first != std::string::npos && !other) std::cerr << "mpirun: " << text.substr(first) << "\n";
+      const auto first = text.find_first_not_of(' '), last = text.find_last_not_of(' ');
+      if (first != std::string::npos && !other) std::cerr << "mpirun: " << text.substr(first, last + 1 - first) << "\n";
       other = true;
     }
   }
