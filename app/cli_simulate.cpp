@@ -4,6 +4,7 @@
 
 #include "cli_commands.hpp"
 #include "cli_png_options.hpp"
+#include "cli_ranks.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/input_source.hpp"
 #include "mrwb/io/file_io.hpp"
@@ -18,6 +19,7 @@
 #include "mrwb/sequence/pulseq.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/block_simulation.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
@@ -78,8 +80,10 @@ SimulationResult written_result(RawData raw, Image2D truth, const std::string& b
 // <out>_venc_<axis>), and per axis the measured velocity <velocity_out>_<axis> and its truth
 // <velocity_out>_<axis>_truth. Everything is simulated before anything is written.
 SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::BuiltSequence& built, SimulationEngine& engine,
-                                               const std::string& out, const std::string& velocity_out, bool quiet) {
+                                               const std::string& out, const std::string& velocity_out, bool quiet,
+                                               OutputGate& gate) {
   PhaseContrastResult pc = simulate_phase_contrast(s, built, engine, terminal_progress(quiet), interrupt_token());
+  if (!gate.writes()) return {};
   for (std::size_t seg = 0; seg < pc.segments.size(); ++seg)
     write_raw(seg == 0 ? out : with_suffix(out, std::string("_venc_") + axis_name(pc.velocity.axes[seg - 1])), pc.segments[seg]);
   if (!velocity_out.empty())
@@ -98,10 +102,11 @@ SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::Bui
 // scenario's phantom and coils: the first segment (SET label) at `out`, further segments at <out>_set<k>.
 // Everything is simulated before anything is written; a write that fails removes the files written before it.
 SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engine, const seq::BlockSequence& sequence,
-                                       const std::string& seq_path, const std::string& out, bool quiet) {
+                                       const std::string& seq_path, const std::string& out, bool quiet, OutputGate& gate) {
   ImportedSequenceRun run = about_source(seq_path, [&] {
     return simulate_imported_sequence(s, sequence, engine, terminal_progress(quiet), interrupt_token());
   });
+  if (!gate.writes()) return {};
   std::vector<std::string> written;
   try {
     for (std::size_t seg = 0; seg < run.segments.size(); ++seg) {
@@ -122,11 +127,13 @@ SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engi
 
 // Multi-slice / 3-D: the raw data (ISMRMRD only) and the truth volume(s); names checked before simulating.
 SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequence& built, SimulationEngine& engine,
-                                       const std::string& out, const std::vector<std::string>& truth, bool quiet) {
+                                       const std::string& out, const std::vector<std::string>& truth, bool quiet,
+                                       OutputGate& gate) {
   if (extension(out) != ".h5")
     throw InputError(out + ": multi-slice / 3-D raw data are written as ISMRMRD (allowed: .h5)");
   for (const auto& t : truth) check_image_volume_path(t);
   VolumeSimulationResult v = simulate_volume(s, built, build_phantom(s), engine, terminal_progress(quiet), interrupt_token());
+  if (!gate.writes()) return {};
   write_raw_ismrmrd(out, v.raw);
   for (const auto& t : truth) write_image_volume(t, v.truth);
   if (!quiet)
@@ -138,15 +145,108 @@ SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequen
 
 }  // namespace
 
+struct SimulateOptions {
+  std::string scenario, out, traj_out, backend, model, flow_transport, velocity_out, seq;
+  std::vector<std::string> truth;
+  PngOptions png;
+  bool quiet = false;
+  std::optional<int> ranks;
+};
+
+// The scenario's engine; as one of several ranks, the CPU engine on this rank's slab, whose decomposition
+// rank 0 prints once on stdout.
+std::unique_ptr<SimulationEngine> simulate_engine(Scenario& s, RankComm* comm) {
+  if (!comm || comm->size() == 1) return make_scenario_engine(s);
+  if (s.backend == Backend::Cuda || s.simulation.model != SimulationModel::Eulerian)
+    throw InputError("--ranks: the slab decomposition runs the cpu backend's eulerian model (allowed: --backend cpu|auto, "
+                     "--model eulerian)");
+  s.backend = Backend::Cpu;
+  auto engine = make_scenario_engine(s);
+  auto& cpu = dynamic_cast<CpuSimulationEngine&>(*engine);
+  cpu.set_threads(threads_per_rank(*comm));
+  auto printed = std::make_shared<bool>(false);
+  cpu.set_rank_comm(comm, [comm, printed](const SlabSplit& split) {
+    test_rank_failure_hook(*comm);
+    if (comm->rank() == 0 && !*printed) std::cout << decomposition_text(split) << std::endl;
+    *printed = true;
+  });
+  return engine;
+}
+
+int simulate_command(const SimulateOptions& o, RankComm* comm) {
+  const bool quiet = o.quiet || (comm && comm->rank() != 0);  // rank 0 speaks for the run
+  OutputGate gate(comm);  // rank 0 writes, after every rank's part is done
+  seq::BuiltSequence built;  // the sequence, built once by the scenario's checks
+  Scenario s = load_scenario(o.scenario, &built);
+  if (!o.backend.empty()) s.backend = parse_flag("--backend", o.backend, k_backend_names, "backend");
+  if (!o.model.empty()) s.simulation.model = parse_flag("--model", o.model, k_simulation_model_names, "simulation model");
+  if (!o.flow_transport.empty())
+    s.simulation.flow_transport = parse_flag("--flow-transport", o.flow_transport, k_flow_transport_names, "flow transport");
+  // Check every output name before the (long) simulation, so bad names fail at once.
+  const std::string ext = extension(o.out);
+  if (ext != ".h5" && ext != ".cfl")
+    throw InputError(o.out + ": --out must be ISMRMRD .h5 or BART .cfl (got '" + ext + "')");
+  if (!o.traj_out.empty() && (ext != ".cfl" || extension(o.traj_out) != ".cfl"))
+    throw InputError(o.traj_out + ": --traj-out must be a .cfl and goes with a .cfl --out (ISMRMRD keeps its trajectory)");
+  if (!o.traj_out.empty() && s.sequence.trajectory == Trajectory::Cartesian)
+    throw InputError(o.traj_out + ": sequence.trajectory is cartesian, so there is no trajectory to write; drop --traj-out");
+  for (const auto& t : o.truth)
+    if (const auto te = extension(t); te != ".h5" && te != ".cfl" && te != ".nii" && te != ".png")
+      throw InputError(t + ": unknown --truth image format '" + te + "' (allowed: .h5, .cfl, .nii, .png)");
+  const bool pc = s.sequence.type == SequenceType::PhaseContrast;
+  if (!o.velocity_out.empty()) {
+    if (!pc)
+      throw InputError(o.velocity_out + ": --velocity-out needs sequence.type \"phase_contrast\" (the scenario has \"" +
+                       name_of(s.sequence.type) + "\")");
+    // NIfTI is refused: the NIfTI writer stores magnitude, which would drop the velocity's sign.
+    if (const auto ve = extension(o.velocity_out); ve != ".h5" && ve != ".cfl" && ve != ".png")
+      throw InputError(o.velocity_out + ": unknown --velocity-out format '" + ve + "' (allowed: .h5, .cfl, .png)");
+  }
+  if (!o.seq.empty() && (pc || !o.traj_out.empty()))
+    throw InputError(o.seq + ": --seq plays the file's own sequence; it does not combine with phase contrast or --traj-out "
+                     "(a non-Cartesian .cfl gets <out>_traj.cfl)");
+  if (is_volume_scenario(s) && (!o.seq.empty() || !o.traj_out.empty()))
+    throw InputError(o.scenario + ": a multi-slice / 3-D scenario does not combine with --seq or --traj-out");
+  // Every input is read and checked before the banner: a refused .seq gets its one line alone.
+  std::optional<seq::BlockSequence> imported;
+  if (!o.seq.empty()) {
+    imported = seq::read_pulseq(o.seq);
+    if (imported->adc_samples() == 0)
+      throw InputError(o.seq + ": the sequence has no ADC to simulate (allowed: at least one block with an ADC)");
+  }
+  auto engine = simulate_engine(s, comm);
+  if (!quiet)
+    std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
+              << simulation_model_text(s.simulation) << ")\n";
+  if (is_volume_scenario(s)) {
+    simulate_volume_files(s, built, *engine, o.out, o.truth, quiet, gate);
+    return 0;
+  }
+  // Radial / spiral scenarios: the raw data carries the trajectory as played.
+  SimulationResult r = imported ? simulate_pulseq_files(s, *engine, *imported, o.seq, o.out, quiet, gate)
+                       : pc ? simulate_phase_contrast_files(s, built, *engine, o.out, o.velocity_out, quiet, gate)
+                       : simulate(s, built, *engine, terminal_progress(quiet), interrupt_token());
+  if (!gate.writes()) return 0;
+  std::string traj_written;
+  if (pc || !o.seq.empty()) {
+    // written above, every encoding / segment
+  } else {
+    traj_written = write_raw(o.out, r.raw, o.traj_out);
+  }
+  for (const auto& t : o.truth) write_image(t, r.truth, o.png);
+  if (!quiet) {
+    std::cerr << "wrote " << o.out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
+              << " s on " << r.backend << ")";
+    if (!traj_written.empty()) std::cerr << " and its trajectory " << traj_written;
+    if (o.seq.empty()) std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
+    std::cerr << "\n";
+  }
+  return 0;
+}
+
 Action add_simulate(CLI::App& app) {
   auto* sub = app.add_subcommand("simulate", "Run the Bloch simulator on a scenario; write ISMRMRD or BART raw data");
-  struct Opts {
-    std::string scenario, out, traj_out, backend, model, flow_transport, velocity_out, seq;
-    std::vector<std::string> truth;
-    PngOptions png;
-    bool quiet = false;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<SimulateOptions>();
   sub->add_option("--scenario", o->scenario, "Scenario JSON")->required();
   sub->add_option("--out", o->out, "Raw data: ISMRMRD .h5 or BART k-space .cfl")->required();
   sub->add_option("--traj-out", o->traj_out,
@@ -164,73 +264,10 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--flow-transport", o->flow_transport,
                   "Eulerian flow transport: gradient_frame | donor_cell (default: the scenario's simulation.flow_transport)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
-  return [o] {
-    seq::BuiltSequence built;  // the sequence, built once by the scenario's checks
-    Scenario s = load_scenario(o->scenario, &built);
-    if (!o->backend.empty()) s.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
-    if (!o->model.empty()) s.simulation.model = parse_flag("--model", o->model, k_simulation_model_names, "simulation model");
-    if (!o->flow_transport.empty())
-      s.simulation.flow_transport = parse_flag("--flow-transport", o->flow_transport, k_flow_transport_names, "flow transport");
-    // Check every output name before the (long) simulation, so bad names fail at once.
-    const std::string ext = extension(o->out);
-    if (ext != ".h5" && ext != ".cfl")
-      throw InputError(o->out + ": --out must be ISMRMRD .h5 or BART .cfl (got '" + ext + "')");
-    if (!o->traj_out.empty() && (ext != ".cfl" || extension(o->traj_out) != ".cfl"))
-      throw InputError(o->traj_out + ": --traj-out must be a .cfl and goes with a .cfl --out (ISMRMRD keeps its trajectory)");
-    if (!o->traj_out.empty() && s.sequence.trajectory == Trajectory::Cartesian)
-      throw InputError(o->traj_out + ": sequence.trajectory is cartesian, so there is no trajectory to write; drop --traj-out");
-    for (const auto& t : o->truth)
-      if (const auto te = extension(t); te != ".h5" && te != ".cfl" && te != ".nii" && te != ".png")
-        throw InputError(t + ": unknown --truth image format '" + te + "' (allowed: .h5, .cfl, .nii, .png)");
-    const bool pc = s.sequence.type == SequenceType::PhaseContrast;
-    if (!o->velocity_out.empty()) {
-      if (!pc)
-        throw InputError(o->velocity_out + ": --velocity-out needs sequence.type \"phase_contrast\" (the scenario has \"" +
-                         name_of(s.sequence.type) + "\")");
-      // NIfTI is refused: the NIfTI writer stores magnitude, which would drop the velocity's sign.
-      if (const auto ve = extension(o->velocity_out); ve != ".h5" && ve != ".cfl" && ve != ".png")
-        throw InputError(o->velocity_out + ": unknown --velocity-out format '" + ve + "' (allowed: .h5, .cfl, .png)");
-    }
-    if (!o->seq.empty() && (pc || !o->traj_out.empty()))
-      throw InputError(o->seq + ": --seq plays the file's own sequence; it does not combine with phase contrast or --traj-out "
-                       "(a non-Cartesian .cfl gets <out>_traj.cfl)");
-    if (is_volume_scenario(s) && (!o->seq.empty() || !o->traj_out.empty()))
-      throw InputError(o->scenario + ": a multi-slice / 3-D scenario does not combine with --seq or --traj-out");
-    // Every input is read and checked before the banner: a refused .seq gets its one line alone.
-    std::optional<seq::BlockSequence> imported;
-    if (!o->seq.empty()) {
-      imported = seq::read_pulseq(o->seq);
-      if (imported->adc_samples() == 0)
-        throw InputError(o->seq + ": the sequence has no ADC to simulate (allowed: at least one block with an ADC)");
-    }
-    auto engine = make_scenario_engine(s);
-    if (!o->quiet)
-      std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
-                << simulation_model_text(s.simulation) << ")\n";
-    if (is_volume_scenario(s)) {
-      simulate_volume_files(s, built, *engine, o->out, o->truth, o->quiet);
-      return 0;
-    }
-    // Radial / spiral scenarios: the raw data carries the trajectory as played.
-    SimulationResult r = imported ? simulate_pulseq_files(s, *engine, *imported, o->seq, o->out, o->quiet)
-                         : pc ? simulate_phase_contrast_files(s, built, *engine, o->out, o->velocity_out, o->quiet)
-                         : simulate(s, built, *engine, terminal_progress(o->quiet), interrupt_token());
-    std::string traj_written;
-    if (pc || !o->seq.empty()) {
-      // written above, every encoding / segment
-    } else {
-      traj_written = write_raw(o->out, r.raw, o->traj_out);
-    }
-    for (const auto& t : o->truth) write_image(t, r.truth, o->png);
-    if (!o->quiet) {
-      std::cerr << "wrote " << o->out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
-                << " s on " << r.backend << ")";
-      if (!traj_written.empty()) std::cerr << " and its trajectory " << traj_written;
-      if (o->seq.empty()) std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
-      std::cerr << "\n";
-    }
-    return 0;
-  };
+  sub->add_option("--ranks", o->ranks,
+                  "Split the CPU simulation into N slabs of z planes (a 2-D phantom: y rows), one process each, by running "
+                  "this command through `mpirun -np N` (1 to 256; under mpirun: its -np)");
+  return [o] { return run_as_ranks(o->ranks, [o](RankComm* comm) { return simulate_command(*o, comm); }); };
 }
 
 }  // namespace mrwb::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "cli_ranks.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
 #ifdef MRWB_HAVE_CUDA
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   mrwb::gpu::register_backends();
 #endif
   std::signal(SIGINT, on_sigint);
+  mrwb::cli::remember_command_line(argc, argv);  // `simulate --ranks N` runs it again through mpirun
   CLI::App app{"MR Workbench: MRI simulation and reconstruction", "mrwb"};
   app.set_version_flag("--version", mrwb::version_string);
   app.require_subcommand(1);

@@ -1,8 +1,9 @@
 # Checks every #include "mrwb/<domain>/..." under core/<domain>/ against the dependency graph that
 # core/CMakeLists.txt configured (core_layers.txt: one "domain:dependencies" per line): a domain includes
 # only its own headers and those of the domains it depends on. Also refuses a source file at the top of
-# core/ or a core/src/ folder. Headers under mrwb/<domain>/internal/ (what only the CUDA twin and the
-# tests need) are included by core/<domain> itself and gpu/<domain> only. With GPU_GRAPH (gpu_layers.txt,
+# core/ or a core/src/ folder, and an MPI or NCCL header anywhere in core/. Headers under
+# mrwb/<domain>/internal/ (what only the CUDA twin and the tests need) are included by core/<domain>
+# itself and gpu/<domain> only. With GPU_GRAPH (gpu_layers.txt,
 # written when the CUDA backends are configured) gpu/<domain> is checked the same way: core's headers of
 # the domain of the same name and below, mrwb_gpu/ headers of the gpu domains it depends on.
 # Run: cmake -DSOURCE_DIR=<repo> -DGRAPH=<build>/core_layers.txt [-DGPU_GRAPH=<build>/gpu_layers.txt] -P <this file>
@@ -89,6 +90,13 @@ foreach(domain IN LISTS domains)
   foreach(f IN LISTS files)
     check_includes("${f}" ${domain} "${allowed_${domain}}" "")
     math(EXPR violations "${violations} + ${file_violations}")
+    # Ranks talk through RankComm (simulation/rank_comm.hpp); MPI and NCCL live in mpi/ (and gpu/).
+    file(STRINGS "${f}" comm_incs REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<](mpi|nccl)\\.h[\">]")
+    foreach(inc IN LISTS comm_incs)
+      file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")
+      message(SEND_ERROR "${rel}: ${inc} — core includes no MPI or NCCL header (mpi/ implements RankComm)")
+      math(EXPR violations "${violations} + 1")
+    endforeach()
   endforeach()
 endforeach()
 

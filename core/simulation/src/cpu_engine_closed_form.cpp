@@ -141,8 +141,11 @@ double max_courant_speed(const CellPhantom& ph) {
   return static_cast<double>(*std::max_element(part_max.begin(), part_max.end()));
 }
 
-CpuSimulationEngine::CpuSimulationEngine(int threads)
-    : threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+CpuSimulationEngine::CpuSimulationEngine(int threads) { set_threads(threads); }
+
+void CpuSimulationEngine::set_threads(int threads) {
+  threads_ = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
                               std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
@@ -164,7 +167,11 @@ void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog
 void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
                                      std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                                      const ProgressFn& progress, const CancelToken& cancel) {
-  const std::size_t cells = ph.size();
+  // This rank's cells (all of them in one process): no transport, so no halo.
+  const SlabSplit split = rank_split(ph);
+  const int rank = decomposed() ? comm_->rank() : 0;
+  const std::size_t first = split.begin(rank) * split.plane_cells;
+  const std::size_t cells = split.end(rank) * split.plane_cells - first;
   const std::size_t n_samples = static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx;
   // Chunk size fixed by the problem, not by the thread count (determinism); at most 64 chunks.
   const std::size_t chunk = std::max<std::size_t>(4096, (cells + 63) / 64);
@@ -189,7 +196,7 @@ void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgra
     for (;;) {
       const std::size_t ci = next++;
       if (ci >= n_chunks || cancel.cancelled()) return;
-      ChunkRun run{ph, prog, coils, ci * chunk, std::min(cells, (ci + 1) * chunk), partial.data() + ci * n_samples,
+      ChunkRun run{ph, prog, coils, first + ci * chunk, first + std::min(cells, (ci + 1) * chunk), partial.data() + ci * n_samples,
                    cell_truth.data(), cancel, marks, on_trs};
       run();
     }
@@ -201,6 +208,14 @@ void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgra
   for (auto& th : pool) th.join();
   cancel.throw_if_cancelled();
 
+  if (decomposed()) {
+    std::vector<cplx> sums(n_samples);
+    for (std::size_t j = 0; j < n_samples; ++j)
+      for (std::size_t ci = 0; ci < n_chunks; ++ci) sums[j] += partial[ci * n_samples + j];
+    reduce_samples(sums, samples);
+    comm_->gather_to_root(cell_truth, first, first + cells);
+    return;
+  }
   for (std::size_t j = 0; j < n_samples; ++j) {
     cplx acc{};
     for (std::size_t ci = 0; ci < n_chunks; ++ci) acc += partial[ci * n_samples + j];

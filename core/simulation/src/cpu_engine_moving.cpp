@@ -4,6 +4,10 @@
 // fixed blocks; threads meet at a barrier
 // after each step, whose completion adds the blocks' signal sums in block order (deterministic for any
 // thread count), swaps the buffers and polls cancellation.
+// As one rank of a slab decomposition (rank_decomposition.hpp) the process holds its slab's planes and
+// the halo planes beside them, advances its own rows only, and the barrier's completion also refreshes
+// the halo planes of the buffer the next step reads; the signal's partial sums stay in double until
+// they are summed over the ranks in rank order.
 #include <algorithm>
 #include <barrier>
 #include <cmath>
@@ -35,10 +39,24 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
                                            const CoilMaps& coils, std::span<std::complex<float>> samples,
                                            std::span<std::complex<float>> cell_truth, const ProgressFn& progress,
                                            const CancelToken& cancel) {
-  const int nx = ph.nx, ny = ph.ny, nz = ph.nz;
-  const int rows = ny * nz;
+  const int nx = ph.nx, ny = ph.ny;
   const std::size_t n = ph.size();
   const float* uz = ph.uz.size() == n ? ph.uz.data() : nullptr;
+  // Rows [row_lo, row_hi) are this rank's (all of them in one process), [held_lo, held_hi) with its halo;
+  // the buffers hold the held rows, the local grid is held_rows · nx cells (ny_l × nz_l rows).
+  const SlabSplit split = rank_split(ph);
+  const int rank = decomposed() ? comm_->rank() : 0;
+  const int plane_rows = split.axis == 2 ? ny : 1;
+  const int row_lo = split.begin(rank) * plane_rows, row_hi = split.end(rank) * plane_rows;
+  const int held_lo = split.held_begin(rank) * plane_rows, held_hi = split.held_end(rank) * plane_rows;
+  const int rows = row_hi - row_lo;
+  const std::size_t base = static_cast<std::size_t>(held_lo) * nx;  // global index of local cell 0
+  const std::size_t n_held = static_cast<std::size_t>(held_hi - held_lo) * nx;
+  const int ny_l = split.axis == 2 ? ny : held_hi - held_lo, nz_l = split.axis == 2 ? (held_hi - held_lo) / ny : 1;
+  const float *ux_l = ph.ux.data() + base, *uy_l = ph.uy.data() + base, *uz_l = uz ? uz + base : nullptr;
+  const std::uint8_t* type_l = ph.type.data() + base;
+  const float* PD_l = ph.PD.data() + base;
+  const std::uint8_t* open_end_l = ph.open_end.size() == n ? ph.open_end.data() + base : nullptr;
   const int ncoils = coils.ncoils;
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
   const double dt_cfl = courant_dt_s(ph);  // 0: no limit
@@ -47,10 +65,26 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
 
   std::vector<float> buf[2][3];
   for (auto& b : buf)
-    for (auto& v : b) v.assign(n, 0.f);
-  std::copy(ph.PD.begin(), ph.PD.end(), buf[0][2].begin());  // M = PD·z
+    for (auto& v : b) v.assign(n_held, 0.f);
+  std::copy_n(PD_l, n_held, buf[0][2].begin());  // M = PD·z
   int cur = 0;
-  std::vector<float> c(n), s(n), omE1(n), E2(n);
+  std::vector<float> c(n_held), s(n_held), omE1(n_held), E2(n_held);
+  std::vector<cplx> rank_sums(decomposed() ? ncoils * per_coil : 0);  // this rank's signal, summed over ranks at the end
+  // The halo planes of buffer b from the neighbours' slabs.
+  auto exchange_halos = [&](int b) {
+    const std::size_t h = static_cast<std::size_t>(split.halo) * plane_rows * nx;
+    const std::size_t own_lo = static_cast<std::size_t>(row_lo - held_lo) * nx, own_hi = static_cast<std::size_t>(row_hi - held_lo) * nx;
+    const bool lower = rank > 0, upper = rank + 1 < split.ranks;
+    RankComm::HaloField fields[3];
+    for (int k = 0; k < 3; ++k) {
+      float* m = buf[b][k].data();
+      fields[k] = {lower ? std::span<const float>(m + own_lo, h) : std::span<const float>{},
+                   upper ? std::span<const float>(m + own_hi - h, h) : std::span<const float>{},
+                   lower ? std::span<float>(m + own_lo - h, h) : std::span<float>{},
+                   upper ? std::span<float>(m + own_hi, h) : std::span<float>{}};
+    }
+    comm_->exchange_halos(fields);
+  };
 
   // Fixed row blocks (not per thread): the reduction order does not depend on the thread count.
   const int block_rows = std::max(1, rows / 64);
@@ -58,23 +92,30 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   std::vector<cplx> partial(static_cast<std::size_t>(n_blocks) * ncoils);
   // Every step ends at a barrier; below k_cells_per_thread_min cells a thread's share of a step costs less
   // than waking it (the futex hand-off dominated a 64^2-cell phase-contrast run: 40 % in the kernel).
-  const int by_size = static_cast<int>(std::max<std::size_t>(1, n / k_cells_per_thread_min));
+  const int by_size = static_cast<int>(std::max<std::size_t>(1, static_cast<std::size_t>(rows) * nx / k_cells_per_thread_min));
   const int n_threads = std::max(1, std::min({threads_, n_blocks, by_size}));
 
   // Step state shared with the barrier's completion (written before arriving, read after).
   long sample_index = -1;  // coil-0 index of the sample taken this step, or -1
   bool swap = false;       // the phase ending at this barrier was a step (dst buffer written)
   bool stop = false;
+  bool halo_stale = true;  // the own rows changed in place (or never sent) since the last exchange
   const std::vector<int> marks = tr_progress_marks(prog);
   auto complete = [&]() noexcept {
     if (sample_index >= 0) {
       for (int coil = 0; coil < ncoils; ++coil) {
         cplx acc{};
         for (int b = 0; b < n_blocks; ++b) acc += partial[static_cast<std::size_t>(b) * ncoils + coil];
-        samples[coil * per_coil + sample_index] = {static_cast<float>(acc.real()), static_cast<float>(acc.imag())};
+        if (decomposed())
+          rank_sums[coil * per_coil + sample_index] = acc;
+        else
+          samples[coil * per_coil + sample_index] = {static_cast<float>(acc.real()), static_cast<float>(acc.imag())};
       }
     }
     if (swap) cur ^= 1;
+    // What the next step reads: after every step, and at a fence after RF or spoiling (static cells: nothing).
+    if (decomposed() && moving && (swap || halo_stale)) exchange_halos(cur);
+    halo_stale = false;
     stop = cancel.cancelled();
   };
   std::barrier sync(n_threads, complete);
@@ -100,18 +141,18 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
     // This thread's blocks: t, t + T, t + 2T, ...
     auto for_own_rows = [&](auto&& fn) {
       for (int b = t; b < n_blocks; b += n_threads)
-        for (int r = b * block_rows; r < std::min(rows, (b + 1) * block_rows); ++r) fn(b, r);
+        for (int r = b * block_rows; r < std::min(rows, (b + 1) * block_rows); ++r) fn(b, row_lo + r);
     };
     auto factors = [&](double dt, double dkx, double dky, double dkz) {
       EventFactors f;
       for (int b = t; b < n_blocks; b += n_threads) {  // per block: the x table once per block, not per row
-        const std::size_t r0 = static_cast<std::size_t>(b) * block_rows * nx;
-        const std::size_t r1 = static_cast<std::size_t>(std::min(rows, (b + 1) * block_rows)) * nx;
+        const std::size_t r0 = static_cast<std::size_t>(row_lo + b * block_rows) * nx;
+        const std::size_t r1 = static_cast<std::size_t>(row_lo + std::min(rows, (b + 1) * block_rows)) * nx;
         compute_event_factors(ph, dt, dkx, dky, dkz, r0, r1, f);
-        std::copy(f.c.begin(), f.c.end(), c.begin() + r0);
-        std::copy(f.s.begin(), f.s.end(), s.begin() + r0);
-        std::copy(f.omE1.begin(), f.omE1.end(), omE1.begin() + r0);
-        std::copy(f.E2.begin(), f.E2.end(), E2.begin() + r0);
+        std::copy(f.c.begin(), f.c.end(), c.begin() + (r0 - base));
+        std::copy(f.s.begin(), f.s.end(), s.begin() + (r0 - base));
+        std::copy(f.omE1.begin(), f.omE1.end(), omE1.begin() + (r0 - base));
+        std::copy(f.E2.begin(), f.E2.end(), E2.begin() + (r0 - base));
       }
     };
     // One step: optional sample of the current state, then transport + Bloch into the other buffer.
@@ -120,20 +161,21 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
       const float *Ax = buf[src][0].data(), *Ay = buf[src][1].data(), *Az = buf[src][2].data();
       float *Bx = buf[dst][0].data(), *By = buf[dst][1].data(), *Bz = buf[dst][2].data();
       for_own_rows([&](int b, int r) {
-        const bool first_row = r == b * block_rows;
-        const int iy = r % ny, iz = r / ny;
+        const bool first_row = r == row_lo + b * block_rows;
+        const int rl = r - held_lo;  // the row in the held grid
+        const int iy = rl % ny_l, iz = rl / ny_l;
         if (sample >= 0) {
           for (int coil = 0; coil < ncoils; ++coil) {
             cplx acc = first_row ? cplx{} : partial[static_cast<std::size_t>(b) * ncoils + coil];
             double sx = 0, sy = 0;
-            const std::size_t r0 = static_cast<std::size_t>(r) * nx;
+            const std::size_t r0 = static_cast<std::size_t>(rl) * nx;
             if (coils.uniform()) {
               for (int ix = 0; ix < nx; ++ix) {
                 sx += Ax[r0 + ix];
                 sy += Ay[r0 + ix];
               }
             } else {
-              const std::complex<float>* C = coils.sens.data() + static_cast<std::size_t>(coil) * n + r0;
+              const std::complex<float>* C = coils.sens.data() + static_cast<std::size_t>(coil) * n + base + r0;
               for (int ix = 0; ix < nx; ++ix) {
                 sx += C[ix].real() * Ax[r0 + ix] - C[ix].imag() * Ay[r0 + ix];
                 sy += C[ix].real() * Ay[r0 + ix] + C[ix].imag() * Ax[r0 + ix];
@@ -143,22 +185,21 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
           }
         }
         for (int ix = 0; ix < nx; ++ix) {
-          const std::size_t i = static_cast<std::size_t>(r) * nx + ix;
-          if (truth) cell_truth[i] = {Ax[i], Ay[i]};
-          bloch::Mag m{Ax[i], Ay[i], Az[i]};
+          const std::size_t l = static_cast<std::size_t>(rl) * nx + ix, i = base + l;  // held and global index
+          if (truth) cell_truth[i] = {Ax[l], Ay[l]};
+          bloch::Mag m{Ax[l], Ay[l], Az[l]};
           if (moving) {
-            auto tm = transport::donor_cell_gather<float>(
-                ix, iy, iz, nx, ny, nz, Ax, Ay, Az, ph.ux.data(), ph.uy.data(), uz, ph.type.data(), ph.PD.data(),
-                static_cast<float>(scale), true, ph.open_end.size() == n ? ph.open_end.data() : nullptr, nullptr,
-                frame ? face_turn : nullptr);
+            auto tm = transport::donor_cell_gather<float>(ix, iy, iz, nx, ny_l, nz_l, Ax, Ay, Az, ux_l, uy_l, uz_l, type_l,
+                                                          PD_l, static_cast<float>(scale), true, open_end_l, nullptr,
+                                                          frame ? face_turn : nullptr);
             if (frame && ph.type[i] == transport::k_fluid)
               transport::frame_turn_by_motion(tm, frame_k_cell, ph.ux[i], ph.uy[i], uz ? uz[i] : 0.f, scale);
             m = {tm.x, tm.y, tm.z};
           }
-          bloch::precess_relax(m, ph.PD[i], omE1[i], E2[i], c[i], s[i]);
-          Bx[i] = m.Mx;
-          By[i] = m.My;
-          Bz[i] = m.Mz;
+          bloch::precess_relax(m, ph.PD[i], omE1[l], E2[l], c[l], s[l]);
+          Bx[l] = m.Mx;
+          By[l] = m.My;
+          Bz[l] = m.Mz;
         }
       });
       if (t == 0) {
@@ -175,9 +216,10 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
       sync.arrive_and_wait();
     };
     auto in_place = [&](auto&& fn) {  // instantaneous per-cell operation on the current buffer
+      if (t == 0) halo_stale = true;  // read by the next barrier's completion
       for_own_rows([&](int, int r) {
         for (int ix = 0; ix < nx; ++ix) {
-          const std::size_t i = static_cast<std::size_t>(r) * nx + ix;
+          const std::size_t i = static_cast<std::size_t>(r - held_lo) * nx + ix;
           bloch::Mag m{buf[cur][0][i], buf[cur][1][i], buf[cur][2][i]};
           fn(m);
           buf[cur][0][i] = m.Mx;
@@ -239,6 +281,10 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   worker(0);
   for (auto& th : pool) th.join();
   cancel.throw_if_cancelled();
+  if (decomposed()) {
+    reduce_samples(rank_sums, samples);
+    comm_->gather_to_root(cell_truth, static_cast<std::size_t>(row_lo) * nx, static_cast<std::size_t>(row_hi) * nx);
+  }
 }
 
 }  // namespace mrwb

@@ -1,0 +1,47 @@
+#pragma once
+// What a slab-decomposed simulation (rank_decomposition.hpp) needs from the processes it runs on: halo
+// planes with the neighbours, the signal sums, the cell truth and a final agreement. Implemented by
+// SerialRankComm (one process), by MPI for CPU ranks (mpi/simulation) and, later, by NCCL for GPU
+// ranks, whose spans then point to device memory.
+#include <complex>
+#include <cstddef>
+#include <span>
+
+namespace mrwb {
+
+class RankComm {
+ public:
+  virtual ~RankComm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // One field's traffic with the neighbours along the slab axis: `send_lower` goes to rank − 1 and lands in
+  // its `recv_upper`; `send_upper` goes to rank + 1 and lands in its `recv_lower`. Spans towards a missing
+  // neighbour are empty; a send and the receive it lands in have the same length.
+  struct HaloField {
+    std::span<const float> send_lower, send_upper;
+    std::span<float> recv_lower, recv_upper;
+  };
+  // Every field of a step in one round (Mx, My, Mz); returns once this rank's receives have landed.
+  virtual void exchange_halos(std::span<const HaloField> fields) = 0;
+  // values := Σ over ranks of values, added in rank order (0 first) on every rank: deterministic, and the
+  // same for any network or reduction algorithm.
+  virtual void sum_in_rank_order(std::span<std::complex<double>> values) = 0;
+  // Rank 0's `whole` receives every rank's [begin, end) of it (the ranks' ranges are disjoint); the other
+  // ranks' `whole` is left as it is.
+  virtual void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) = 0;
+  // True on every rank when every rank passed true: the step before rank 0 writes anything.
+  virtual bool all_agree(bool ok) = 0;
+};
+
+// One process: rank 0 of 1, with nothing to exchange.
+class SerialRankComm final : public RankComm {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void exchange_halos(std::span<const HaloField>) override {}
+  void sum_in_rank_order(std::span<std::complex<double>>) override {}
+  void gather_to_root(std::span<std::complex<float>>, std::size_t, std::size_t) override {}
+  bool all_agree(bool ok) override { return ok; }
+};
+
+}  // namespace mrwb

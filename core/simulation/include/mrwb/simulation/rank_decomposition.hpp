@@ -1,0 +1,36 @@
+#pragma once
+// The cell grid split over ranks (processes) in slabs of whole planes along its outermost axis: z for a
+// 3-D grid, y for a 2-D one (nz = 1). Each rank advances the cells of its slab and reads `halo` planes
+// of each neighbour's slab, which the rank communicator (rank_comm.hpp) refreshes before every step.
+#include <cstddef>
+#include <string>
+
+#include "mrwb/phantom/phantom.hpp"
+
+namespace mrwb {
+
+// Planes one side of a slab that the time-stepped transport reads from the neighbour: the donor-cell
+// gather (transport_cell_ops.hpp) reads the face neighbours only, and the gradient frame's face turns
+// are the same for every face of an axis, so one plane in either transport.
+constexpr int k_transport_halo_planes = 1;
+
+struct SlabSplit {
+  int axis = 2;        // 2: z planes; 1: y rows of a 2-D grid
+  int planes = 1;      // along `axis`
+  int ranks = 1;
+  int halo = 0;        // planes read from each neighbour
+  std::size_t plane_cells = 0;  // cells per plane (nx·ny along z, nx along y)
+  // Rank r owns planes [begin(r), end(r)); the first planes % ranks slabs are one plane thicker.
+  int begin(int r) const;
+  int end(int r) const { return begin(r + 1); }
+  // Planes rank r holds: its own and the halo planes beside them (clipped to the grid).
+  int held_begin(int r) const { return begin(r) - halo < 0 ? 0 : begin(r) - halo; }
+  int held_end(int r) const { return end(r) + halo > planes ? planes : end(r) + halo; }
+};
+
+// The split of `ph` over `ranks`; InputError naming --ranks and the allowed range when a rank would get no plane.
+SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes);
+// "ranks 3: z planes [0,24) [24,47) [47,70), halo 1": the line `mrwb simulate` prints for a decomposed run.
+std::string decomposition_text(const SlabSplit& split);
+
+}  // namespace mrwb

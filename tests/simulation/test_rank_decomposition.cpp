@@ -1,0 +1,264 @@
+// The slab decomposition of the CPU engine without MPI: the split arithmetic, the serial communicator, and
+// N ranks played by N threads of this process (an in-process RankComm) against the one-process run on
+// moving phantoms whose flow crosses the slab boundaries: 3-D (z slabs), 2-D (y rows) and the static path.
+#include <QtTest>
+
+#include <barrier>
+#include <cmath>
+#include <thread>
+
+#include "fixtures.hpp"
+#include "mrwb/base/errors.hpp"
+#include "mrwb/phantom/phantom.hpp"
+#include "mrwb/simulation/cpu_engine.hpp"
+#include "mrwb/simulation/rank_comm.hpp"
+#include "mrwb/simulation/rank_decomposition.hpp"
+#include "numeric.hpp"
+
+using namespace mrwb;
+using cf = std::complex<float>;
+
+namespace {
+
+// Ranks as threads sharing memory: every call is collective, and a barrier separates posting from reading.
+struct ThreadRanks {
+  explicit ThreadRanks(int n) : size(n), sync(n), fields(n), sums(n), truth(n), ok(n) {}
+  int size;
+  std::barrier<> sync;
+  std::vector<std::span<const RankComm::HaloField>> fields;
+  std::vector<std::span<std::complex<double>>> sums;
+  struct Part {
+    std::complex<float>* whole;
+    std::size_t begin, end;
+  };
+  std::vector<Part> truth;
+  std::vector<char> ok;
+};
+
+class ThreadRankComm final : public RankComm {
+ public:
+  ThreadRankComm(ThreadRanks& shared, int rank) : s_(shared), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return s_.size; }
+  void exchange_halos(std::span<const HaloField> fields) override {
+    s_.fields[rank_] = fields;
+    s_.sync.arrive_and_wait();
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      if (rank_ > 0) copy(s_.fields[rank_ - 1][k].send_upper, fields[k].recv_lower);
+      if (rank_ + 1 < s_.size) copy(s_.fields[rank_ + 1][k].send_lower, fields[k].recv_upper);
+    }
+    s_.sync.arrive_and_wait();
+  }
+  void sum_in_rank_order(std::span<std::complex<double>> values) override {
+    s_.sums[rank_] = values;
+    s_.sync.arrive_and_wait();
+    std::vector<std::complex<double>> total(values.size());
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      total[j] = s_.sums[0][j];
+      for (int r = 1; r < s_.size; ++r) total[j] += s_.sums[r][j];
+    }
+    s_.sync.arrive_and_wait();
+    std::copy(total.begin(), total.end(), values.begin());
+  }
+  void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) override {
+    s_.truth[rank_] = {whole.data(), begin, end};
+    s_.sync.arrive_and_wait();
+    if (rank_ == 0)
+      for (int r = 1; r < s_.size; ++r)
+        std::copy(s_.truth[r].whole + s_.truth[r].begin, s_.truth[r].whole + s_.truth[r].end, whole.data() + s_.truth[r].begin);
+    s_.sync.arrive_and_wait();
+  }
+  bool all_agree(bool ok) override {
+    s_.ok[rank_] = ok;
+    s_.sync.arrive_and_wait();
+    const bool all = std::all_of(s_.ok.begin(), s_.ok.end(), [](char c) { return c != 0; });
+    s_.sync.arrive_and_wait();
+    return all;
+  }
+
+ private:
+  static void copy(std::span<const float> from, std::span<float> to) {
+    QVERIFY(from.size() == to.size());
+    std::copy(from.begin(), from.end(), to.begin());
+  }
+  ThreadRanks& s_;
+  int rank_;
+};
+
+struct RunOut {
+  std::vector<cf> samples, truth;
+  std::vector<std::string> splits;
+};
+
+// The engine on `ph` as `ranks` ranks (0: no communicator at all); rank 0's samples and truth.
+RunOut run_ranks(const CellPhantom& ph, const SequenceProgram& prog, int ranks, int threads = 1) {
+  ThreadRanks shared(std::max(1, ranks));
+  std::vector<RunOut> out(std::max(1, ranks));
+  auto one = [&](int r) {
+    CpuSimulationEngine engine(threads);
+    ThreadRankComm comm(shared, r);
+    if (ranks > 0) engine.set_rank_comm(&comm, [&](const SlabSplit& s) { out[r].splits.push_back(decomposition_text(s)); });
+    out[r].samples.resize(static_cast<std::size_t>(prog.readouts) * prog.nx);
+    out[r].truth.resize(ph.size());
+    engine.run(ph, prog, out[r].samples, out[r].truth, {}, {});
+  };
+  std::vector<std::thread> pool;
+  for (int r = 1; r < ranks; ++r) pool.emplace_back(one, r);
+  one(0);
+  for (auto& t : pool) t.join();
+  return out[0];
+}
+
+// A vessel running obliquely through every plane of the slab axis (z in 3-D, y in 2-D) in stationary tissue,
+// with off-resonance; its flow crosses every slab boundary.
+CellPhantom oblique_vessel(int n, int nz, bool moving) {
+  auto ph = uniform_phantom(n, n, 1e-3, 0.f, 0.f, 0.f, CellType::Background, nz);
+  ph.uz.assign(ph.size(), 0.f);
+  for (int iz = 0; iz < nz; ++iz)
+    for (int iy = 0; iy < n; ++iy)
+      for (int ix = 0; ix < n; ++ix) {
+        const std::size_t i = (static_cast<std::size_t>(iz) * n + iy) * n + ix;
+        const double x = ix - n / 2 + 0.5, y = iy - n / 2 + 0.5;
+        if (x * x + y * y > 0.2 * n * n) continue;
+        // 3-D: a tube along z, tilted in x; 2-D: a band along y.
+        const bool vessel = nz > 1 ? std::abs(x - 0.3 * (iz - nz / 2)) < 2.5 && std::abs(y) < 3 : std::abs(x - 1) < 3;
+        ph.PD[i] = vessel ? 0.9f : 0.6f + 0.02f * ix;
+        ph.T1_s[i] = vessel ? 1.4f : 0.9f;
+        ph.T2_s[i] = vessel ? 0.25f : 0.05f;
+        ph.dB_T[i] = static_cast<float>(1e-7 * (ix - iy + iz));
+        ph.type[i] = static_cast<std::uint8_t>(vessel ? CellType::Fluid : CellType::Stationary);
+        if (vessel && moving) {
+          ph.ux[i] = nz > 1 ? 0.15f : 0.1f;
+          ph.uy[i] = nz > 1 ? 0.05f : 0.6f;
+          ph.uz[i] = nz > 1 ? 0.6f : 0.f;
+        }
+      }
+  if (moving) ph.flow_dt_s = 2e-5;
+  return ph;
+}
+
+// A few encoded lines: gradient moments on every axis, an RF per line, a spoiler, the truth mid-way.
+SequenceProgram encoded_lines(int nx, int lines, double fov_m) {
+  using mrwb::test::free_event;
+  SequenceProgram prog;
+  const double dk = 1.0 / fov_m;
+  for (int l = 0; l < lines; ++l) {
+    prog.events.push_back(mrwb::test::rf_event(0.6, 0.2 * l));
+    prog.events.push_back(free_event(8e-4, -0.5 * nx * dk, (l - lines / 2) * dk, 0.3 * dk));
+    SeqEvent ro;
+    ro.kind = EventKind::Readout;
+    ro.dt_s = 4e-5;
+    ro.dk_x = dk;
+    ro.dk_z = 0.05 * dk;
+    ro.n_samples = nx;
+    ro.line = l;
+    ro.truth_sample = l == lines / 2 ? nx / 2 : -1;
+    prog.events.push_back(ro);
+    prog.events.push_back(free_event(2e-3));
+    prog.events.push_back(mrwb::test::spoil_event());
+  }
+  prog.nx = nx;
+  prog.ny = lines;
+  prog.readouts = lines;
+  prog.TR_s = 8e-4 + nx * 4e-5 + 2e-3;
+  return prog;
+}
+
+}  // namespace
+
+class TestRankDecomposition : public QObject {
+  Q_OBJECT
+ private slots:
+  void slab_split_arithmetic() {
+    const CellPhantom ph = uniform_phantom(4, 3, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary, 70);
+    const SlabSplit s = slab_split(ph, 3);
+    QCOMPARE(s.axis, 2);
+    QCOMPARE(s.planes, 70);
+    QCOMPARE(s.plane_cells, std::size_t{12});
+    QCOMPARE(s.halo, k_transport_halo_planes);
+    QCOMPARE(decomposition_text(s), std::string("ranks 3: z planes [0,24) [24,47) [47,70), halo 1"));
+    QCOMPARE(s.held_begin(0), 0);
+    QCOMPARE(s.held_end(0), 25);
+    QCOMPARE(s.held_begin(1), 23);
+    QCOMPARE(s.held_end(2), 70);
+    // One rank: the whole grid, no halo.
+    const SlabSplit one = slab_split(ph, 1);
+    QCOMPARE(one.begin(0), 0);
+    QCOMPARE(one.end(0), 70);
+    QCOMPARE(one.held_end(0), 70);
+    QCOMPARE(one.halo, 0);
+    // Every rank gets a plane: 70 ranks fit, 71 do not; the refusal names the option and the range.
+    QCOMPARE(slab_split(ph, 70).end(69), 70);
+    for (int bad : {0, 71}) {
+      try {
+        slab_split(ph, bad);
+        QFAIL("no refusal");
+      } catch (const InputError& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("--ranks") != std::string::npos && what.find("allowed: 1 to 70") != std::string::npos,
+                 what.c_str());
+      }
+    }
+    // A 2-D grid splits along y.
+    const SlabSplit flat = slab_split(uniform_phantom(8, 5, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary), 2);
+    QCOMPARE(flat.axis, 1);
+    QCOMPARE(flat.plane_cells, std::size_t{8});
+    QCOMPARE(decomposition_text(flat), std::string("ranks 2: y rows [0,3) [3,5), halo 1"));
+  }
+
+  void serial_comm_is_one_rank() {
+    SerialRankComm comm;
+    QCOMPARE(comm.rank(), 0);
+    QCOMPARE(comm.size(), 1);
+    std::vector<std::complex<double>> v = {{1, 2}, {3, 4}};
+    comm.sum_in_rank_order(v);
+    QCOMPARE(v[1], std::complex<double>(3, 4));
+    QVERIFY(comm.all_agree(true));
+    QVERIFY(!comm.all_agree(false));
+    // The engine with a one-rank communicator is the plain engine, bit for bit.
+    const CellPhantom ph = oblique_vessel(12, 6, true);
+    const SequenceProgram prog = encoded_lines(12, 4, 12e-3);
+    CpuSimulationEngine plain(1), serial(1);
+    serial.set_rank_comm(&comm);
+    std::vector<cf> a(48), b(48), ta(ph.size()), tb(ph.size());
+    plain.run(ph, prog, a, ta, {}, {});
+    serial.run(ph, prog, b, tb, {}, {});
+    QVERIFY(a == b);
+    QVERIFY(ta == tb);
+  }
+
+  // Ranks as threads: the moving 3-D phantom split in z slabs, a 2-D one in y rows, and the static path.
+  void ranks_equal_one_process_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("nz");
+    QTest::addColumn<bool>("moving");
+    QTest::addColumn<int>("ranks");
+    QTest::newRow("3-D moving, 2 ranks") << 14 << 9 << true << 2;
+    QTest::newRow("3-D moving, 3 ranks") << 14 << 9 << true << 3;
+    QTest::newRow("3-D moving, a plane per rank") << 10 << 4 << true << 4;
+    QTest::newRow("2-D moving, 3 ranks") << 16 << 1 << true << 3;
+    QTest::newRow("3-D static, 3 ranks") << 14 << 9 << false << 3;
+  }
+  void ranks_equal_one_process() {
+    QFETCH(int, n);
+    QFETCH(int, nz);
+    QFETCH(bool, moving);
+    QFETCH(int, ranks);
+    const CellPhantom ph = oblique_vessel(n, nz, moving);
+    const SequenceProgram prog = encoded_lines(n, 6, n * 1e-3);
+    const RunOut one = run_ranks(ph, prog, 0, 2);
+    const RunOut many = run_ranks(ph, prog, ranks);
+    QCOMPARE(many.splits.size(), std::size_t{1});
+    QVERIFY(many.splits[0].find("ranks " + std::to_string(ranks) + ": " + (nz > 1 ? "z planes" : "y rows")) == 0);
+    const double e_samples = mrwb::test::rel_rms(many.samples, one.samples);
+    const double e_truth = mrwb::test::rel_rms(many.truth, one.truth);
+    qInfo("%s: relative RMS samples %.3g, truth %.3g", many.splits[0].c_str(), e_samples, e_truth);
+    QVERIFY2(e_samples <= 1e-6, qPrintable(QString::number(e_samples)));
+    QVERIFY2(e_truth <= 1e-6, qPrintable(QString::number(e_truth)));
+    // The cells are advanced exactly as in one process: only the signal's order of summation differs.
+    QVERIFY(many.truth == one.truth);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRankDecomposition)
+#include "test_rank_decomposition.moc"

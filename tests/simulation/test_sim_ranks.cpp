@@ -1,0 +1,180 @@
+// `mrwb simulate` over MPI ranks (mpi/, the CPU engine in z slabs): `mpirun -np 2` and `-np 3`, and
+// `--ranks 2`, equal the one-process run on a moving 3-D phantom whose vessels cross the slab boundaries;
+// a failing or killed rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks
+// values are refused. Skipped when the build has no MPI or mpirun is missing.
+#include <QtTest>
+
+#include <cmath>
+
+#include "cli_refusal.hpp"
+#include "files.hpp"
+#include "mrwb/base/image_volume.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/io/image_volume_io.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
+#include "mrwb/simulation/rank_decomposition.hpp"
+#include "numeric.hpp"
+#include "process_runner.hpp"
+
+using namespace mrwb;
+using mrwb_test::Run;
+
+namespace {
+
+// phantoms/tof_3d.json cut down (16² × 8 partitions, 2 cells per voxel: 32 × 32 × 16 cells) with a 3-D
+// vessel tree instead of its in-plane vessel: branches turn out of the plane, so blood crosses the z planes.
+const char* k_scenario = R"({
+  "format": "mrwb-scenario", "version": 1, "name": "ranks_vessel_tree_3d", "backend": "cpu",
+  "phantom": {"preset": "vessel_tree", "cells_per_voxel": 2, "disc_radius_m": 0.03, "background_tissue": "muscle",
+              "vessel_tissue": "blood", "slab_thickness_m": 0.032,
+              "tree": {"generator": "multi_bifurcation", "generations": 2, "dims": 3, "length_m": 0.03, "radius_m": 0.004}},
+  "sequence": {"type": "tof", "matrix": 16, "fov_m": 0.064, "TR_s": 0.02, "TE_s": 0.006, "flip_angle_deg": 30,
+               "dummy_scans": 2, "partitions": 8, "slice_thickness_m": 0.032},
+  "flow": {"solver": "poiseuille", "inlet_flow_m3_per_s": 2e-06, "waveform": "constant"},
+  "coils": {"count": 1}
+})";
+
+struct Output {
+  std::vector<std::complex<float>> k, truth;
+};
+
+Output read_output(const QString& raw, const QString& truth) {
+  return {read_raw_ismrmrd(raw.toStdString()).kspace, read_image_volume(truth.toStdString()).data};
+}
+
+QStringList mpirun_prefix(int np) {
+  return {"--allow-run-as-root", "--oversubscribe", "-np", QString::number(np), MRWB_CLI_PATH};
+}
+
+}  // namespace
+
+class TestSimRanks : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString scenario_, mpirun_;
+  Output one_;
+
+  QString path(const QString& name) const { return dir_.filePath(name); }
+  QStringList simulate_args(const QString& tag) const {
+    return {"simulate", "--scenario", scenario_, "--out", path(tag + ".h5"), "--truth", path(tag + "_truth.h5"), "--quiet"};
+  }
+
+ private slots:
+  void initTestCase() {
+#ifndef MRWB_HAVE_MPI
+    QSKIP("this build has no MPI (MRWB_MPI off)");
+#endif
+    mpirun_ = QStandardPaths::findExecutable("mpirun");
+    if (mpirun_.isEmpty()) QSKIP("mpirun not found (openmpi-bin)");
+    QVERIFY(dir_.isValid());
+    scenario_ = path("vessel_tree_3d.json");
+    QVERIFY(mrwb::test::write_file(scenario_, k_scenario));
+    const Run r = mrwb_test::run_mrwb(simulate_args("one"));
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.isEmpty(), qPrintable("a plain run prints no decomposition: " + r.out));
+    one_ = read_output(path("one.h5"), path("one_truth.h5"));
+  }
+
+  // Blood crosses every boundary of the 2- and 3-rank splits: moving cells on both sides of each.
+  void flow_crosses_rank_boundaries() {
+    const CellPhantom ph = build_phantom(load_scenario(scenario_.toStdString()));
+    QVERIFY(ph.nz > 1 && ph.uz.size() == ph.size());
+    for (int ranks : {2, 3}) {
+      const SlabSplit s = slab_split(ph, ranks);
+      for (int r = 1; r < ranks; ++r)
+        for (int z : {s.begin(r) - 1, s.begin(r)}) {
+          int crossing = 0;
+          for (std::size_t i = z * ph.slice_size(); i < (z + 1) * ph.slice_size(); ++i) crossing += ph.uz[i] != 0.f;
+          QVERIFY2(crossing > 0, qPrintable(QString("no through-plane flow in plane %1 (%2 ranks)").arg(z).arg(ranks)));
+        }
+    }
+  }
+
+  void mpirun_equals_one_process_data() {
+    QTest::addColumn<int>("np");
+    QTest::addColumn<bool>("ranks_option");
+    QTest::newRow("mpirun -np 2") << 2 << false;
+    QTest::newRow("mpirun -np 3") << 3 << false;
+    QTest::newRow("--ranks 2") << 2 << true;
+  }
+  void mpirun_equals_one_process() {
+    QFETCH(int, np);
+    QFETCH(bool, ranks_option);
+    const QString tag = QString("np%1%2").arg(np).arg(ranks_option ? "r" : "");
+    QStringList args = simulate_args(tag);
+    if (ranks_option) args << "--ranks" << QString::number(np);
+    const Run r = ranks_option ? mrwb_test::run_mrwb(args) : mrwb_test::run_program(mpirun_, mpirun_prefix(np) + args);
+    QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+    // The decomposition, once: 16 z planes.
+    const QString expect = np == 2 ? "ranks 2: z planes [0,8) [8,16), halo 1\n" : "ranks 3: z planes [0,6) [6,11) [11,16), halo 1\n";
+    QCOMPARE(r.out, expect);
+    const Output o = read_output(path(tag + ".h5"), path(tag + "_truth.h5"));
+    QCOMPARE(o.k.size(), one_.k.size());
+    QCOMPARE(o.truth.size(), one_.truth.size());
+    const double ek = mrwb::test::rel_rms(o.k, one_.k), et = mrwb::test::rel_rms(o.truth, one_.truth);
+    qInfo("%d ranks: relative RMS k-space %.3g, truth %.3g", np, ek, et);
+    QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
+    QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
+  }
+
+  // A rank that fails inside its run (the test hook: out of memory, or killed) ends every rank: exit 2, one
+  // line naming the rank, no output. Under --ranks mpirun's own reports are folded into that line.
+  void failing_rank_ends_the_run_data() {
+    QTest::addColumn<QString>("fail");
+    QTest::addColumn<bool>("ranks_option");
+    QTest::addColumn<QString>("line");
+    QTest::newRow("out of memory, --ranks") << "1" << true << "rank 1: out of memory";
+    QTest::newRow("killed, --ranks") << "1:kill" << true << "rank 1: killed by signal 9 (Killed)";
+    QTest::newRow("out of memory, mpirun") << "2" << false << "rank 2: out of memory";
+  }
+  void failing_rank_ends_the_run() {
+    QFETCH(QString, fail);
+    QFETCH(bool, ranks_option);
+    QFETCH(QString, line);
+    QTemporaryDir out;
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("MRWB_TEST_FAIL_RANK", fail);
+    p.setProcessEnvironment(env);
+    QStringList args = {"simulate", "--scenario", scenario_, "--out", out.filePath("raw.h5"), "--truth", out.filePath("t.h5"),
+                        "--quiet"};
+    QElapsedTimer t;
+    t.start();
+    if (ranks_option) {
+      p.start(MRWB_CLI_PATH, args << "--ranks" << "3");
+    } else {
+      p.start(mpirun_, mpirun_prefix(3) + args);
+    }
+    QVERIFY2(p.waitForFinished(60000), "the run hangs");
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    qInfo("ended in %.1f s", t.elapsed() / 1000.0);
+    QVERIFY2(p.exitCode() == 2, qPrintable(QString("exit %1: %2").arg(p.exitCode()).arg(err)));
+    // Direct mpirun adds its MPI_ABORT notice; --ranks leaves the one line alone.
+    if (ranks_option)
+      QCOMPARE(err.trimmed(), line);
+    else
+      QVERIFY2(err.split('\n').contains(line), qPrintable(err));
+    const QStringList left = QDir(out.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    QVERIFY2(left.isEmpty(), qPrintable("left behind: " + left.join(' ')));
+  }
+
+  void bad_ranks_refused() {
+    QTemporaryDir out;
+    const QStringList base = {"simulate", "--scenario", scenario_, "--out", out.filePath("raw.h5"), "--quiet"};
+    for (const char* n : {"0", "257"})
+      mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", n}, {"--ranks", "allowed: 1 to 256"});
+    if (QTest::currentTestFailed()) return;
+    // More ranks than z planes: found by the ranks themselves, said once by rank 0.
+    mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", "17"}, {"--ranks", "16 z planes", "allowed: 1 to 16"},
+                              60000);
+    if (QTest::currentTestFailed()) return;
+    // Under mpirun, --ranks must match its -np.
+    const Run r = mrwb_test::run_program(mpirun_, mpirun_prefix(2) + base + QStringList{"--ranks", "3"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--ranks 3: mpirun started 2 processes"), qPrintable(r.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimRanks)
+#include "test_sim_ranks.moc"
