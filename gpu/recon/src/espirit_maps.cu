@@ -61,28 +61,14 @@ class BatchedEigensolver {
  public:
   BatchedEigensolver(cusolverDnHandle_t solver, EspiritCudaSolver kind, int C, cuComplex* A, float* W, std::size_t chunk)
       : solver_(solver), jacobi_(kind == EspiritCudaSolver::Jacobi), C_(C), info_(chunk) {
-    if (jacobi_) {
-      cusolver_check(cusolverDnCreateSyevjInfo(&jacobi_params_), "createSyevjInfo");
-      int lwork = 0;
-      cusolver_check(cusolverDnCheevjBatched_bufferSize(solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, C, A, C,
-                                                        W, &lwork, jacobi_params_, static_cast<int>(chunk)),
-                     "cheevjBatched_bufferSize");
-      device_bytes_ = static_cast<std::size_t>(std::max(1, lwork)) * sizeof(cuComplex);
-    } else {
-      cusolver_check(cusolverDnCreateParams(&syev_params_), "createParams");
-      cusolver_check(cusolverDnXsyevBatched_bufferSize(solver, syev_params_, CUSOLVER_EIG_MODE_VECTOR,
-                                                       CUBLAS_FILL_MODE_LOWER, C, CUDA_C_32F, A, C, CUDA_R_32F, W,
-                                                       CUDA_C_32F, &device_bytes_, &host_bytes_,
-                                                       static_cast<int64_t>(chunk)),
-                     "XsyevBatched_bufferSize");
-      host_work_.resize(std::max<std::size_t>(1, host_bytes_));
+    try {
+      size_workspace(A, W, chunk);
+    } catch (...) {
+      release();  // the destructor does not run for a throwing constructor
+      throw;
     }
-    work_ = std::make_unique<DeviceBuffer<char>>(std::max<std::size_t>(1, device_bytes_));
   }
-  ~BatchedEigensolver() {
-    if (jacobi_params_) cusolverDnDestroySyevjInfo(jacobi_params_);
-    if (syev_params_) cusolverDnDestroyParams(syev_params_);
-  }
+  ~BatchedEigensolver() { release(); }
   BatchedEigensolver(const BatchedEigensolver&) = delete;
   BatchedEigensolver& operator=(const BatchedEigensolver&) = delete;
 
@@ -101,6 +87,33 @@ class BatchedEigensolver {
   }
 
  private:
+  void size_workspace(cuComplex* A, float* W, std::size_t chunk) {
+    const int C = C_;
+    if (jacobi_) {
+      cusolver_check(cusolverDnCreateSyevjInfo(&jacobi_params_), "createSyevjInfo");
+      int lwork = 0;
+      cusolver_check(cusolverDnCheevjBatched_bufferSize(solver_, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, C, A, C,
+                                                        W, &lwork, jacobi_params_, static_cast<int>(chunk)),
+                     "cheevjBatched_bufferSize");
+      device_bytes_ = static_cast<std::size_t>(std::max(1, lwork)) * sizeof(cuComplex);
+    } else {
+      cusolver_check(cusolverDnCreateParams(&syev_params_), "createParams");
+      cusolver_check(cusolverDnXsyevBatched_bufferSize(solver_, syev_params_, CUSOLVER_EIG_MODE_VECTOR,
+                                                       CUBLAS_FILL_MODE_LOWER, C, CUDA_C_32F, A, C, CUDA_R_32F, W,
+                                                       CUDA_C_32F, &device_bytes_, &host_bytes_,
+                                                       static_cast<int64_t>(chunk)),
+                     "XsyevBatched_bufferSize");
+      host_work_.resize(std::max<std::size_t>(1, host_bytes_));
+    }
+    work_ = std::make_unique<DeviceBuffer<char>>(std::max<std::size_t>(1, device_bytes_));
+  }
+  void release() {
+    if (jacobi_params_) cusolverDnDestroySyevjInfo(jacobi_params_);
+    if (syev_params_) cusolverDnDestroyParams(syev_params_);
+    jacobi_params_ = {};
+    syev_params_ = {};
+  }
+
   cusolverDnHandle_t solver_;
   bool jacobi_;
   int C_;
