@@ -13,7 +13,6 @@
 #include "mrwb/io/image_volume_io.hpp"
 #include "mrwb/pipeline/gfactor_replica.hpp"
 #include "mrwb/pipeline/recon_coil_maps.hpp"
-#include "mrwb/recon/espirit.hpp"
 #include "mrwb/recon/multislice.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
@@ -22,7 +21,6 @@
 #include "mrwb/recon/reconstructor.hpp"
 #include "mrwb/recon/sense.hpp"
 #include "mrwb/scenario/scenario.hpp"
-#include "mrwb/simulation/simulate.hpp"
 
 namespace mrwb::cli {
 namespace {
@@ -95,7 +93,7 @@ Action add_recon(CLI::App& app) {
     NoncartParams noncart;  // gridding / cg
     bool exact = false, gridded = false;
     std::string prior;  // cg --regularizer anatomical: reference image (.cfl)
-    std::string maps, scenario;  // sense, cs: "true" maps of this scenario's coils, or "espirit"
+    std::string maps, scenario;  // sense, cs, cg: "true" maps of this scenario's coils, or "espirit"
     std::string cs_regularizer = "l1-wavelet";
     std::vector<std::string> gfactor;  // the g-factor map (.h5, .cfl, .nii, .png): sense analytic, others replicas
     int gfactor_replicas = 0;          // pseudo-multiple replicas (0: 64, and sense's analytic map)
@@ -190,24 +188,12 @@ Action add_recon(CLI::App& app) {
     if (sub->get_option("--lambda")->count() > 0) opts.cs.lambda = o->noncart.lambda;
     if (opts.method == ReconMethod::Cs) check_cs_params(opts.cs);
     Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
-    maps_scenario.recon.maps = o->maps;
+    if (!o->maps.empty()) maps_scenario.recon.maps = o->maps;
     std::string what;
     const RawData raw = read_raw(o->in, o->traj, o->select, &what);
     if (with_maps && opts.method == ReconMethod::Cg) {
       const noncart::Grid g = about_source(o->in, [&] { return noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, 2).grid; });
-      // ESPIRiT from the gridded k-space centre: unit root sum of squares inside its crop already.
-      if (o->maps == "espirit")
-        opts.noncart.sensitivities =
-            about_source(o->in, [&] { return espirit_maps_noncart(raw, g.n, EspiritParams{}).maps; });
-      // Normalised to a root sum of squares of 1, as the cg's own estimate: the image is then the object weighted
-      // by the coils' root sum of squares, the scale of every other method and of the truth.
-      else opts.noncart.sensitivities = scenario_image_coil_maps(maps_scenario, g.n, g.n);
-      const std::size_t plane = static_cast<std::size_t>(g.n) * g.n;
-      for (std::size_t i = 0; i < plane; ++i) {
-        double ss = 0;
-        for (int c = 0; c < raw.ncoils; ++c) ss += std::norm(opts.noncart.sensitivities[c * plane + i]);
-        for (int c = 0; c < raw.ncoils && ss > 0; ++c) opts.noncart.sensitivities[c * plane + i] /= static_cast<float>(std::sqrt(ss));
-      }
+      opts.noncart.sensitivities = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend, g.n); });
     } else if (with_maps) {
       opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend); });
     }

@@ -149,10 +149,10 @@ void CoilMapView::start() {
         if (source == Source::Espirit) {
           Scenario s;
           s.recon.maps = "espirit";
-          result->sens = recon_coil_maps(s, *raw);  // a volume: its central plane
+          result->sens = recon_coil_maps(s, *raw);  // a volume: its central plane; a trajectory: the cg's n x n grid
           result->ncoils = raw->ncoils;
-          result->n = raw->nx;
-          if (raw->nx != raw->ny) throw InputError("ESPIRiT view: square images only");
+          result->n = raw->cartesian() ? raw->nx : static_cast<int>(std::lround(std::sqrt(result->sens.size() / raw->ncoils)));
+          if (raw->cartesian() && raw->nx != raw->ny) throw InputError("ESPIRiT view: square images only");
           return;
         }
         result->sens = loops ? loop_coil_sensitivities(ncoils, n, n, fov) : uniform_coil_sensitivities(ncoils, n, n);

@@ -245,10 +245,13 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
       if (!truth_) throw InputError("CG W cut at the truth's edges: no truth image (simulate first, or choose another W)");
       r.options.noncart.prior = truth_->magnitude();
     }
-    // SENSE and CS: the scenario's coil maps (true or ESPIRiT, as the pipeline's); CG-SENSE with the CG fields.
-    if ((r.options.method == ReconMethod::Sense || r.options.method == ReconMethod::Cs) && raw_) {
+    // SENSE and CS, and the cg of a trajectory: the scenario's coil maps (true or ESPIRiT, as the pipeline's; the
+    // cg's are empty when recon.maps is unset: it estimates its own); CG-SENSE with the CG fields.
+    const bool sense_maps = r.options.method == ReconMethod::Sense || r.options.method == ReconMethod::Cs;
+    const bool cg_maps = r.options.method == ReconMethod::Cg && raw_ && !raw_->cartesian() && !raw_->volume();
+    if ((sense_maps || cg_maps) && raw_) {
       if (maps_.empty()) maps_ = recon_coil_maps(scenario_, *raw_);
-      r.options.sense.maps = maps_;
+      (cg_maps ? r.options.noncart.sensitivities : r.options.sense.maps) = maps_;
     }
     r.options.sense.cg.iterations = cgIterations_->value();
     r.options.sense.cg.lambda = cgLambda_->value();

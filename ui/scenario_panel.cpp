@@ -285,10 +285,13 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                         tr("Tikhonov weight λ of the cg method: (F^H F + λ I) ρ = F^H d"),
                         [](Scenario& s, double v) { s.recon.cg_lambda = v; });
   coilMaps_ = addCombo(rform, QStringLiteral("recon.maps"), tr("Coil maps"),
-                       {{tr("True (the simulator's coils)"), QStringLiteral("true")},
-                        {tr("ESPIRiT (from the ACS lines)"), QStringLiteral("espirit")}},
-                       tr("The coil sensitivities SENSE and compressed sensing reconstruct with"),
-                       [](Scenario& s, const std::string& v) { s.recon.maps = v; });
+                       {{tr("Default (SENSE, CS: true; CG: its own estimate)"), QStringLiteral("")},
+                        {tr("True (the simulator's coils)"), QStringLiteral("true")},
+                        {tr("ESPIRiT (from the ACS lines or the k-space centre)"), QStringLiteral("espirit")}},
+                       tr("The coil sensitivities SENSE, compressed sensing and the non-Cartesian CG reconstruct with"),
+                       [](Scenario& s, const std::string& v) {
+                         s.recon.maps = v.empty() ? std::nullopt : std::optional<std::string>(v);
+                       });
   csRegularizer_ = addCombo(rform, QStringLiteral("recon.cs_regularizer"), tr("CS regulariser"),
                             {{tr("L1 wavelet (FISTA)"), QStringLiteral("l1-wavelet")},
                              {tr("Total variation (ADMM)"), QStringLiteral("tv")}},
@@ -447,7 +450,7 @@ void ScenarioPanel::setScenario(const mrwb::Scenario& s) {
   cgLambda_->setValue(s.recon.cg_lambda);
   selectData(undersampling_, q(s.sequence.undersampling));
   undersamplingSeed_->setValue(s.sequence.undersampling_seed);
-  selectData(coilMaps_, q(s.recon.maps));
+  selectData(coilMaps_, q(s.recon.maps.value_or(std::string())));
   selectData(csRegularizer_, q(s.recon.cs_regularizer));
   csLambda_->setValue(s.recon.cs_lambda);
   csIterations_->setValue(s.recon.cs_iterations);

@@ -117,7 +117,7 @@ class TestSparseSamplingPipeline : public QObject {
     QCOMPARE(QString::fromStdString(b.sequence.undersampling), QString("poisson_disc"));
     QCOMPARE(b.sequence.undersampling_seed, 42);
     QCOMPARE(b.recon.method, ReconMethod::Cs);
-    QCOMPARE(QString::fromStdString(b.recon.maps), QString("espirit"));
+    QCOMPARE(QString::fromStdString(b.recon.maps.value_or("")), QString("espirit"));
     QCOMPARE(QString::fromStdString(b.recon.cs_regularizer), QString("tv"));
     QCOMPARE(b.recon.cs_lambda, 0.02);
     QCOMPARE(b.recon.cs_iterations, 70);

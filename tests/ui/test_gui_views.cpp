@@ -21,6 +21,9 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
+#include "mrwb/pipeline/recon_coil_maps.hpp"
+#include "mrwb/recon/noncart_coil_raw.hpp"
+#include "mrwb/simulation/simulate.hpp"
 #include "mrwb/recon/recon_fft.hpp"
 #include "mrwb/recon/undersample.hpp"
 #include "mrwb/scenario/scenario.hpp"
@@ -96,6 +99,7 @@ class TestGuiViews : public QObject {
   void coilMapsShowEveryCoil();
   void comparisonRunFillsTableAndLinksViews();
   void comparisonCgRegularizer();
+  void comparisonCgMaps();
   void comparisonGfactorMaps();
 };
 
@@ -324,6 +328,37 @@ void TestGuiViews::comparisonCgRegularizer() {
   QCOMPARE(r[0].options.noncart.regularizer, std::string("anatomical"));
   QCOMPARE(r[0].options.noncart.prior, truth.magnitude());
   QVERIFY(r[0].label.find("W anat.") != std::string::npos);
+}
+
+// The Compare panel's cg row on a trajectory takes the scenario's recon.maps as the pipeline does
+// (recon_coil_maps): none when unset (the cg's own estimate), the simulator's coils for true, ESPIRiT's for espirit.
+void TestGuiViews::comparisonCgMaps() {
+  const int n = 32, coils = 4;
+  mrwb::Scenario s;
+  s.sequence.matrix = n;
+  s.sequence.trajectory = mrwb::Trajectory::Radial;
+  s.coils.count = coils;
+  s.recon.method = mrwb::ReconMethod::Cg;
+  const mrwb::noncart::Trajectory t = mrwb::noncart::radial_2d(n, 48, 2 * n, false);
+  const mrwb::RawData raw = mrwb::noncart::multicoil_raw_noncart(
+      std::vector<std::complex<float>>(static_cast<std::size_t>(n) * n, 1.0f),
+      mrwb::scenario_image_coil_maps(s, n, n), n, coils, t.k, t.readouts, t.samples, s.sequence.fov_m);
+  ComparisonView view;
+  const auto cg_request = [&] {
+    for (const auto& r : view.requests())
+      if (r.options.method == mrwb::ReconMethod::Cg) return r;
+    throw std::runtime_error("no cg row");
+  };
+  view.setScenario(s);
+  view.setRawData(raw);
+  QVERIFY(cg_request().options.noncart.sensitivities.empty());
+  for (const char* maps : {"true", "espirit"}) {
+    s.recon.maps = maps;
+    view.setScenario(s);
+    const auto sens = cg_request().options.noncart.sensitivities;
+    QCOMPARE(sens.size(), static_cast<std::size_t>(coils) * n * n);
+    QVERIFY(sens == mrwb::recon_coil_maps(s, raw));
+  }
 }
 
 // g-factor maps beside the error maps: SENSE on the R = 2 comb analytic (>= 1, > 1 where rows fold), GRAPPA by

@@ -66,6 +66,9 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   options.cs.iterations = scenario.recon.cs_iterations;
   if (options.method == ReconMethod::Sense || options.method == ReconMethod::Cs)
     options.sense.maps = recon_coil_maps(scenario, volume ? volume->raw : sim.raw, options.backend);
+  // The cg: the scenario's maps where recon.maps is set (empty otherwise: its own estimate).
+  if (options.method == ReconMethod::Cg && !volume && !sim.raw.cartesian())
+    options.noncart.sensitivities = recon_coil_maps(scenario, sim.raw, options.backend);
   if (volume) {
     const RawData& raw = volume->raw;
     const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;

@@ -74,11 +74,22 @@ void check_espirit_input(const RawData& raw, const EspiritParams& p) {
                      "; allowed: >= kernel_size + 1)");
 }
 
-EspiritMaps espirit_from_calibration(const std::vector<std::complex<float>>& calib, int cx, int cy, int coils, int nx,
-                                     int ny, const EspiritParams& p) {
+void check_espirit_calibration(const EspiritBlock& b, int nx, int ny, const EspiritParams& p) {
   check_params(p);
   if (nx < 1 || ny < 1)
     throw InputError("espirit: image grid " + std::to_string(nx) + " x " + std::to_string(ny) + " (allowed: >= 1 x 1)");
+  const int k = p.kernel_size;
+  if (b.cx < k || b.cy < k)
+    throw InputError("espirit: kernel_size " + std::to_string(k) + " with a " + std::to_string(b.cx) + " x " +
+                     std::to_string(b.cy) + " calibration block (allowed: 2 .. the block's size)");
+  if (b.coils < 1 || b.data.size() != static_cast<std::size_t>(b.cx) * b.cy * b.coils)
+    throw InputError("espirit: calibration block of " + std::to_string(b.data.size()) + " values (allowed: coils x cy x cx = " +
+                     std::to_string(static_cast<std::size_t>(b.cx) * b.cy * b.coils) + ")");
+}
+
+EspiritMaps espirit_from_calibration(const std::vector<std::complex<float>>& calib, int cx, int cy, int coils, int nx,
+                                     int ny, const EspiritParams& p) {
+  check_espirit_calibration(EspiritBlock{calib, cx, cy, coils}, nx, ny, p);
   return espirit::eigenmaps(espirit::calibrate(calib, cx, cy, coils, p), nx, ny, p.crop);
 }
 

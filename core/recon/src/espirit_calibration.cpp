@@ -69,13 +69,7 @@ std::vector<cdouble> principal_component(const std::vector<std::complex<float>>&
 }  // namespace
 
 SmallGrid calibrate(const std::vector<std::complex<float>>& calib, int cx, int cy, int coils, const EspiritParams& p) {
-  const int k = p.kernel_size;
-  if (k < 2 || cx < k || cy < k)
-    throw InputError("espirit: kernel_size " + std::to_string(k) + " with a " + std::to_string(cx) + " x " +
-                     std::to_string(cy) + " calibration block (allowed: 2 .. the block's size)");
-  if (coils < 1 || calib.size() != static_cast<std::size_t>(cx) * cy * coils)
-    throw InputError("espirit: calibration block of " + std::to_string(calib.size()) +
-                     " values (allowed: coils x cy x cx = " + std::to_string(static_cast<std::size_t>(cx) * cy * coils) + ")");
+  const int k = p.kernel_size;  // block and kernel checked by check_espirit_calibration
   // A's rows lie in the span of the conjugated right singular vectors (A = U S V^H): those are the kernels.
   const MatXcd V = signal_space(calibration_matrix(calib, cx, cy, coils, k), p.svd_threshold).conjugate();
   const Eigen::Index kk = static_cast<Eigen::Index>(k) * k, n = V.cols();

@@ -58,7 +58,7 @@ std::vector<std::complex<float>> gridded_centre(const noncart::Samples& s, int c
 
 }  // namespace
 
-EspiritMaps espirit_maps_noncart(const RawData& raw, int matrix, const EspiritParams& p) {
+EspiritNoncartCalibration espirit_noncart_calibration(const RawData& raw, int matrix, const EspiritParams& p) {
   if (raw.cartesian())
     throw InputError("espirit: the data are Cartesian (allowed here: a 2-D trajectory; espirit_maps for Cartesian data)");
   if (raw.volume())
@@ -71,7 +71,12 @@ EspiritMaps espirit_maps_noncart(const RawData& raw, int matrix, const EspiritPa
     throw InputError("espirit: calib_size " + std::to_string(p.calib_size) + " with kernel_size " +
                      std::to_string(p.kernel_size) + " on a " + std::to_string(n) +
                      "^2 matrix (allowed: 2 <= kernel_size <= calib_size <= matrix)");
-  return espirit_from_calibration(gridded_centre(s, p.calib_size), p.calib_size, p.calib_size, s.coils, n, n, p);
+  return {EspiritBlock{gridded_centre(s, p.calib_size), p.calib_size, p.calib_size, s.coils}, n};
+}
+
+EspiritMaps espirit_maps_noncart(const RawData& raw, int matrix, const EspiritParams& p) {
+  const EspiritNoncartCalibration c = espirit_noncart_calibration(raw, matrix, p);
+  return espirit_from_calibration(c.block.data, c.block.cx, c.block.cy, c.block.coils, c.matrix, c.matrix, p);
 }
 
 }  // namespace mrwb

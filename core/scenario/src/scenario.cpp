@@ -393,7 +393,13 @@ void check_scenario(const Scenario& s, const std::string& source, seq::BuiltSequ
   check_range(source, "recon.grappa_clip", s.recon.grappa_clip);
   check_range(source, "recon.cg_iterations", s.recon.cg_iterations);
   check_range(source, "recon.cg_lambda", s.recon.cg_lambda);
-  check_one_of(source, "recon.maps", s.recon.maps, {"true", "espirit"});
+  if (s.recon.maps) {
+    check_one_of(source, "recon.maps", *s.recon.maps, {"true", "espirit"});
+    // The maps are 2-D images: a 3-D trajectory's cg estimates its own.
+    if (q.trajectory == Trajectory::StackOfSpirals)
+      throw InputError(source + ": recon.maps = '" + *s.recon.maps + "' with sequence.trajectory '" + name_of(q.trajectory) +
+                       "' (allowed: cartesian, radial, golden_radial, spiral; or leave recon.maps out)");
+  }
   check_one_of(source, "recon.cs_regularizer", s.recon.cs_regularizer, {"l1-wavelet", "tv"});
   check_range(source, "recon.cs_lambda", s.recon.cs_lambda);
   check_range(source, "recon.cs_iterations", s.recon.cs_iterations);
@@ -550,7 +556,7 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
     s.recon.grappa_clip = rr.number("grappa_clip", s.recon.grappa_clip);
     s.recon.cg_iterations = rr.integer("cg_iterations", s.recon.cg_iterations);
     s.recon.cg_lambda = rr.number("cg_lambda", s.recon.cg_lambda);
-    s.recon.maps = rr.text("maps", s.recon.maps);
+    if (rr.has("maps")) s.recon.maps = rr.text("maps", {});
     s.recon.cs_regularizer = rr.text("cs_regularizer", s.recon.cs_regularizer);
     s.recon.cs_lambda = rr.number("cs_lambda", s.recon.cs_lambda);
     s.recon.cs_iterations = rr.integer("cs_iterations", s.recon.cs_iterations);
@@ -675,7 +681,7 @@ std::string scenario_to_json_text(const Scenario& s) {
   if (q.undersampling != "regular") j["sequence"]["undersampling"] = q.undersampling;
   if (q.undersampling_seed != 1) j["sequence"]["undersampling_seed"] = q.undersampling_seed;
   const ReconSpec recon_defaults;
-  if (s.recon.maps != recon_defaults.maps) j["recon"]["maps"] = s.recon.maps;
+  if (s.recon.maps) j["recon"]["maps"] = *s.recon.maps;
   if (s.recon.cs_regularizer != recon_defaults.cs_regularizer) j["recon"]["cs_regularizer"] = s.recon.cs_regularizer;
   if (s.recon.cs_lambda != recon_defaults.cs_lambda) j["recon"]["cs_lambda"] = s.recon.cs_lambda;
   if (s.recon.cs_iterations != recon_defaults.cs_iterations) j["recon"]["cs_iterations"] = s.recon.cs_iterations;

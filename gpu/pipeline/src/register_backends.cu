@@ -21,11 +21,9 @@ void register_backends() {
                          ReconBackend{[] { return device_available(); }, [] { return make_gridding_reconstructor_cuda(); }});
   register_reconstructor(ReconMethod::Cg, Backend::Cuda,
                          ReconBackend{[] { return device_available(); }, [] { return make_cg_reconstructor_cuda(); }});
-  // Beyond cuSOLVER's batched eigensolver (32 coils) the maps come from the CPU rather than a refusal.
   register_espirit(Backend::Cuda, EspiritBackend{[] { return device_available(); },
-                                                [](const RawData& raw, const EspiritParams& p) {
-                                                  return raw.ncoils <= k_espirit_cuda_max_coils ? espirit_maps_cuda(raw, p)
-                                                                                                : espirit_maps(raw, p);
+                                                [](const EspiritBlock& b, int nx, int ny, const EspiritParams& p) {
+                                                  return espirit_from_calibration_cuda(b, nx, ny, p);
                                                 }});
   register_reconstructor(ReconMethod::Sense, Backend::Cuda,
                          ReconBackend{[] { return device_available(); }, [] { return make_sense_reconstructor_cuda(); }});

@@ -24,8 +24,9 @@ struct DeviceSmallGrid {
 DeviceSmallGrid calibrate(cublasHandle_t blas, cusolverDnHandle_t solver, const EspiritBlock& block,
                           const EspiritParams& p);
 
-// G interpolated onto the nx x ny grid, top eigenpair per voxel, phase reference and crop.
+// G interpolated onto the nx x ny grid, top eigenpair per voxel by the batched solver `kind` (Jacobi or Syev),
+// phase reference and crop.
 EspiritMaps eigenmaps(cublasHandle_t blas, cusolverDnHandle_t solver, const DeviceSmallGrid& g, int nx, int ny,
-                      double crop);
+                      double crop, EspiritCudaSolver kind);
 
 }  // namespace mrwb::gpu::espirit

@@ -128,7 +128,8 @@ class ComparisonView : public QWidget {
   bool fail(const QString& message);
 
   std::shared_ptr<const mrwb::RawData> raw_;
-  // SENSE / CS coil maps of raw_ under scenario_'s recon.maps (ESPIRiT's work done once per data set).
+  // SENSE / CS (or non-Cartesian cg) coil maps of raw_ under scenario_'s recon.maps (ESPIRiT's work done once per
+  // data set).
   mutable std::vector<std::complex<float>> maps_;
   std::shared_ptr<const mrwb::Image2D> truth_;
   std::shared_ptr<const mrwb::ImageVolume> truthVolume_;  // volume data (setVolumeData) only

@@ -64,6 +64,18 @@ struct EspiritBlock {
 EspiritBlock espirit_calibration_block(const RawData& raw, const EspiritParams& p);
 EspiritMaps espirit_crop_to_image(const RawData& raw, EspiritMaps m);
 
+// espirit_maps_noncart's first half, for the backends (espirit_backend.hpp): its refusals, the gridded
+// calib_size² block and the matrix of the image grid (matrix, or the trajectory's default_matrix for 0).
+struct EspiritNoncartCalibration {
+  EspiritBlock block;
+  int matrix = 0;
+};
+EspiritNoncartCalibration espirit_noncart_calibration(const RawData& raw, int matrix, const EspiritParams& p);
+
+// What espirit_from_calibration refuses (InputError, one line), for its CUDA twin as well: parameters outside their
+// ranges, an empty image grid, a block smaller than the kernel or not coils x cy x cx values.
+void check_espirit_calibration(const EspiritBlock& block, int nx, int ny, const EspiritParams& p);
+
 // What espirit_maps refuses (InputError, one line naming the option and the allowed range): non-Cartesian or
 // multi-slice data; crop or svd_threshold outside [0, 1]; kernel_size outside [2, calib_size]; calib_size outside
 // [kernel_size, min(nx, ny)]; fewer than kernel_size + 1 fully acquired lines (or samples) around k = 0.

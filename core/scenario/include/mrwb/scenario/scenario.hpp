@@ -33,9 +33,10 @@ struct ReconSpec {
   // Also CG-SENSE's (sense on any line pattern other than the regular comb; Pruessmann et al. 2001).
   int cg_iterations = 20;
   double cg_lambda = 0.0;      // Tikhonov weight lambda
-  // sense, cs: the coil maps, "true" (the simulator's coils) or "espirit" (estimated from the calibration lines,
-  // Uecker et al. 2014).
-  std::string maps = "true";
+  // The coil maps of sense, cs and the non-Cartesian cg: "true" (the simulator's coils) or "espirit" (Uecker et
+  // al. 2014: from the calibration lines, or the gridded k-space centre of a trajectory). Unset: sense and cs take
+  // the simulator's coils, cg its own low-resolution estimate (recon_coil_maps.hpp).
+  std::optional<std::string> maps;
   // cs (Lustig et al. 2007): min 1/2||E x - d||^2 + lambda R(x), R = "l1-wavelet" (FISTA) or "tv" (ADMM).
   std::string cs_regularizer = "l1-wavelet";
   double cs_lambda = 1e-3;     // on the unitary data scale (compressed_sensing.hpp)
