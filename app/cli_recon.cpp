@@ -129,7 +129,7 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--edge-threshold", o->noncart.edge_threshold,
                   "cg --regularizer anatomical: edge where the reference jumps by > this x its range, default 0.02");
   sub->add_option("--preconditioner", o->noncart.preconditioner, "cg: none | diagonal | circulant");
-  sub->add_option("--gpus", o->noncart.gpus, "cg on CUDA, exact operators: GPUs F^H d and Q are split over by voxels (0: all; default 1)")
+  sub->add_option("--gpus", o->noncart.gpus, "cg, gridding on CUDA: GPUs F^H d and Q are split over (exact: by voxels; gridded: by samples; 0: all; default 1)")
       ->check(CLI::Range(0, 64));
   sub->add_flag("--exact", o->exact, "cg: exact F^H d and Q (default: exact where it takes <= 1 s, else gridded)");
   sub->add_flag("--gridded", o->gridded, "cg: gridded (Kaiser-Bessel) F^H d and Q");

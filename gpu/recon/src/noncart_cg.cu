@@ -197,9 +197,9 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   dd.upload(reinterpret_cast<const float2*>(s.d.data()));
   cuda_check(cudaMemset(fhd.get(), 0, fhd.size() * sizeof(float2)), "memset");
   cuda_check(cudaMemset(q.get(), 0, n2v * sizeof(float2)), "memset");
-  // Several GPUs (FhdConfig::devices): the exact sums split by voxels over them, gathered here (float to
-  // double and back on the host: the values are the single GPU's).
-  const int parts = exact ? resolve_gpu_parts(cfg.devices, "--gpus") : 1;
+  // Several GPUs (FhdConfig::devices): the exact sums split by voxels over them (float to double and back on
+  // the host: the values are the single GPU's), the gridded adjoints by samples (their images added).
+  const int parts = resolve_gpu_parts(cfg.devices, "--gpus");
   auto upload_sums = [](const std::vector<noncart::cdouble>& v, float2* dst) {
     std::vector<float2> h(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) h[i] = make_float2(static_cast<float>(v[i].real()), static_cast<float>(v[i].imag()));
@@ -216,6 +216,10 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     } else if (exact) {
       nc::make_mu(dc, M, static_cast<float>(g.phi()), mu.get(), nullptr);
       nc::exact_sum(g.dims, g.n, 1.0f / g.n, g.n / 2, 0, nv, dk.get(), mu.get(), M, cfg, fhd.get() + c * nv, nullptr);
+    } else if (parts > 1) {
+      upload_sums(nc::split_gridding(g.dims, g.n, 1.0f, s.k.data(), s.d.data() + c * M, {}, M, gp,
+                                     static_cast<float>(g.phi()), cfg.devices),
+                  fhd.get() + c * nv);
     } else {
       nc::gridding_adjoint(g.dims, g.n, 1.0f, dk.get(), dc, nullptr, M, gp, static_cast<float>(g.phi()), fhd.get() + c * nv, nullptr);
     }
@@ -237,6 +241,10 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     nc::make_mu(nullptr, M, static_cast<float>(g.phi() * g.phi()), mu.get(), nullptr);
     nc::exact_sum(g.dims, g2.n, 1.0f / g.n, g.n, 0, half, dk.get(), mu.get(), M, cfg, q.get(), nullptr);
     nc::mirror_q(g.dims, g.n, q.get(), nullptr);
+  } else if (parts > 1) {
+    upload_sums(nc::split_gridding(g.dims, g2.n, 2.0f, s.k.data(), nullptr, {}, M, gp,
+                                   static_cast<float>(g.phi() * g.phi()), cfg.devices),
+                q.get());
   } else {
     nc::gridding_adjoint(g.dims, g2.n, 2.0f, dk.get(), nullptr, nullptr, M, gp, static_cast<float>(g.phi() * g.phi()), q.get(), nullptr);
   }

@@ -38,5 +38,11 @@ void make_mu(const float2* d, std::size_t M, float scale, float2* mu, cudaStream
 void gridding_adjoint(int dims, int n_img, float k_mult, const float* k, const float2* d, const float* w,
                       std::size_t M, const noncart::GriddingParams& p, float out_scale, float2* out, cudaStream_t st);
 std::size_t gridding_bytes(int dims, int n_img, double oversampling);
+// gridding_adjoint's image split by samples over `devices` GPUs (device_parts.hpp: 0 all): each part grids
+// its contiguous share of the samples (d null: unit data, as Q) onto a whole image; the parts' images are
+// added on the host in part order. The result on the host.
+std::vector<noncart::cdouble> split_gridding(int dims, int n_img, float k_mult, const float* k,
+                                             const noncart::cfloat* d, const std::vector<float>& w, std::size_t M,
+                                             const noncart::GriddingParams& p, float out_scale, int devices);
 
 }  // namespace mrwb::gpu::nc

@@ -8,6 +8,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb_gpu/base/cuda_check.hpp"
+#include "mrwb_gpu/base/device_parts.hpp"
 #include "noncart_device.hpp"
 
 namespace mrwb::gpu::nc {
@@ -124,35 +125,43 @@ void gridding_adjoint(int dims, int n_img, float k_mult, const float* k, const f
 
 namespace mrwb::gpu {
 
-std::vector<noncart::cdouble> gridding_adjoint_on_device(const noncart::Grid& g, const float* k,
-                                                         const noncart::cfloat* d, const std::vector<float>& w,
-                                                         std::size_t M, const noncart::GriddingParams& p) {
-  DeviceBuffer<float> dk(M * g.dims), dw(w.size());
-  dk.upload(k);
-  if (!w.empty()) dw.upload(w.data());
-  DeviceBuffer<float2> dd(M), out(g.voxels());
-  dd.upload(reinterpret_cast<const float2*>(d));
-  nc::gridding_adjoint(g.dims, g.n, 1.0f, dk.get(), dd.get(), w.empty() ? nullptr : dw.get(), M, p, 1.0f, out.get(), nullptr);
-  std::vector<float2> h(g.voxels());
-  out.download(h.data());
-  std::vector<noncart::cdouble> r(h.size());
-  for (std::size_t i = 0; i < h.size(); ++i) r[i] = {h[i].x, h[i].y};
+std::vector<noncart::cdouble> nc::split_gridding(int dims, int n_img, float k_mult, const float* k,
+                                                const noncart::cfloat* d, const std::vector<float>& w, std::size_t M,
+                                                const noncart::GriddingParams& p, float out_scale, int devices) {
+  const int parts = resolve_gpu_parts(devices, "--gpus");
+  std::size_t nv = 1;
+  for (int a = 0; a < dims; ++a) nv *= n_img;
+  std::vector<std::vector<float2>> images(static_cast<std::size_t>(parts));
+  run_device_parts(parts, [&](int part, int) {
+    const UnitRange r = part_range(M, parts, part);
+    const std::size_t count = r.end - r.begin;
+    if (count == 0) return;
+    DeviceBuffer<float> dk(count * dims), dw(w.empty() ? 1 : count);
+    dk.upload(k + r.begin * dims);
+    if (!w.empty()) dw.upload(w.data() + r.begin);
+    DeviceBuffer<float2> dd(d ? count : 1), out(nv);
+    if (d) dd.upload(reinterpret_cast<const float2*>(d + r.begin));
+    gridding_adjoint(dims, n_img, k_mult, dk.get(), d ? dd.get() : nullptr, w.empty() ? nullptr : dw.get(), count, p,
+                     out_scale, out.get(), nullptr);
+    images[static_cast<std::size_t>(part)].resize(nv);
+    out.download(images[static_cast<std::size_t>(part)].data());
+  });
+  // The parts' images added in part order (the adjoint is linear in the samples): deterministic.
+  std::vector<noncart::cdouble> r(nv);
+  for (const auto& im : images)
+    for (std::size_t i = 0; i < im.size(); ++i) r[i] += noncart::cdouble(im[i].x, im[i].y);
   return r;
 }
 
+std::vector<noncart::cdouble> gridding_adjoint_on_device(const noncart::Grid& g, const float* k,
+                                                         const noncart::cfloat* d, const std::vector<float>& w,
+                                                         std::size_t M, const noncart::GriddingParams& p, int devices) {
+  return nc::split_gridding(g.dims, g.n, 1.0f, k, d, w, M, p, 1.0f, devices);
+}
+
 std::vector<noncart::cdouble> gridded_q_on_device(const noncart::Grid& g, const float* k, std::size_t M,
-                                                  const noncart::GriddingParams& p) {
-  const noncart::Grid g2 = g.doubled();
-  DeviceBuffer<float> dk(M * g.dims);
-  dk.upload(k);
-  DeviceBuffer<float2> out(g2.voxels());
-  nc::gridding_adjoint(g.dims, g2.n, 2.0f, dk.get(), nullptr, nullptr, M, p, static_cast<float>(g.phi() * g.phi()),
-                       out.get(), nullptr);
-  std::vector<float2> h(g2.voxels());
-  out.download(h.data());
-  std::vector<noncart::cdouble> r(h.size());
-  for (std::size_t i = 0; i < h.size(); ++i) r[i] = {h[i].x, h[i].y};
-  return r;
+                                                  const noncart::GriddingParams& p, int devices) {
+  return nc::split_gridding(g.dims, 2 * g.n, 2.0f, k, nullptr, {}, M, p, static_cast<float>(g.phi() * g.phi()), devices);
 }
 
 }  // namespace mrwb::gpu

@@ -32,7 +32,7 @@ DeviceRecon recon_on_device(const RawData& raw, ReconMethod method, const Noncar
     const std::vector<float> w = noncart::density_compensation(g, s, gp);
     const std::size_t M = s.count();
     r.image = noncart::combine_coil_images(
-        s.coils, [&](int c) { return gridding_adjoint_on_device(g, s.k.data(), s.d.data() + c * M, w, M, gp); }, progress,
+        s.coils, [&](int c) { return gridding_adjoint_on_device(g, s.k.data(), s.d.data() + c * M, w, M, gp, p.gpus); }, progress,
         cancel);
   }
   return r;

@@ -43,7 +43,7 @@ struct NoncartParams {
   std::string preconditioner = "none";   // "none" | "diagonal" | "circulant"
   double tolerance = 0.0;      // relative residual to stop at (0: run all iterations)
   CgOperators operators = CgOperators::Auto;  // cg: exact or gridded F^H d / Q (cg_operators.hpp)
-  int gpus = 1;                // cg on CUDA with exact operators: GPUs F^H d and Q are split over (0: all)
+  int gpus = 1;                // cg, gridding on CUDA: GPUs F^H d and Q are split over (0: all; CPU: ignored)
   double kb_width = 4.0;       // Kaiser-Bessel kernel width [grid cells]
   double oversampling = 2.0;   // gridding oversampling, 1.25 .. 2
   std::string density = "pipe-menon";   // gridding density compensation: pipe-menon | voronoi | radial | none

@@ -29,8 +29,9 @@ struct FhdConfig {
   // down to whole rows), downloading each tile, so the device holds the samples and one tile only.
   // 0: automatic (all voxels up to kAutoTileVoxels, fewer when free GPU memory is short).
   std::size_t voxel_tile = 0;
-  // GPUs the exact sums are split over by voxels (Stone et al. 2008 ran F^H d on four), each with all samples:
-  // 1 (default), n, or 0 for every visible GPU (device_parts.hpp).
+  // GPUs F^H d and Q are split over: the exact sums by voxels (Stone et al. 2008 ran F^H d on four), each
+  // GPU with every sample; gridding by samples, the images added. 1 (default), n, or 0 for every visible GPU
+  // (device_parts.hpp).
   int devices = 1;
 };
 int max_tile(const std::string& variant);
@@ -62,12 +63,14 @@ std::vector<noncart::cdouble> fhd_on_device(const noncart::Grid& g, const float*
                                             std::size_t M, const FhdConfig& c, double* seconds = nullptr);
 std::vector<noncart::cdouble> q_on_device(const noncart::Grid& g, const float* k, std::size_t M, const FhdConfig& c,
                                           double* seconds = nullptr);
-// Gridding twins: adjoint (w may be empty), gridded F^H d and Q.
+// Gridding twins: adjoint (w may be empty), gridded F^H d and Q; with devices != 1 the samples are split over
+// the GPUs and their images added (0: every visible GPU).
 std::vector<noncart::cdouble> gridding_adjoint_on_device(const noncart::Grid& g, const float* k,
                                                          const noncart::cfloat* d, const std::vector<float>& w,
-                                                         std::size_t M, const noncart::GriddingParams& p);
+                                                         std::size_t M, const noncart::GriddingParams& p,
+                                                         int devices = 1);
 std::vector<noncart::cdouble> gridded_q_on_device(const noncart::Grid& g, const float* k, std::size_t M,
-                                                  const noncart::GriddingParams& p);
+                                                  const noncart::GriddingParams& p, int devices = 1);
 
 // The whole CG reconstruction on the device: F^H d (exact or gridded), Q, then (P)CG with the Toeplitz
 // normal operator; no host round trip per iteration (tolerance checks read the residual every 10).
