@@ -1,6 +1,7 @@
 // Host entry points of the exact F^H d and Q on the device (twins of core's exact_fhd / exact_q).
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
@@ -83,12 +84,13 @@ VoxelTiling plan_voxel_tiles(std::size_t voxels, int row, std::size_t M, int dim
 namespace {
 
 // Runs exact_sum over voxels [begin, end) of an n_out grid tile by tile into result[begin, end) (host,
-// cdouble), returning the kernels' event time [s].
+// cdouble), returning the kernels' event time [s]. The host buffers are made while the first tile's kernel
+// runs, and `result` is written only once `result_ready` is (its allocation overlaps the kernels too).
 double tiled_exact_sum(int dims, int n_out, float spacing, int origin, std::size_t begin, std::size_t end,
                        const float* dk, const float2* mu, std::size_t M, const FhdConfig& c, const VoxelTiling& plan,
-                       noncart::cdouble* result) {
+                       std::shared_future<void> result_ready, noncart::cdouble* const& result) {
   DeviceBuffer<float2> out(plan.tile_voxels);
-  std::vector<float2> h(plan.tile_voxels);
+  std::vector<float2> h;
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -99,6 +101,8 @@ double tiled_exact_sum(int dims, int n_out, float spacing, int origin, std::size
     cudaEventRecord(e0);
     nc::exact_sum(dims, n_out, spacing, origin, first, count, dk, mu, M, c, out.get(), nullptr);
     cudaEventRecord(e1);
+    if (h.empty()) h.resize(plan.tile_voxels);
+    result_ready.get();  // this thread's copy; rethrows the allocation's bad_alloc
     cuda_check(cudaEventSynchronize(e1), "exact sum tile");
     float ms = 0;
     cudaEventElapsedTime(&ms, e0, e1);
@@ -124,7 +128,13 @@ std::vector<noncart::cdouble> nc::split_exact_sum(int dims, int n_out, float spa
                                               std::size_t M, const FhdConfig& c, double* seconds) {
   const int parts = resolve_gpu_parts(c.devices, "--gpus");
   const std::size_t rows = voxels / row;
-  std::vector<noncart::cdouble> result(voxels);
+  // The result (voxels complex doubles, 268 MB at 256^3) is zero-filled by its own thread while the kernels run.
+  std::vector<noncart::cdouble> result;
+  noncart::cdouble* result_data = nullptr;
+  const std::shared_future<void> result_ready = std::async(std::launch::async, [&] {
+                                                  result.resize(voxels);
+                                                  result_data = result.data();
+                                                }).share();
   std::vector<double> kernel_s(static_cast<std::size_t>(parts), 0.0);
   const auto t0 = std::chrono::steady_clock::now();
   run_device_parts(parts, [&](int p, int) {
@@ -138,8 +148,10 @@ std::vector<noncart::cdouble> nc::split_exact_sum(int dims, int n_out, float spa
     if (d) dd.upload(reinterpret_cast<const float2*>(d));
     nc::make_mu(d ? dd.get() : nullptr, M, scale, mu.get(), nullptr);
     kernel_s[static_cast<std::size_t>(p)] =
-        tiled_exact_sum(dims, n_out, spacing, origin, begin, end, dk.get(), mu.get(), M, c, plan, result.data());
+        tiled_exact_sum(dims, n_out, spacing, origin, begin, end, dk.get(), mu.get(), M, c, plan, result_ready,
+                        result_data);
   });
+  result_ready.get();  // rethrows the allocation's bad_alloc, if any
   if (seconds)
     *seconds = parts == 1 ? kernel_s[0]
                           : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
