@@ -47,6 +47,14 @@ struct ReportFilter {
   std::vector<std::string> held;
 
   void line(const std::string& l) {
+    // A rank's text and mpirun's frame can share a line when the two streams interleave: split them.
+    if (const auto at = l.find(std::string(20, '-')); at != std::string::npos && at > 0) {
+      line(l.substr(0, at));
+      const auto end = l.find_first_not_of('-', at);
+      line(l.substr(at, end == std::string::npos ? std::string::npos : end - at));
+      if (end != std::string::npos) line(l.substr(end));
+      return;
+    }
     if (l.size() >= 20 && l.find_first_not_of('-') == std::string::npos) {
       if (inside) close();
       inside = !inside;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -29,7 +30,11 @@ std::vector<std::string>& command_line() {
 #ifdef MRWB_HAVE_MPI
 // One line, then every rank ends with `code`; the others may be waiting for this one in a halo exchange.
 [[noreturn]] void end_all(mpi::MpiRankComm& comm, const std::string& line, int code) {
-  std::cerr << line << std::endl;
+  // One write: mpirun forwards a rank's stderr as it comes, and a line written in two pieces can have its
+  // MPI_ABORT notice land between them.
+  const std::string whole = line + "\n";
+  std::fwrite(whole.data(), 1, whole.size(), stderr);
+  std::fflush(stderr);
   comm.abort_all(code);
 }
 
