@@ -153,19 +153,17 @@ struct SimulateOptions {
   std::optional<int> ranks;
 };
 
-// The scenario's engine; as one of several ranks, the CPU engine on this rank's slab, whose decomposition
-// rank 0 prints once on stdout.
+// The scenario's engine; as one of several ranks, the engine on this rank's slab (the CPU one, or with
+// --backend cuda one GPU per rank), whose decomposition rank 0 prints once on stdout.
 std::unique_ptr<SimulationEngine> simulate_engine(Scenario& s, RankComm* comm) {
   if (!comm || comm->size() == 1) return make_scenario_engine(s);
-  if (s.backend == Backend::Cuda || s.simulation.model != SimulationModel::Eulerian)
-    throw InputError("--ranks: the slab decomposition runs the cpu backend's eulerian model (allowed: --backend cpu|auto, "
-                     "--model eulerian)");
-  s.backend = Backend::Cpu;
+  if (s.simulation.model != SimulationModel::Eulerian)
+    throw InputError("--ranks: the slab decomposition runs the eulerian model (allowed: --model eulerian)");
+  if (s.backend != Backend::Cuda) s.backend = Backend::Cpu;  // auto: the CPU, which every host has
   auto engine = make_scenario_engine(s);
-  auto& cpu = dynamic_cast<CpuSimulationEngine&>(*engine);
-  cpu.set_threads(threads_per_rank(*comm));
+  if (auto* cpu = dynamic_cast<CpuSimulationEngine*>(engine.get())) cpu->set_threads(threads_per_rank(*comm));
   auto printed = std::make_shared<bool>(false);
-  cpu.set_rank_comm(comm, [comm, printed](const SlabSplit& split) {
+  engine->set_rank_comm(comm, [comm, printed](const SlabSplit& split) {
     test_rank_failure_hook(*comm);
     if (comm->rank() == 0 && !*printed) std::cout << decomposition_text(split) << std::endl;
     *printed = true;
@@ -265,8 +263,9 @@ Action add_simulate(CLI::App& app) {
                   "Eulerian flow transport: gradient_frame | donor_cell (default: the scenario's simulation.flow_transport)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   sub->add_option("--ranks", o->ranks,
-                  "Split the CPU simulation into N slabs of z planes (a 2-D phantom: y rows), one process each, by running "
-                  "this command through `mpirun -np N` (1 to 256; under mpirun: its -np)");
+                  "Split the simulation into N slabs of z planes (a 2-D phantom: y rows), one process each (with --backend "
+                  "cuda one GPU each, halos through NCCL), by running this command through `mpirun -np N` (1 to 256; "
+                  "under mpirun: its -np)");
   return [o] { return run_as_ranks(o->ranks, [o](RankComm* comm) { return simulate_command(*o, comm); }); };
 }
 

@@ -78,6 +78,17 @@ class TestMpiRankComm : public QObject {
     QVERIFY(c.all_agree(true));
     QVERIFY(!c.all_agree(c.rank() != 1));
   }
+
+  // The NCCL id of GPU ranks travels this way; one host here, so the local rank is the rank.
+  void broadcast_and_local_rank() {
+    RankComm& c = *g_comm;
+    std::vector<std::byte> b(300, std::byte{0});
+    if (c.rank() == 1)
+      for (std::size_t j = 0; j < b.size(); ++j) b[j] = static_cast<std::byte>(j * 7);
+    c.broadcast_bytes(b, 1);
+    for (std::size_t j = 0; j < b.size(); ++j) QCOMPARE(b[j], static_cast<std::byte>(j * 7));
+    QCOMPARE(c.local_rank(), c.rank());
+  }
 };
 
 int main(int argc, char** argv) {

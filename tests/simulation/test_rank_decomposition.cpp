@@ -10,6 +10,7 @@
 #include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/phantom/phantom.hpp"
+#include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/rank_comm.hpp"
 #include "mrwb/simulation/rank_decomposition.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 // Ranks as threads sharing memory: every call is collective, and a barrier separates posting from reading.
 struct ThreadRanks {
-  explicit ThreadRanks(int n) : size(n), sync(n), fields(n), sums(n), truth(n), ok(n) {}
+  explicit ThreadRanks(int n) : size(n), sync(n), fields(n), sums(n), truth(n), bytes(n), ok(n) {}
   int size;
   std::barrier<> sync;
   std::vector<std::span<const RankComm::HaloField>> fields;
@@ -32,6 +33,7 @@ struct ThreadRanks {
     std::size_t begin, end;
   };
   std::vector<Part> truth;
+  std::vector<std::span<std::byte>> bytes;
   std::vector<char> ok;
 };
 
@@ -66,6 +68,12 @@ class ThreadRankComm final : public RankComm {
     if (rank_ == 0)
       for (int r = 1; r < s_.size; ++r)
         std::copy(s_.truth[r].whole + s_.truth[r].begin, s_.truth[r].whole + s_.truth[r].end, whole.data() + s_.truth[r].begin);
+    s_.sync.arrive_and_wait();
+  }
+  void broadcast_bytes(std::span<std::byte> bytes, int root) override {
+    s_.bytes[rank_] = bytes;
+    s_.sync.arrive_and_wait();
+    if (rank_ != root) std::copy(s_.bytes[root].begin(), s_.bytes[root].end(), bytes.begin());
     s_.sync.arrive_and_wait();
   }
   bool all_agree(bool ok) override {
@@ -204,6 +212,36 @@ class TestRankDecomposition : public QObject {
     QCOMPARE(flat.axis, 1);
     QCOMPARE(flat.plane_cells, std::size_t{8});
     QCOMPARE(decomposition_text(flat), std::string("ranks 2: y rows [0,3) [3,5), halo 1"));
+  }
+
+  // A rank's slab as its own phantom (what GPU ranks play): the held planes at their place, the whole
+  // phantom's time steps, and the halo's non-fluid cells empty while its fluid cells stay.
+  void slab_phantom_of_a_rank() {
+    const CellPhantom ph = oblique_vessel(12, 9, true);
+    const SequenceProgram prog = encoded_lines(12, 4, 12e-3);
+    const SlabSplit split = slab_split(ph, 3);  // planes [0,3) [3,6) [6,9)
+    const CellPhantom s = slab_phantom(ph, split, 1);
+    QCOMPARE(s.nz, 5);
+    QCOMPARE(s.z0_m, ph.z_m(2));
+    QCOMPARE(max_courant_speed(s), max_courant_speed(ph));
+    QCOMPARE(time_step_count(s, prog), time_step_count(ph, prog));
+    int halo_fluid = 0;
+    for (int iz = 0; iz < 5; ++iz)
+      for (std::size_t c = 0; c < ph.slice_size(); ++c) {
+        const std::size_t i = iz * ph.slice_size() + c, w = (iz + 2) * ph.slice_size() + c;
+        const bool halo = iz == 0 || iz == 4, fluid = s.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
+        QCOMPARE(s.type[i], ph.type[w]);
+        QCOMPARE(s.uz[i], ph.uz[w]);
+        QCOMPARE(s.PD[i], halo && !fluid ? 0.f : ph.PD[w]);
+        halo_fluid += halo && fluid;
+      }
+    QVERIFY(halo_fluid > 0);
+    // A slab without moving cells of its own still steps with the rest.
+    CellPhantom still = ph;
+    for (std::size_t i = 2 * ph.slice_size(); i < ph.size(); ++i) still.uz[i] = still.ux[i] = still.uy[i] = 0.f;
+    const CellPhantom quiet = slab_phantom(still, slab_split(still, 3), 2);
+    QVERIFY(phantom_moves(quiet));
+    QCOMPARE(max_courant_speed(quiet), max_courant_speed(still));
   }
 
   void serial_comm_is_one_rank() {

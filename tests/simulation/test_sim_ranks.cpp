@@ -16,38 +16,15 @@
 #include "mrwb/simulation/rank_decomposition.hpp"
 #include "numeric.hpp"
 #include "process_runner.hpp"
+#include "sim_ranks_fixture.hpp"
 
 using namespace mrwb;
 using mrwb_test::Run;
 
-namespace {
-
-// phantoms/tof_3d.json cut down (16² × 8 partitions, 2 cells per voxel: 32 × 32 × 16 cells) with a 3-D
-// vessel tree instead of its in-plane vessel: branches turn out of the plane, so blood crosses the z planes.
-const char* k_scenario = R"({
-  "format": "mrwb-scenario", "version": 1, "name": "ranks_vessel_tree_3d", "backend": "cpu",
-  "phantom": {"preset": "vessel_tree", "cells_per_voxel": 2, "disc_radius_m": 0.03, "background_tissue": "muscle",
-              "vessel_tissue": "blood", "slab_thickness_m": 0.032,
-              "tree": {"generator": "multi_bifurcation", "generations": 2, "dims": 3, "length_m": 0.03, "radius_m": 0.004}},
-  "sequence": {"type": "tof", "matrix": 16, "fov_m": 0.064, "TR_s": 0.02, "TE_s": 0.006, "flip_angle_deg": 30,
-               "dummy_scans": 2, "partitions": 8, "slice_thickness_m": 0.032},
-  "flow": {"solver": "poiseuille", "inlet_flow_m3_per_s": 2e-06, "waveform": "constant"},
-  "coils": {"count": 1}
-})";
-
-struct Output {
-  std::vector<std::complex<float>> k, truth;
-};
-
-Output read_output(const QString& raw, const QString& truth) {
-  return {read_raw_ismrmrd(raw.toStdString()).kspace, read_image_volume(truth.toStdString()).data};
-}
-
-QStringList mpirun_prefix(int np) {
-  return {"--allow-run-as-root", "--oversubscribe", "-np", QString::number(np), MRWB_CLI_PATH};
-}
-
-}  // namespace
+using mrwb_test::k_ranks_scenario;
+using mrwb_test::mpirun_prefix;
+using mrwb_test::Output;
+using mrwb_test::read_output;
 
 class TestSimRanks : public QObject {
   Q_OBJECT
@@ -69,7 +46,7 @@ class TestSimRanks : public QObject {
     if (mpirun_.isEmpty()) QSKIP("mpirun not found (openmpi-bin)");
     QVERIFY(dir_.isValid());
     scenario_ = path("vessel_tree_3d.json");
-    QVERIFY(mrwb::test::write_file(scenario_, k_scenario));
+    QVERIFY(mrwb::test::write_file(scenario_, k_ranks_scenario));
     const Run r = mrwb_test::run_mrwb(simulate_args("one"));
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.isEmpty(), qPrintable("a plain run prints no decomposition: " + r.out));

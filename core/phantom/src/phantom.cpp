@@ -212,7 +212,11 @@ CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
 }
 
 CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz) {
-  CellPhantom c = ph;
+  CellPhantom c;  // the scalars of `ph`, not its arrays (a rank's slab of a phantom larger than memory twice)
+  c.cell_size_m = ph.cell_size_m;
+  c.flow_dt_s = ph.flow_dt_s;
+  c.whole_courant_speed = ph.whole_courant_speed;
+  c.cells_per_voxel = ph.cells_per_voxel;
   c.nx = nx;
   c.ny = ny;
   c.nz = nz;

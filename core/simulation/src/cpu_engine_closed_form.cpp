@@ -105,6 +105,7 @@ struct ChunkRun {
 
 bool phantom_moves(const CellPhantom& ph) {
   if (ph.flow_dt_s <= 0) return false;
+  if (ph.whole_courant_speed > 0) return true;  // a slab of a moving phantom steps with it
   // A parallel search (the liver slab's first moving cell lies tens of millions of cells in); every
   // part stops once any part has found one.
   const float *ux = ph.ux.data(), *uy = ph.uy.data(), *uz = ph.uz.data();
@@ -126,6 +127,7 @@ bool phantom_moves(const CellPhantom& ph) {
 }
 
 double max_courant_speed(const CellPhantom& ph) {
+  if (ph.whole_courant_speed > 0) return ph.whole_courant_speed;
   // A parallel pass: called at every set-up, over 70 M cells for the liver slab.
   const float *ux = ph.ux.data(), *uy = ph.uy.data(), *uz = ph.uz.size() == ph.size() ? ph.uz.data() : nullptr;
   const std::uint8_t* type = ph.type.data();

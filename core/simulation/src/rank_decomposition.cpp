@@ -2,6 +2,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
+#include "mrwb/simulation/courant.hpp"
 
 namespace mrwb {
 
@@ -19,6 +20,20 @@ SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo) {
   if (ranks < 1 || ranks > most)
     throw InputError("--ranks: " + std::to_string(ranks) + " ranks for a phantom of " + std::to_string(s.planes) + " " +
                      (s.axis == 2 ? "z planes" : "y rows (2-D)") + " (allowed: 1 to " + std::to_string(most) + ")");
+  return s;
+}
+
+CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank) {
+  const int b = split.held_begin(rank), e = split.held_end(rank);
+  CellPhantom s = split.axis == 2 ? crop_phantom(ph, 0, 0, b, ph.nx, ph.ny, e - b) : crop_phantom(ph, 0, b, 0, ph.nx, e - b, 1);
+  if (phantom_moves(ph)) s.whole_courant_speed = max_courant_speed(ph);
+  auto empty_plane = [&](int held_plane) {
+    const std::size_t first = static_cast<std::size_t>(held_plane) * split.plane_cells;
+    for (std::size_t i = first; i < first + split.plane_cells; ++i)
+      if (s.type[i] != static_cast<std::uint8_t>(CellType::Fluid)) s.PD[i] = 0.f;
+  };
+  for (int p = b; p < split.begin(rank); ++p) empty_plane(p - b);
+  for (int p = split.end(rank); p < e; ++p) empty_plane(p - b);
   return s;
 }
 

@@ -5,9 +5,11 @@
 
 namespace mrwb::gpu {
 
-bool device_available() {
+bool device_available() { return device_count() > 0; }
+
+int device_count() {
   int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
 std::string device_description() {

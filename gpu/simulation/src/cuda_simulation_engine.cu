@@ -40,9 +40,11 @@
 #include <vector>
 
 #include "closed_form_player.cuh"
+#include "nccl_halo.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/phantom/tissue_table.hpp"
 #include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/rank_decomposition.hpp"
 #include "mrwb/simulation/internal/gpu_memory.hpp"
 #include "mrwb/simulation/internal/moving_step_ops.hpp"
 #include "mrwb/simulation/internal/moving_step_table.hpp"
@@ -161,6 +163,7 @@ struct StencilFluid {
   int nf;                                  // < 2^31 (checked on the host): 32-bit index math
   int slots;                               // inflow slots per cell
   int span;                                // ranks per block: at most k_block·C, a multiple of 32
+  int own_lo, own_hi;                      // ranks of this rank's slab ([0, nf) undecomposed); the rest is halo
 };
 template <int C, bool Frame>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
@@ -177,7 +180,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   if (k >= n_steps) return;  // uniform over the grid: the last graph launch may run past the end
   const FluidStep S = steps[k];
   const bool need_cell = d.sens != nullptr || S.truth;  // the grid index serves coil maps and truth only
-  bool active[C];
+  bool active[C], mine[C];  // mine: signal and truth (not a halo cell)
   unsigned i[C];  // grid index (< 2^31, checked on the host)
   int r[C];
   ushort4 p[C];
@@ -195,6 +198,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     const int local = q * k_block + static_cast<int>(threadIdx.x);
     const int t = static_cast<int>(blockIdx.x) * f.span + local;
     active[q] = local < f.span && t < f.nf;
+    mine[q] = active[q] && t >= f.own_lo && t < f.own_hi;
     r[q] = active[q] ? t : 0;
     i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
     p[q] = f.pos[r[q]];
@@ -236,11 +240,11 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     }
   }
   // After the neighbour loads: they are in flight while the block reduces the signal.
-  if (S.sample >= 0) block_signal<C>(g, d.sens, i, active, own, d.sums, S.sample, part, round);
+  if (S.sample >= 0) block_signal<C>(g, d.sens, i, mine, own, d.sums, S.sample, part, round);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     if (!active[q]) continue;
-    if (S.truth) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
+    if (S.truth && mine[q]) d.truth[i[q]] = make_float2(own[q].Mx, own[q].My);
     // op(transport(A) − fresh) + fresh = transport(op(A)): op commutes with the transport of this step (in the
     // gradient frame an RF pulse has a zero-length step of its own, fluid_step_table's rf_steps_alone).
     bloch::Mag m{tr[q].x, tr[q].y, tr[q].z - fresh[q]};
@@ -387,6 +391,15 @@ class TruthReadback {
   std::future<void> copy_;
 };
 
+// A rank's part of a slab-decomposed run (run_slab): its own cells within the held grid, and the
+// exchange that refreshes the halo planes' fluid cells after every step.
+struct SlabRun {
+  std::size_t own_first = 0, own_end = 0;  // cells of the held grid this rank owns
+  std::size_t halo_cells = 0;              // cells of the halo planes on each side
+  bool lower = false, upper = false;       // neighbours below and above
+  NcclHalo* halo = nullptr;
+};
+
 class CudaSimulationEngine final : public SimulationEngine {
  public:
   std::string name() const override { return "cuda"; }
@@ -395,6 +408,56 @@ class CudaSimulationEngine final : public SimulationEngine {
   void run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
            std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
            const ProgressFn& progress, const CancelToken& cancel) override {
+    if (decomposed()) {
+      run_slab(ph, prog, coils, samples, cell_truth, progress, cancel);
+      return;
+    }
+    run_grid(ph, prog, coils, samples, {}, cell_truth, progress, cancel, nullptr);
+  }
+
+ private:
+  // One rank of a slab decomposition: this rank's held planes as their own grid (slab_phantom) on the GPU
+  // local_rank % devices, the halo through NCCL after every step, the signal summed over the ranks in rank
+  // order and the truth gathered to rank 0, as the CPU engine does (cpu_engine_moving.cpp).
+  void run_slab(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                const ProgressFn& progress, const CancelToken& cancel) {
+    if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
+      throw std::invalid_argument("coil maps do not match the phantom");
+    const SlabSplit split = rank_split(ph);
+    const int rank = comm_->rank();
+    int devices = 0;
+    cuda_check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    cuda_check(cudaSetDevice(comm_->local_rank() % std::max(1, devices)), "cudaSetDevice");
+    if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
+    const CellPhantom slab = slab_phantom(ph, split, rank);
+    const std::size_t held_first = static_cast<std::size_t>(split.held_begin(rank)) * split.plane_cells;
+    const std::size_t own_first = static_cast<std::size_t>(split.begin(rank)) * split.plane_cells;
+    const std::size_t own_end = static_cast<std::size_t>(split.end(rank)) * split.plane_cells;
+    SlabRun s;
+    s.own_first = own_first - held_first;
+    s.own_end = own_end - held_first;
+    s.halo_cells = static_cast<std::size_t>(split.halo) * split.plane_cells;
+    s.lower = rank > 0;
+    s.upper = rank + 1 < split.ranks;
+    s.halo = halo_.get();
+    std::vector<std::complex<double>> sums(samples.size());
+    std::vector<std::complex<float>> slab_truth(cell_truth.empty() ? 0 : slab.size());
+    run_grid(slab, prog, crop_coils(coils, ph.size(), held_first, slab.size()), samples, sums, slab_truth, progress,
+             cancel, &s);
+    reduce_samples(sums, samples);
+    if (cell_truth.empty()) return;
+    std::copy(slab_truth.begin() + static_cast<std::ptrdiff_t>(s.own_first),
+              slab_truth.begin() + static_cast<std::ptrdiff_t>(s.own_end),
+              cell_truth.begin() + static_cast<std::ptrdiff_t>(own_first));
+    comm_->gather_to_root(cell_truth, own_first, own_end);
+  }
+
+  // The run over the grid `ph`; as one rank (`slab`), the signal stays in double in rank_sums.
+  void run_grid(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                std::span<std::complex<float>> samples, std::span<std::complex<double>> rank_sums,
+                std::span<std::complex<float>> cell_truth, const ProgressFn& progress, const CancelToken& cancel,
+                const SlabRun* slab) {
     const auto t_start = std::chrono::steady_clock::now();
     const std::size_t n = ph.size();
     const bool moving = phantom_moves(ph);
@@ -472,7 +535,7 @@ class CudaSimulationEngine final : public SimulationEngine {
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_wait).count(), h.fluid.size(),
                      h.steps.size());
-      run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done);
+      run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done, slab);
     }
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
@@ -481,7 +544,10 @@ class CudaSimulationEngine final : public SimulationEngine {
     cancel.throw_if_cancelled();
     const auto t_kernels = std::chrono::steady_clock::now();
 
-    download_signal(sums, samples);
+    if (slab)
+      download_signal(sums, rank_sums);
+    else
+      download_signal(sums, samples);
     truth_readback.finish(stream.s);
     cancel.throw_if_cancelled();  // a cancel during the copy leaves the truth partial: not a result
     if (!marks.empty()) tr_done(marks.back());
@@ -499,7 +565,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   }
 
- private:
+  std::unique_ptr<NcclHalo> halo_;  // made at the first decomposed run
   // The step table of a moving run (fluid_step_table) on the device, with the TR marks and the step
   // counter the per-step graphs read.
   struct StepTable {
@@ -573,9 +639,11 @@ class CudaSimulationEngine final : public SimulationEngine {
   // Plays a table of n_steps one kernel per step: a CUDA graph of K launches (K even, so step j of the
   // graph reads buffer j % 2; launch(j, cfg) enqueues step j with PDL attributes in cfg) and the counter
   // update, launched until the table is done, the closed-form part and progress queued between launches.
+  // overlap_steps = false: no step overlaps the work queued before it (launch queues more than the kernel).
   template <typename Launch, typename TrDone>
   void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
-                       Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+                       Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done,
+                       bool overlap_steps = true) {
     const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
     Graph graph;
     cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
@@ -588,7 +656,7 @@ class CudaSimulationEngine final : public SimulationEngine {
       cfg.blockDim = dim3(k_block);
       cfg.stream = stream;
       cfg.attrs = &pdl;
-      cfg.numAttrs = j > 0 ? 1 : 0;
+      cfg.numAttrs = j > 0 && overlap_steps ? 1 : 0;
       launch(j, cfg);
     }
     advance_counter<<<1, 1, 0, stream>>>(counter, K);
@@ -661,7 +729,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   // transport stencils (stencil_step), the closed-form part queued alongside.
   template <typename TrDone>
   void run_time_stepped_stencil(StencilHost h, const CellGrid& g, CellData d, ClosedFormPlayer& closed,
-                                cudaStream_t stream, Pacer& pacer, TrDone& tr_done) {
+                                cudaStream_t stream, Pacer& pacer, TrDone& tr_done, const SlabRun* slab) {
     const std::size_t nf = h.fluid.size();
     const StepTable t(std::move(h.steps), std::move(h.trs_at));
     if (t.n_steps == 0 || nf == 0) return;
@@ -690,9 +758,25 @@ class CudaSimulationEngine final : public SimulationEngine {
     auto kernel = frame ? (C == 4 ? stencil_step<4, true> : C == 2 ? stencil_step<2, true> : stencil_step<1, true>)
                         : (C == 4 ? stencil_step<4, false> : C == 2 ? stencil_step<2, false> : stencil_step<1, false>);
     const int span = block_span(nf, C, kernel);
+    // A rank's own fluid cells and halo traffic: ranks follow grid order (nccl_halo.hpp).
+    auto rank_of = [&](std::size_t cell) {
+      return static_cast<int>(std::lower_bound(h.fluid.begin(), h.fluid.end(), static_cast<std::uint32_t>(cell)) - h.fluid.begin());
+    };
+    FluidHaloRanges halo;
+    int own_lo = 0, own_hi = static_cast<int>(nf);
+    if (slab) {
+      own_lo = rank_of(slab->own_first);
+      own_hi = rank_of(slab->own_end);
+      halo.recv_lower_end = own_lo;
+      halo.send_lower_begin = halo.send_lower_end = own_lo;
+      if (slab->lower) halo.send_lower_end = rank_of(slab->own_first + slab->halo_cells);
+      halo.send_upper_begin = halo.send_upper_end = own_hi;
+      if (slab->upper) halo.send_upper_begin = rank_of(slab->own_end - slab->halo_cells);
+      halo.recv_upper_begin = own_hi;
+    }
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, frame ? d_u.get() : nullptr,
-                         static_cast<int>(nf), sten.in_slots, span};
+                         static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi};
     float* buf[2] = {state0.get(), state1.get()};
     const unsigned blocks = static_cast<unsigned>((nf + span - 1) / span);
     const FluidStep* steps = t.steps.get();
@@ -703,8 +787,11 @@ class CudaSimulationEngine final : public SimulationEngine {
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
                      "stencil_step launch");
+          // The halo planes of what the next step reads. (Past the table's end the step kernels return at once
+          // and the exchange moves what is there: harmless, and every rank does the same.)
+          if (slab) slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
         },
-        closed, stream, pacer, tr_done);
+        closed, stream, pacer, tr_done, slab == nullptr);
   }
 };
 

@@ -75,8 +75,10 @@ struct CellData {
 __device__ inline float4 closed_form_tissue(const CellData& d, std::size_t i) { return d.tissue[d.entry ? d.entry[i] : i]; }
 
 // The signal of every sample: the sum of its k_signal_slots partial sums (`sums`, k_signal_slots × samples on
-// the device, blocks spread their atomics over the slots), in double, rounded to float once.
-inline void download_signal(const DeviceBuffer<double2>& sums, std::span<std::complex<float>> samples) {
+// the device, blocks spread their atomics over the slots), in double, rounded to float once (T = float; a
+// rank's part stays in double until the ranks' parts are added).
+template <typename T>
+void download_signal(const DeviceBuffer<double2>& sums, std::span<std::complex<T>> samples) {
   const std::size_t n_samples = sums.size() / k_signal_slots;
   std::vector<double2> host(sums.size());
   sums.download(host.data());
@@ -86,7 +88,7 @@ inline void download_signal(const DeviceBuffer<double2>& sums, std::span<std::co
       sx += host[k * n_samples + j].x;
       sy += host[k * n_samples + j].y;
     }
-    samples[j] = {static_cast<float>(sx), static_cast<float>(sy)};
+    samples[j] = {static_cast<T>(sx), static_cast<T>(sy)};
   }
 }
 

@@ -23,6 +23,10 @@ MpiRankComm::MpiRankComm() {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+  MPI_Comm_rank(host, &local_rank_);
+  MPI_Comm_free(&host);
 }
 
 MpiRankComm::~MpiRankComm() { MPI_Finalize(); }
@@ -93,6 +97,11 @@ bool MpiRankComm::all_agree(bool ok) {
   int v = ok ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return v != 0;
+}
+
+void MpiRankComm::broadcast_bytes(std::span<std::byte> bytes, int root) {
+  for (std::size_t at = 0; at < bytes.size(); at += k_piece)
+    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(k_piece, bytes.size() - at)), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
 void MpiRankComm::abort_all(int code) {

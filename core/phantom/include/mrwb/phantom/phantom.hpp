@@ -25,6 +25,9 @@ struct CellPhantom {
   std::vector<float> ux, uy;       // lattice velocity [cells per flow_dt_s]; |u| <= 1
   std::vector<float> uz;           // 3-D only (empty: no through-plane motion)
   double flow_dt_s = 0;            // time step the lattice velocity refers to (0: static phantom)
+  // > 0: this grid is one rank's slab of a larger phantom whose Courant speed (courant.hpp) this is, so that
+  // every rank takes the whole phantom's time step (and moves when it moves).
+  double whole_courant_speed = 0;
   // Vessel ends inside the grid (inlets/outlets): 1 on the fluid cells whose faces to non-fluid
   // neighbours are open (transport_cell_ops.hpp); empty: every vessel end is a closed cap.
   std::vector<std::uint8_t> open_end;
@@ -48,7 +51,7 @@ CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s,
                             int nz = 1);
 
 // The box of nx × ny × nz cells from cell (x0, y0, z0) of `ph` as its own phantom (positions kept): the
-// sub-volumes of the CPU slab estimate and the z bands of a multi-slice run.
+// sub-volumes of the CPU slab estimate, the z bands of a multi-slice run and the slabs of GPU ranks.
 CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz);
 
 // Cells along z of `spec` on a grid of `matrix` voxels over fov_m: 1 for a 2-D slice, else

@@ -1,8 +1,8 @@
 #pragma once
 // What a slab-decomposed simulation (rank_decomposition.hpp) needs from the processes it runs on: halo
 // planes with the neighbours, the signal sums, the cell truth and a final agreement. Implemented by
-// SerialRankComm (one process), by MPI for CPU ranks (mpi/simulation) and, later, by NCCL for GPU
-// ranks, whose spans then point to device memory.
+// SerialRankComm (one process) and by MPI (mpi/simulation). GPU ranks exchange their halos on the device
+// (NCCL, gpu/simulation) and use this for the rest: the NCCL id travels by broadcast_bytes.
 #include <complex>
 #include <cstddef>
 #include <span>
@@ -14,6 +14,8 @@ class RankComm {
   virtual ~RankComm() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // This rank among those on its host (0 .. ranks on the host − 1): which GPU it takes.
+  virtual int local_rank() const { return rank(); }
   // One field's traffic with the neighbours along the slab axis: `send_lower` goes to rank − 1 and lands in
   // its `recv_upper`; `send_upper` goes to rank + 1 and lands in its `recv_lower`. Spans towards a missing
   // neighbour are empty; a send and the receive it lands in have the same length.
@@ -31,6 +33,8 @@ class RankComm {
   virtual void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) = 0;
   // True on every rank when every rank passed true: the step before rank 0 writes anything.
   virtual bool all_agree(bool ok) = 0;
+  // Every rank's `bytes` := rank `root`'s.
+  virtual void broadcast_bytes(std::span<std::byte> bytes, int root) = 0;
 };
 
 // One process: rank 0 of 1, with nothing to exchange.
@@ -42,6 +46,7 @@ class SerialRankComm final : public RankComm {
   void sum_in_rank_order(std::span<std::complex<double>>) override {}
   void gather_to_root(std::span<std::complex<float>>, std::size_t, std::size_t) override {}
   bool all_agree(bool ok) override { return ok; }
+  void broadcast_bytes(std::span<std::byte>, int) override {}
 };
 
 }  // namespace mrwb

@@ -28,6 +28,12 @@ struct SlabSplit {
   int held_end(int r) const { return end(r) + halo > planes ? planes : end(r) + halo; }
 };
 
+// Rank r's held planes of `ph` (its slab and the halo planes beside it) as a phantom of their own, for an
+// engine that plays a grid as given (the CUDA engine): the whole phantom's Courant speed pinned, so every
+// rank takes the same time steps (courant.hpp), and the halo planes' non-fluid cells emptied (PD = 0):
+// transport reads fluid cells only, and nothing of the halo may add to this rank's signal. (The halo's
+// fluid cells the engine refreshes from the neighbours after every step and leaves out of the signal.)
+CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank);
 // The split of `ph` over `ranks`; InputError naming --ranks and the allowed range when a rank would get no plane.
 SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes);
 // "ranks 3: z planes [0,24) [24,47) [47,70), halo 1": the line `mrwb simulate` prints for a decomposed run.

@@ -2,6 +2,7 @@
 // The simulator backend interface. CPU reference in core, CUDA twin in gpu/, chosen via the registry.
 #include <cmath>
 #include <complex>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "mrwb/base/simulation_model.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
+#include "mrwb/simulation/rank_comm.hpp"
+#include "mrwb/simulation/rank_decomposition.hpp"
 
 namespace mrwb {
 
@@ -20,6 +23,9 @@ struct CoilMaps {
   std::vector<std::complex<float>> sens;  // [coil][cell]
   bool uniform() const { return sens.empty(); }
 };
+
+// Cells [first, first + count) of every coil's map over a grid of `cells` (a rank's slab).
+CoilMaps crop_coils(const CoilMaps& coils, std::size_t cells, std::size_t first, std::size_t count);
 
 class SimulationEngine {
  public:
@@ -31,6 +37,13 @@ class SimulationEngine {
   // Lagrangian engines only: spins per fluid cell along each axis (2-D: its square, 3-D: its cube).
   void set_spins_per_axis(int s) { spins_per_axis_ = s < 1 ? 1 : s; }
   int spins_per_axis() const { return spins_per_axis_; }
+  // Eulerian engines only: runs as one rank of `comm` (null or one rank: the whole grid here). This process
+  // advances its slab of planes (rank_decomposition.hpp), the signal is summed over the ranks and rank 0
+  // gets the whole cell truth. `on_split` hears each run's decomposition. Every rank must run the same phantoms.
+  void set_rank_comm(RankComm* comm, std::function<void(const SlabSplit&)> on_split = {}) {
+    comm_ = comm;
+    on_split_ = std::move(on_split);
+  }
   // Plays `program` over `phantom` from thermal equilibrium (M = PD·z). Static phantoms (flow_dt_s = 0 or
   // all velocities zero) are advanced event by event (exact); moving ones are time-stepped with
   // transport (transport_cell_ops.hpp) and sub-steps that keep the Courant number <= 1. (The CUDA engine
@@ -49,8 +62,16 @@ class SimulationEngine {
   }
 
  protected:
+  bool decomposed() const { return comm_ && comm_->size() > 1; }
+  // This rank's slab of `ph` (the whole grid when not decomposed), reported to on_split_.
+  SlabSplit rank_split(const CellPhantom& ph) const;
+  // The ranks' signal sums added in rank order, into `samples`.
+  void reduce_samples(std::span<std::complex<double>> sums, std::span<std::complex<float>> samples) const;
+
   FlowTransport flow_transport_ = FlowTransport::GradientFrame;
   int spins_per_axis_ = k_default_spins_per_axis;
+  RankComm* comm_ = nullptr;
+  std::function<void(const SlabSplit&)> on_split_;
 };
 
 // sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).

@@ -6,6 +6,8 @@ namespace mrwb::gpu {
 
 // True when the CUDA runtime sees at least one device.
 bool device_available();
+// Devices the CUDA runtime sees (0 with none or no driver).
+int device_count();
 // "NVIDIA H100 80GB HBM3, 79.1 GiB, sm_90, 132 SMs" or why there is none.
 std::string device_description();
 // Peak memory bandwidth of device 0 [GB/s] from its memory clock and bus width (2 transfers per clock):

@@ -22,15 +22,17 @@ class MpiRankComm final : public RankComm {
   MpiRankComm& operator=(const MpiRankComm&) = delete;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
   void exchange_halos(std::span<const HaloField> fields) override;
   void sum_in_rank_order(std::span<std::complex<double>> values) override;
   void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) override;
   bool all_agree(bool ok) override;
+  void broadcast_bytes(std::span<std::byte> bytes, int root) override;
   // Ends every rank's process with `code` (mpirun returns it): a rank that cannot go on.
   [[noreturn]] void abort_all(int code);
 
  private:
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
 }  // namespace mrwb::mpi

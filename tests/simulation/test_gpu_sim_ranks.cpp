@@ -1,0 +1,76 @@
+// `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos through NCCL: `mpirun -np 2` (and 4
+// where the host has 4 GPUs) against the one-GPU run (relative RMS <= 1e-6, the bar of the CPU ranks) and the
+// CPU reference (<= 1e-4, CUDA against its CPU twin), on the moving 3-D tree of test_sim_ranks and on a 2-D
+// bifurcation split in y rows. SKIPs visibly without two CUDA devices, MPI or NCCL.
+#include <QtTest>
+
+#include "files.hpp"
+#include "mrwb_gpu/base/device.hpp"
+#include "numeric.hpp"
+#include "process_runner.hpp"
+#include "sim_ranks_fixture.hpp"
+
+using mrwb_test::Output;
+using mrwb_test::Run;
+
+class TestGpuSimRanks : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString mpirun_;
+
+  QString path(const QString& name) const { return dir_.filePath(name); }
+  QStringList simulate_args(const QString& scenario, const QString& tag, const QString& backend) const {
+    return {"simulate", "--scenario", scenario, "--out", path(tag + ".h5"), "--truth", path(tag + "_truth.h5"),
+            "--backend", backend, "--quiet"};
+  }
+  Output simulate(const QString& scenario, const QString& tag, const QString& backend, int np) {
+    QStringList args = simulate_args(scenario, tag, backend);
+    const Run r = np == 1 ? mrwb_test::run_program(MRWB_CLI_PATH, args, 600000)
+                          : mrwb_test::run_program(mpirun_, mrwb_test::mpirun_prefix(np) + args, 600000);
+    if (r.code != 0) qWarning("%s: exit %d: %s", qPrintable(tag), r.code, qPrintable(r.err));
+    if (r.code != 0) return {};
+    if (np > 1) qInfo("%s: %s", qPrintable(tag), qPrintable(r.out.trimmed()));
+    return mrwb_test::read_output(path(tag + ".h5"), path(tag + "_truth.h5"));
+  }
+
+ private slots:
+  void initTestCase() {
+    if (mrwb::gpu::device_count() < 2) QSKIP("no CUDA device pair (GPU ranks take one GPU each)");
+#ifndef MRWB_HAVE_MPI
+    QSKIP("this build has no MPI (MRWB_MPI off)");
+#endif
+    mpirun_ = QStandardPaths::findExecutable("mpirun");
+    if (mpirun_.isEmpty()) QSKIP("mpirun not found (openmpi-bin)");
+    QVERIFY(dir_.isValid());
+    QVERIFY(mrwb::test::write_file(path("tree_3d.json"), mrwb_test::k_ranks_scenario));
+  }
+
+  void gpu_ranks_equal_one_gpu_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("np");
+    const QString bifurcation = QString(MRWB_SOURCE_DIR) + "/phantoms/bifurcation.json";
+    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2;
+    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2;
+    if (mrwb::gpu::device_count() >= 4) QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4;
+  }
+  void gpu_ranks_equal_one_gpu() {
+    QFETCH(QString, scenario);
+    QFETCH(int, np);
+    if (!scenario.startsWith('/')) scenario = path(scenario);
+    const QString tag = QString("s%1_%2").arg(qHash(scenario)).arg(np);
+    const Output one = simulate(scenario, tag + "_one", "cuda", 1);
+    const Output cpu = simulate(scenario, tag + "_cpu", "cpu", 1);
+    const Output ranks = simulate(scenario, tag + "_ranks", "cuda", np);
+    QVERIFY(!one.k.empty() && !cpu.k.empty() && !ranks.k.empty());
+    QCOMPARE(ranks.k.size(), one.k.size());
+    QCOMPARE(ranks.truth.size(), one.truth.size());
+    const double ek = mrwb::test::rel_rms(ranks.k, one.k), et = mrwb::test::rel_rms(ranks.truth, one.truth);
+    const double ck = mrwb::test::rel_rms(ranks.k, cpu.k), ct = mrwb::test::rel_rms(ranks.truth, cpu.truth);
+    qInfo("%d GPU ranks: relative RMS against one GPU k-space %.3g, truth %.3g; against the CPU %.3g, %.3g", np, ek, et, ck, ct);
+    QVERIFY2(ek <= 1e-6 && et <= 1e-6, qPrintable(QString("%1 %2").arg(ek).arg(et)));
+    QVERIFY2(ck <= 1e-4 && ct <= 1e-4, qPrintable(QString("%1 %2").arg(ck).arg(ct)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGpuSimRanks)
+#include "test_gpu_sim_ranks.moc"
