@@ -1,12 +1,13 @@
 // `mrwb bench --suite scale`: work split over several GPUs of one host. Exact F^H d and Q split by voxels
 // (Stone et al. 2008 ran F^H d on four GPUs): 256^3 voxels x 284,592 samples (their 128^3 trajectory scaled
 // by 2) on 1, 2, 4 ... GPUs, each with every sample; strong-scaling speed-up and efficiency against one GPU,
-// and the exact CG whose F^H d and Q are split (its solver on one GPU; Q's half grid gathered through the host). The simulator's slab decomposition
-// over GPU ranks is not timed here yet (CPU ranks: `mpirun -np N mrwb simulate`).
+// and the exact CG whose F^H d and Q are split (its solver on one GPU; Q's half grid gathered through the host).
+// Then the simulator's slab decomposition over GPU ranks, strong and weak scaling (bench_scale_sim.cpp).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "bench_scale_sim.hpp"
 #include "bench_suites.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/cg_operators.hpp"
@@ -88,11 +89,17 @@ int scale_fhd(nlohmann::json& report) {
 #endif
 
 int bench_scale(const BenchOptions& options, nlohmann::json& report) {
+  if (is_scale_sim_rank()) return scale_sim_rank(options);  // one rank of a run the suite started
 #ifdef MRWB_HAVE_CUDA
-  if (!options.quick && options.backend != Backend::Cpu && gpu::device_available()) return scale_fhd(report);
+  if (!options.quick && options.backend != Backend::Cpu && gpu::device_available()) {
+    const int fhd = scale_fhd(report);
+    std::printf("\n");
+    return scale_simulator(options, report) | fhd;
+  }
 #endif
-  (void)options;
-  std::printf("scale: needs CUDA GPUs (none here); CPU ranks: mpirun -np N mrwb simulate\n");
+  // Without GPUs: --quick times a small slab over 1 and 2 CPU ranks (a smoke run of the plumbing).
+  if (options.quick) return scale_simulator(options, report);
+  std::printf("scale: needs CUDA GPUs (none here); --quick runs a small slab over CPU ranks\n");
   report["skipped"] = "no CUDA device";
   return options.backend == Backend::Cuda ? 1 : 0;
 }

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_refusal.hpp"
 #include "files.hpp"
 #include "mrwb/base/image_volume.hpp"
@@ -134,6 +136,23 @@ class TestSimRanks : public QObject {
       QVERIFY2(err.split('\n').contains(line), qPrintable(err));
     const QStringList left = QDir(out.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
     QVERIFY2(left.isEmpty(), qPrintable("left behind: " + left.join(' ')));
+  }
+
+  // `mrwb bench --suite scale --quick` without GPUs: the simulator's strong and weak scaling rows over 1 and 2
+  // CPU ranks, each run started through mpirun (the timing itself belongs to the bench, not to this test).
+  void bench_scale_runs_over_ranks() {
+    QTemporaryDir out;
+    const QString json = out.filePath("scale.json");
+    const Run r = mrwb_test::run_mrwb({"bench", "--suite", "scale", "--quick", "--backend", "cpu", "--json", json});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    const auto report = nlohmann::json::parse(mrwb::test::read_file(json.toStdString()));
+    const auto& rows = report.at("scale").at("simulator_ranks").at("rows");
+    QCOMPARE(rows.size(), std::size_t{2});
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      QCOMPARE(rows[i].at("ranks").get<int>(), 1 << i);
+      QVERIFY(rows[i].at("strong_s").get<double>() > 0 && rows[i].at("weak_s").get<double>() > 0);
+    }
+    QCOMPARE(rows[1].at("weak_nz").get<int>(), 2 * rows[0].at("weak_nz").get<int>());
   }
 
   void bad_ranks_refused() {
