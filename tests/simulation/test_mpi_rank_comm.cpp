@@ -88,6 +88,7 @@ class TestMpiRankComm : public QObject {
     c.broadcast_bytes(b, 1);
     for (std::size_t j = 0; j < b.size(); ++j) QCOMPARE(b[j], static_cast<std::byte>(j * 7));
     QCOMPARE(c.local_rank(), c.rank());
+    QCOMPARE(c.max_over_ranks(c.rank() == 1 ? 7.5 : -1.0 * c.rank()), 7.5);
   }
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
 #include "mrwb/phantom/phantom_discretise.hpp"
 #include "mrwb/phantom/tissue.hpp"
@@ -11,7 +12,14 @@
 
 namespace mrwb {
 
-CellPhantom organ_slab_phantom(const OrganSlabSpec& s, const std::string& where, std::size_t max_bytes) {
+OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& s, const std::string& where, std::size_t max_bytes, int z_begin,
+                                  int z_end) {
+  // A part of a 3-D slab keeps two planes at least: a grid of one plane is a 2-D slice to the discretisation.
+  const int least = s.nz > 1 ? 2 : 1;
+  if (z_begin < 0 || z_end > s.nz || z_end - z_begin < least)
+    throw InputError(where + ": planes [" + std::to_string(z_begin) + ", " + std::to_string(z_end) + ") of a slab of " +
+                     std::to_string(s.nz) + " (allowed: 0 <= begin, begin + " + std::to_string(least) + " <= end <= " +
+                     std::to_string(s.nz) + ")");
   VesselTreeSpec spec;
   spec.generator = "organ_tree";
   spec.dims = 3;
@@ -25,16 +33,19 @@ CellPhantom organ_slab_phantom(const OrganSlabSpec& s, const std::string& where,
   CellGrid g;
   g.nx = s.nx;
   g.ny = s.ny;
-  g.nz = s.nz;
+  g.nz = z_end - z_begin;
   g.cell_m = s.cell_m;
-  g.origin_m = {-0.5 * (s.nx - 1) * s.cell_m, -0.5 * (s.ny - 1) * s.cell_m, -0.5 * (s.nz - 1) * s.cell_m};
+  // Plane z of the whole sits at −(nz − 1)/2 + z cells; a part starts at its first plane's place.
+  g.origin_m = {-0.5 * (s.nx - 1) * s.cell_m, -0.5 * (s.ny - 1) * s.cell_m, (z_begin - 0.5 * (s.nz - 1)) * s.cell_m};
   const VesselCells cells = discretise_vessels(tree, g, where, max_bytes);
   FlowSpec flow;
   flow.enabled = true;
   const FlowField f = poiseuille_flow_field(tree, cells, flow);
 
-  CellPhantom ph = uniform_phantom(s.nx, s.ny, s.cell_m, 0.f, 0.f, 0.f, CellType::Background);
-  ph.nz = s.nz;
+  OrganSlabPlanes out;
+  CellPhantom& ph = out.ph;
+  ph = uniform_phantom(s.nx, s.ny, s.cell_m, 0.f, 0.f, 0.f, CellType::Background);
+  ph.nz = g.nz;
   const std::size_t n = g.size();
   ph.PD.assign(n, 0.f);
   ph.T1_s.assign(n, 0.f);
@@ -61,16 +72,32 @@ CellPhantom organ_slab_phantom(const OrganSlabSpec& s, const std::string& where,
     ph.T1_s[i] = static_cast<float>(t->T1_s);
     ph.T2_s[i] = static_cast<float>(t->T2_s);
   }
-  // Flow step: the fastest cell moves 0.9 cells per step (lattice units as the simulator takes them).
-  ph.flow_dt_s = u_max > 0 ? 0.9 * s.cell_m / u_max : 0;
-  const double to_cells = ph.flow_dt_s / s.cell_m;
   for (std::size_t i = 0; i < n; ++i)
     if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
-      ph.ux[i] = static_cast<float>(f.ux_m_per_s[i] * to_cells);
-      ph.uy[i] = static_cast<float>(f.uy_m_per_s[i] * to_cells);
-      ph.uz[i] = static_cast<float>(f.uz_m_per_s[i] * to_cells);
+      ph.ux[i] = f.ux_m_per_s[i];
+      ph.uy[i] = f.uy_m_per_s[i];
+      ph.uz[i] = f.uz_m_per_s[i];
     }
-  return ph;
+  out.u_max_m_per_s = u_max;
+  return out;
+}
+
+void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s) {
+  // Flow step: the fastest cell moves 0.9 cells per step (lattice units as the simulator takes them).
+  ph.flow_dt_s = u_max_m_per_s > 0 ? 0.9 * ph.cell_size_m / u_max_m_per_s : 0;
+  const double to_cells = ph.flow_dt_s / ph.cell_size_m;
+  for (std::size_t i = 0; i < ph.size(); ++i)
+    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
+      ph.ux[i] = static_cast<float>(ph.ux[i] * to_cells);
+      ph.uy[i] = static_cast<float>(ph.uy[i] * to_cells);
+      ph.uz[i] = static_cast<float>(ph.uz[i] * to_cells);
+    }
+}
+
+CellPhantom organ_slab_phantom(const OrganSlabSpec& s, const std::string& where, std::size_t max_bytes) {
+  OrganSlabPlanes all = organ_slab_planes(s, where, max_bytes, 0, s.nz);
+  scale_organ_slab_flow(all.ph, all.u_max_m_per_s);
+  return std::move(all.ph);
 }
 
 }  // namespace mrwb

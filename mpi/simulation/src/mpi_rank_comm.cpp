@@ -104,6 +104,11 @@ void MpiRankComm::broadcast_bytes(std::span<std::byte> bytes, int root) {
     MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(k_piece, bytes.size() - at)), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
+double MpiRankComm::max_over_ranks(double value) {
+  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return value;
+}
+
 void MpiRankComm::abort_all(int code) {
   MPI_Abort(MPI_COMM_WORLD, code);
   std::abort();  // MPI_Abort does not return

@@ -23,4 +23,16 @@ struct OrganSlabSpec {
 // in errors; max_bytes bounds the discretisation's memory (discretise_vessels).
 CellPhantom organ_slab_phantom(const OrganSlabSpec& spec, const std::string& where, std::size_t max_bytes);
 
+// The same slab built plane by plane for ranks that hold only some of it: planes [z_begin, z_end) of the
+// spec.nz, at their place in the whole (each cell as the whole build makes it), the fluid cells' velocities
+// still in m/s, with their largest |ux| + |uy| + |uz|. scale_organ_slab_flow then takes the largest over
+// every rank's planes (the whole slab's) and turns them into cells per flow step as organ_slab_phantom does.
+struct OrganSlabPlanes {
+  CellPhantom ph;
+  double u_max_m_per_s = 0;
+};
+OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& spec, const std::string& where, std::size_t max_bytes, int z_begin,
+                                  int z_end);
+void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s);
+
 }  // namespace mrwb

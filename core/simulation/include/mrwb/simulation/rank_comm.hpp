@@ -35,6 +35,8 @@ class RankComm {
   virtual bool all_agree(bool ok) = 0;
   // Every rank's `bytes` := rank `root`'s.
   virtual void broadcast_bytes(std::span<std::byte> bytes, int root) = 0;
+  // The largest `value` over the ranks, on every rank (e.g. the flow's top speed of ranks that built only their planes).
+  virtual double max_over_ranks(double value) = 0;
 };
 
 // One process: rank 0 of 1, with nothing to exchange.
@@ -47,6 +49,7 @@ class SerialRankComm final : public RankComm {
   void gather_to_root(std::span<std::complex<float>>, std::size_t, std::size_t) override {}
   bool all_agree(bool ok) override { return ok; }
   void broadcast_bytes(std::span<std::byte>, int) override {}
+  double max_over_ranks(double value) override { return value; }
 };
 
 }  // namespace mrwb

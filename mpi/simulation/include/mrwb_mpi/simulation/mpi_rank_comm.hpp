@@ -28,6 +28,7 @@ class MpiRankComm final : public RankComm {
   void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) override;
   bool all_agree(bool ok) override;
   void broadcast_bytes(std::span<std::byte> bytes, int root) override;
+  double max_over_ranks(double value) override;
   // Ends every rank's process with `code` (mpirun returns it): a rank that cannot go on.
   [[noreturn]] void abort_all(int code);
 
