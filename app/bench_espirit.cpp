@@ -14,6 +14,7 @@
 
 #include "bench_suites.hpp"
 #include "mrwb/io/file_io.hpp"
+#include "mrwb/metrics/relative_l2.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/recon/espirit.hpp"
 #include "mrwb/recon/noncart_coil_raw.hpp"
@@ -78,15 +79,6 @@ struct EspiritRow {
   bool radial, both_solvers;
 };
 
-double magnitude_rms(const EspiritMaps& dev, const EspiritMaps& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < dev.maps.size(); ++i) {
-    num += std::pow(std::abs(dev.maps[i]) - std::abs(ref.maps[i]), 2);
-    den += std::norm(ref.maps[i]);
-  }
-  return std::sqrt(num / den);
-}
-
 nlohmann::json bench_row(const EspiritRow& row, bool cpu, bool cuda, bool with_bart) {
   const EspiritParams p;  // -r 24 -k 6 -t 0.001 -c 0.8
   const RawData raw = espirit_raw(row.n, row.coils, row.radial);
@@ -132,7 +124,7 @@ nlohmann::json bench_row(const EspiritRow& row, bool cpu, bool cuda, bool with_b
       const double s = seconds_since(t0);
       const std::string k(key);
       j.update({{k + "_s", s}, {k + "_calibrate_ms", t.calibrate_ms}, {k + "_maps_ms", t.maps_ms}});
-      const double rms = cpu ? magnitude_rms(dev, ref) : -1;
+      const double rms = cpu ? magnitude_relative_l2(dev.maps, ref.maps) : -1;
       if (cpu) {
         j[k + "_maps_magnitude_relative_rms"] = rms;
         j[k + "_speedup"] = cpu_s / s;

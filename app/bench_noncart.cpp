@@ -15,6 +15,7 @@
 #include "bench_suites.hpp"
 #include "mrwb/io/file_io.hpp"
 #include "mrwb/metrics/metrics.hpp"
+#include "mrwb/metrics/relative_l2.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/gridding.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
@@ -232,12 +233,7 @@ void gpu_large_case(const Samples& s, gpu::FhdConfig c, double sfu_bound, nlohma
     double sec = 0;
     auto fhd = gpu::fhd_on_device(g, s2.k.data(), s2.d.data(), M, c, &sec);
     const auto plan = gpu::plan_voxel_tiles(g.voxels(), g.n, M, 3, true, std::size_t{80} << 30, tile);
-    double diff = 0;
-    if (tile) {
-      double num = 0, den = 0;
-      for (std::size_t i = 0; i < fhd.size(); ++i) num += std::norm(fhd[i] - one_pass[i]), den += std::norm(one_pass[i]);
-      diff = std::sqrt(num / den);
-    }
+    const double diff = tile ? relative_l2(fhd, one_pass) : 0.0;
     std::printf("  F^H d %s, %zu tile(s) of %zu voxels: %.4f s, %.3e pairs/s = %.1f%% of SFU bound, rel L2 vs one pass %.3g\n",
                 c.variant.c_str(), plan.tiles, plan.tile_voxels, sec, pairs / sec, 100 * pairs / sec / sfu_bound, diff);
     rows.push_back({{"tiles", plan.tiles}, {"tile_voxels", plan.tile_voxels}, {"fhd_s", sec}, {"pairs_per_s", pairs / sec},

@@ -9,6 +9,7 @@
 
 #include "bench_scale_sim.hpp"
 #include "bench_suites.hpp"
+#include "mrwb/metrics/relative_l2.hpp"
 #include "mrwb/phantom/analytic_phantom.hpp"
 #include "mrwb/recon/cg_operators.hpp"
 #include "mrwb/recon/noncart_types.hpp"
@@ -25,12 +26,6 @@ namespace mrwb::cli {
 namespace {
 
 using noncart::cdouble;
-
-double rel_l2(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) num += std::norm(a[i] - b[i]), den += std::norm(b[i]);
-  return den > 0 ? std::sqrt(num / den) : 0.0;
-}
 
 int scale_fhd(nlohmann::json& report) {
   const int gpus = gpu::resolve_gpu_parts(0, "--gpus");
@@ -60,7 +55,7 @@ int scale_fhd(nlohmann::json& report) {
     auto fhd = gpu::fhd_on_device(g, s.k.data(), s.d.data(), M, c);
     const double t_fhd = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (n == 1) one = fhd, t_fhd1 = t_fhd;
-    const double e = rel_l2(fhd, one), sf = t_fhd1 / t_fhd;
+    const double e = relative_l2(fhd, one), sf = t_fhd1 / t_fhd;
     std::printf("%-6d %12.4f %9.2f %10.1f%% %14.3g\n", n, t_fhd, sf, 100 * sf / n, e);
     rows.push_back({{"gpus", n}, {"fhd_s", t_fhd}, {"fhd_speedup", sf}, {"rel_l2_vs_one", e}});
     if (n == 4 && sf < 3.5) bar = false;

@@ -66,7 +66,8 @@ double run_ranks(const SlabCase& c, int ranks) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return -1;
   setenv(k_rank_env, encode(c).c_str(), 1);
-  const std::string cmd = "mpirun --oversubscribe -np " + std::to_string(ranks) + " '" + self + "' bench --suite scale 2>&1";
+  // stdout only: mpirun forwards the ranks' stderr as it comes, which could split rank 0's line.
+  const std::string cmd = "mpirun --oversubscribe -np " + std::to_string(ranks) + " '" + self + "' bench --suite scale";
   FILE* p = popen(cmd.c_str(), "r");
   unsetenv(k_rank_env);
   if (!p) return -1;
@@ -75,14 +76,14 @@ double run_ranks(const SlabCase& c, int ranks) {
   char line[4096];
   while (std::fgets(line, sizeof line, p)) {
     const std::string l = line;
-    if (l.rfind(k_seconds_tag, 0) == 0)
-      seconds = std::atof(l.c_str() + std::string(k_seconds_tag).size());
+    if (const auto at = l.find(k_seconds_tag); at != std::string::npos)
+      seconds = std::atof(l.c_str() + at + std::string(k_seconds_tag).size());
     else
       out += l;
   }
   const int rc = pclose(p);
   if (rc != 0 || seconds < 0) {
-    std::printf("  mpirun -np %d failed (status %d): %s\n", ranks, rc, out.substr(0, 600).c_str());
+    std::printf("  mpirun -np %d failed (status %d; its stderr above): %s\n", ranks, rc, out.substr(0, 600).c_str());
     return -1;
   }
   return seconds;

@@ -1,24 +1,21 @@
 #pragma once
 // Numbers several suites compare with: relative differences of two arrays, the magnitude of a complex
-// array, the Ernst steady-state signal. Each computes exactly what the suites' own copies did; rel_l2's Term
-// is double (each |a_i − b_i|² and |b_i|² formed in double) or float (formed as complex<float> arithmetic
-// forms them, for the suites that compare in float). No guard: an all-zero reference gives NaN.
+// array, the Ernst steady-state signal. rel_l2's Term is double (each |a_i − b_i|² and |b_i|² formed in double)
+// or float (formed as complex<float> arithmetic forms them, for the suites that compare in float); an all-zero
+// reference gives +inf.
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <vector>
 
+#include "mrwb/metrics/relative_l2.hpp"
+
 namespace mrwb::test {
 
-// Relative L2 difference of a from reference b, sqrt(Σ|a_i − b_i|² / Σ|b_i|²), each term in Term, summed in double.
+// Relative L2 difference of a from reference b (mrwb/metrics/relative_l2.hpp).
 template <typename Term = double, typename T>
 double rel_l2(const std::vector<T>& a, const std::vector<T>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += std::norm(std::complex<Term>(a[i]) - std::complex<Term>(b[i]));
-    den += std::norm(std::complex<Term>(b[i]));
-  }
-  return std::sqrt(num / den);
+  return mrwb::relative_l2<Term>(a, b);
 }
 
 // Relative RMS difference of a from reference b: the same number as rel_l2 (the 1/N under both roots cancels).
