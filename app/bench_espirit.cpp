@@ -154,15 +154,9 @@ nlohmann::json bench_row(const EspiritRow& row, bool cpu, bool cuda, bool with_b
 }  // namespace
 
 int bench_espirit(const BenchOptions& options, nlohmann::json& report) {
-  bool cpu = options.backend != Backend::Cuda, cuda = false;
-#ifdef MRWB_HAVE_CUDA
-  cuda = options.backend != Backend::Cpu && gpu::device_available();
-  if (options.backend == Backend::Cuda && !cuda) {
-    std::fprintf(stderr, "bench espirit: --backend cuda but no CUDA device\n");
-    return 1;
-  }
-  if (cuda) report["device"] = gpu::device_description();
-#endif
+  const auto backends = bench_backends(options, "espirit", report);
+  if (!backends) return 1;
+  const bool cpu = backends->cpu, cuda = backends->cuda;
   const int n = options.quick ? 96 : 256;
   const std::vector<EspiritRow> rows = {{n, options.quick ? 8 : 32, false, true},
                                         {n, options.quick ? 40 : 64, false, false},

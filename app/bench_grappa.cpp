@@ -68,15 +68,9 @@ struct CalibRow {
 }  // namespace
 
 int bench_grappa(const BenchOptions& options, nlohmann::json& report) {
-  bool cpu = options.backend != Backend::Cuda, cuda = false;
-#ifdef MRWB_HAVE_CUDA
-  cuda = options.backend != Backend::Cpu && gpu::device_available();
-  if (options.backend == Backend::Cuda && !cuda) {
-    std::fprintf(stderr, "bench grappa: --backend cuda but no CUDA device\n");
-    return 1;
-  }
-  if (cuda) report["device"] = gpu::device_description();
-#endif
+  const auto backends = bench_backends(options, "grappa", report);
+  if (!backends) return 1;
+  const bool cpu = backends->cpu, cuda = backends->cuda;
   const int R = 4, acs = 24;
   GrappaParams basic;  // thesis Table 5.1: N_b 4, delta_s 128, chi 1e-4, eta 1
   basic.approach = "basic";

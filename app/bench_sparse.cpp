@@ -67,16 +67,9 @@ struct Row {
 }  // namespace
 
 int bench_sparse(const BenchOptions& options, nlohmann::json& report) {
-  const bool cpu = options.backend != Backend::Cuda;
-  bool cuda = false;
-#ifdef MRWB_HAVE_CUDA
-  cuda = options.backend != Backend::Cpu && gpu::device_available();
-  if (options.backend == Backend::Cuda && !cuda) {
-    std::fprintf(stderr, "bench sparse: --backend cuda but no CUDA device\n");
-    return 1;
-  }
-  report["device"] = cuda ? gpu::device_description() : std::string("none");
-#endif
+  const auto backends = bench_backends(options, "sparse", report);
+  if (!backends) return 1;
+  const bool cpu = backends->cpu, cuda = backends->cuda;
   const int n = options.quick ? 128 : 256, coils = options.quick ? 8 : 32, acs = 24;
   const double fov = 0.22;
   const std::vector<cfloat> object = sparse_object(n), maps = loop_coil_sensitivities(coils, n, n, fov);

@@ -1,6 +1,7 @@
 #pragma once
 // `mrwb bench` suites. Each fills `report` (JSON, written by --json) and prints a table on stdout.
 // Timing lives here, never in tests.
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,14 @@ struct BenchOptions {
   std::string only;                 // non-empty: run only the cases whose name contains it (sim, interactive)
   bool wants(const std::string& case_name) const { return only.empty() || case_name.find(only) != std::string::npos; }
 };
+
+// Which engines a suite that compares the CPU and CUDA times: the CPU unless --backend cuda, CUDA where a device
+// is there unless --backend cpu; report["device"] names the device ("none"). nullopt, after one line on stderr
+// naming `suite`, when --backend cuda finds no device.
+struct BenchBackends {
+  bool cpu = true, cuda = false;
+};
+std::optional<BenchBackends> bench_backends(const BenchOptions& options, const char* suite, nlohmann::json& report);
 
 // One function per suite, each in its own file (bench_<suite>.cpp). Return 0 on success.
 int bench_sim(const BenchOptions& options, nlohmann::json& report);

@@ -1,11 +1,32 @@
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "bench_suites.hpp"
 #include "cli_commands.hpp"
 #include "mrwb/base/errors.hpp"
+#ifdef MRWB_HAVE_CUDA
+#include "mrwb_gpu/base/device.hpp"
+#endif
 
 namespace mrwb::cli {
+
+std::optional<BenchBackends> bench_backends(const BenchOptions& options, const char* suite, nlohmann::json& report) {
+  BenchBackends b;
+  b.cpu = options.backend != Backend::Cuda;
+#ifdef MRWB_HAVE_CUDA
+  b.cuda = options.backend != Backend::Cpu && gpu::device_available();
+  report["device"] = b.cuda ? gpu::device_description() : std::string("none");
+#else
+  report["device"] = "none";
+#endif
+  if (options.backend == Backend::Cuda && !b.cuda) {
+    std::fprintf(stderr, "bench %s: --backend cuda but no CUDA device\n", suite);
+    return std::nullopt;
+  }
+  return b;
+}
+
 namespace {
 
 using SuiteFn = int (*)(const BenchOptions&, nlohmann::json&);

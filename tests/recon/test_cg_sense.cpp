@@ -14,6 +14,7 @@
 #include "mrwb/recon/sense.hpp"
 #include "mrwb/recon/undersample.hpp"
 #include "mrwb/sequence/undersampling_pattern.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using cfloat = std::complex<float>;
@@ -55,14 +56,6 @@ cdouble dot(const std::vector<cfloat>& a, const std::vector<cfloat>& b) {
   return s;
 }
 
-std::vector<cfloat> noise(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> g;
-  std::vector<cfloat> v(n);
-  for (auto& a : v) a = {g(rng), g(rng)};
-  return v;
-}
-
 }  // namespace
 
 class TestCgSense : public QObject {
@@ -92,7 +85,7 @@ class TestCgSense : public QObject {
       std::mt19937 rng(9);
       for (auto& v : mask) v = float(rng() % 2);
       const CartesianSenseOperator A(n, n, kCoils, m, mask);
-      const auto x = noise(std::size_t(n) * n, 1), kk = noise(std::size_t(n) * n * kCoils, 2);
+      const auto x = mrwb::test::complex_noise(std::size_t(n) * n, 1), kk = mrwb::test::complex_noise(std::size_t(n) * n * kCoils, 2);
       const cdouble lhs = dot(A.forward(x), kk), rhs = dot(x, A.adjoint(kk));
       std::vector<cfloat> q;
       A.normal(x, q);

@@ -84,14 +84,6 @@ double psnr(const std::vector<cfloat>& a, const std::vector<cfloat>& ref, int nx
   return compare_images(ma, mr, nx, ny).psnr_db;
 }
 
-std::vector<cfloat> noise(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> g;
-  std::vector<cfloat> v(n);
-  for (auto& a : v) a = {g(rng), g(rng)};
-  return v;
-}
-
 void add_rows() {
   QTest::addColumn<int>("nx");
   QTest::addColumn<int>("ny");
@@ -130,8 +122,8 @@ class TestGpuSparse : public QObject {
     const Case c = make_case(nx, ny, coils, 3);
     const CartesianSenseOperator E(nx, ny, coils, c.maps, line_mask(c.raw));
     const gpu::CartesianSenseOperatorCuda G(nx, ny, coils, c.maps, line_mask(c.raw));
-    const auto x = noise(c.truth.size(), 11);
-    const auto k = noise(c.truth.size() * coils, 12);
+    const auto x = mrwb::test::complex_noise(c.truth.size(), 11);
+    const auto k = mrwb::test::complex_noise(c.truth.size() * coils, 12);
     std::vector<cfloat> n_cpu;
     E.normal(x, n_cpu);
     const double ef = rel_rms(G.forward(x), E.forward(x)), ea = rel_rms(G.adjoint(k), E.adjoint(k)),

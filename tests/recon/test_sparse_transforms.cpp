@@ -10,20 +10,13 @@
 #include "input_error.hpp"
 #include "mrwb/recon/total_variation.hpp"
 #include "mrwb/recon/wavelet.hpp"
+#include "numeric.hpp"
 
 using namespace mrwb;
 using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;
 
 namespace {
-
-std::vector<cfloat> noise(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> g;
-  std::vector<cfloat> v(n);
-  for (auto& a : v) a = {g(rng), g(rng)};
-  return v;
-}
 
 cdouble dot(const std::vector<cfloat>& a, const std::vector<cfloat>& b) {
   cdouble s = 0;
@@ -54,7 +47,7 @@ class TestSparseTransforms : public QObject {
     const Wavelet2D W(nx, ny, taps);
     QVERIFY(W.levels() >= 3);
     const std::size_t n = static_cast<std::size_t>(nx) * ny;
-    const auto x = noise(n, 1), y = noise(n, 2);
+    const auto x = mrwb::test::complex_noise(n, 1), y = mrwb::test::complex_noise(n, 2);
     auto c = x;
     W.forward(c);
     const double energy_err = std::abs(energy(c) / energy(x) - 1);
@@ -112,7 +105,7 @@ class TestSparseTransforms : public QObject {
 
   void tvAdjoint() {
     const int nx = 70, ny = 50;
-    const auto x = noise(std::size_t(nx) * ny, 3), g = noise(std::size_t(2) * nx * ny, 4);
+    const auto x = mrwb::test::complex_noise(std::size_t(nx) * ny, 3), g = mrwb::test::complex_noise(std::size_t(2) * nx * ny, 4);
     const auto dx = tv_gradient(x, nx, ny), dhg = tv_gradient_adjoint(g, nx, ny);
     const cdouble lhs = dot(dx, g), rhs = dot(x, dhg);
     const double rel = std::abs(lhs - rhs) / std::abs(lhs);

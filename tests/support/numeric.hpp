@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <random>
 #include <vector>
 
 #include "mrwb/metrics/relative_l2.hpp"
@@ -22,6 +23,16 @@ double rel_l2(const std::vector<T>& a, const std::vector<T>& b) {
 template <typename T>
 double rel_rms(const std::vector<T>& a, const std::vector<T>& b) {
   return rel_l2(a, b);
+}
+
+// n complex values, real and imaginary parts independent standard normal (float), from `seed`: the operators'
+// adjoint and linearity checks.
+inline std::vector<std::complex<float>> complex_noise(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g;
+  std::vector<std::complex<float>> v(n);
+  for (auto& a : v) a = {g(rng), g(rng)};
+  return v;
 }
 
 // Magnitude image of a complex array: scale · |v_i| as float.
