@@ -6,8 +6,8 @@
 
 namespace mrwb {
 
-SlabSplit SimulationEngine::rank_split(const CellPhantom& ph) const {
-  SlabSplit split = slab_split(ph, decomposed() ? comm_->size() : 1);
+SlabSplit SimulationEngine::rank_split(const CellPhantom& ph, int halo) const {
+  SlabSplit split = slab_split(ph, decomposed() ? comm_->size() : 1, halo);
   if (decomposed() && on_split_) on_split_(split);
   return split;
 }

@@ -393,9 +393,12 @@ class TruthReadback {
 
 // A rank's part of a slab-decomposed run (run_slab): its own cells within the held grid, and the
 // exchange that refreshes the halo planes' fluid cells after every step.
+constexpr int k_max_halo_planes = 8;
+
 struct SlabRun {
   std::size_t own_first = 0, own_end = 0;  // cells of the held grid this rank owns
   std::size_t halo_cells = 0;              // cells of the halo planes on each side
+  int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
   bool lower = false, upper = false;       // neighbours below and above
   NcclHalo* halo = nullptr;
 };
@@ -424,7 +427,13 @@ class CudaSimulationEngine final : public SimulationEngine {
                 const ProgressFn& progress, const CancelToken& cancel) {
     if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
       throw std::invalid_argument("coil maps do not match the phantom");
-    const SlabSplit split = rank_split(ph);
+    // A deep halo: transport moves magnetization at most one plane per step (Courant <= 1), so with H halo
+    // planes the own planes stay exact for H steps and the exchange runs every H steps (its latency, not its
+    // bytes, is what a step pays). H: a power of two up to k_max_halo_planes, at most the thinnest slab.
+    const int planes = ph.nz > 1 ? ph.nz : ph.ny;
+    int H = 1;
+    while (H * 2 <= k_max_halo_planes && H * 2 <= planes / std::max(1, comm_->size())) H *= 2;
+    const SlabSplit split = rank_split(ph, H);
     const int rank = comm_->rank();
     int devices = 0;
     cuda_check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
@@ -438,6 +447,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.own_first = own_first - held_first;
     s.own_end = own_end - held_first;
     s.halo_cells = static_cast<std::size_t>(split.halo) * split.plane_cells;
+    s.exchange_every = split.halo;
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
     s.halo = halo_.get();
@@ -639,12 +649,15 @@ class CudaSimulationEngine final : public SimulationEngine {
   // Plays a table of n_steps one kernel per step: a CUDA graph of K launches (K even, so step j of the
   // graph reads buffer j % 2; launch(j, cfg) enqueues step j with PDL attributes in cfg) and the counter
   // update, launched until the table is done, the closed-form part and progress queued between launches.
-  // overlap_steps = false: no step overlaps the work queued before it (launch queues more than the kernel).
+  // exchange_every = E > 0: launch queues a halo exchange after every E-th step, and the step after it does
+  // not overlap it; K is then a multiple of E, so the exchanges fall on the same steps in every graph launch.
   template <typename Launch, typename TrDone>
   void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
                        Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done,
-                       bool overlap_steps = true) {
-    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / 2 * 2, 2, 128);
+                       int exchange_every = 0) {
+    const int unit = std::max(2, exchange_every);  // a power of two
+    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / unit * unit, unit,
+                             std::max(128, unit));
     Graph graph;
     cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
     for (int j = 0; j < K; ++j) {
@@ -656,7 +669,7 @@ class CudaSimulationEngine final : public SimulationEngine {
       cfg.blockDim = dim3(k_block);
       cfg.stream = stream;
       cfg.attrs = &pdl;
-      cfg.numAttrs = j > 0 && overlap_steps ? 1 : 0;
+      cfg.numAttrs = j > 0 && (exchange_every == 0 || j % exchange_every != 0) ? 1 : 0;
       launch(j, cfg);
     }
     advance_counter<<<1, 1, 0, stream>>>(counter, K);
@@ -787,11 +800,12 @@ class CudaSimulationEngine final : public SimulationEngine {
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
                      "stencil_step launch");
-          // The halo planes of what the next step reads. (Past the table's end the step kernels return at once
-          // and the exchange moves what is there: harmless, and every rank does the same.)
-          if (slab) slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
+          // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
+          // step kernels return at once and the exchange moves what is there: harmless, every rank does the same.)
+          if (slab && (j + 1) % slab->exchange_every == 0)
+            slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
         },
-        closed, stream, pacer, tr_done, slab == nullptr);
+        closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0);
   }
 };
 

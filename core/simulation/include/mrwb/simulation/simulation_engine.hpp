@@ -63,8 +63,9 @@ class SimulationEngine {
 
  protected:
   bool decomposed() const { return comm_ && comm_->size() > 1; }
-  // This rank's slab of `ph` (the whole grid when not decomposed), reported to on_split_.
-  SlabSplit rank_split(const CellPhantom& ph) const;
+  // This rank's slab of `ph` (the whole grid when not decomposed) with `halo` planes from each neighbour,
+  // reported to on_split_.
+  SlabSplit rank_split(const CellPhantom& ph, int halo = k_transport_halo_planes) const;
   // The ranks' signal sums added in rank order, into `samples`.
   void reduce_samples(std::span<std::complex<double>> sums, std::span<std::complex<float>> samples) const;
 
