@@ -3,7 +3,8 @@
 // scaling (a slab of fixed thickness per rank). The suite starts each run as `mpirun -np N mrwb bench --suite
 // scale` with MRWB_SCALE_SIM_RANK set; that process is one rank (scale_sim_rank): it builds the slab, warms
 // the engine (CUDA context, NCCL communicator) on a thin slab, and times the engine's run between two
-// agreements of every rank; rank 0 prints the seconds. Building the phantom is not timed.
+// agreements of every rank; rank 0 prints the seconds. Building the phantom is not timed; GPU ranks build only
+// their held planes (organ_slab_planes), so the slab may exceed one GPU and one rank's share of the host.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,8 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb/simulation/courant.hpp"
+#include "mrwb/simulation/rank_decomposition.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/base/device.hpp"
@@ -105,10 +108,31 @@ int scale_sim_rank(const BenchOptions&) {
       engine->run(r.ph, r.prog, samples, truth, {}, {});
     };
     play(slab_run({c.nx / 8, c.ny / 8, 0, 8, c.cell_m * 8, c.backend}, 2 * ranks));  // contexts, communicators
-    const SlabRun r = slab_run(c, c.nz);
+    // GPU ranks build only their held planes: the whole slab on every rank's host is what limits its size.
+    const bool held_only = comm && ranks > 1 && c.backend == Backend::Cuda;
+    const SlabRun r = held_only ? SlabRun{{}, build_sequence_program(bench_ge(c.pe, c.nx * c.cell_m))} : slab_run(c, c.nz);
+    CellPhantom held;
+    SlabSplit split;
+    if (held_only) {
+      CellPhantom shape;  // the whole grid's sizes, for the split
+      shape.nx = c.nx, shape.ny = c.ny, shape.nz = c.nz;
+      split = slab_split(shape, ranks, engine->rank_halo_planes(c.nz, ranks));
+      const int me = comm->rank();
+      OrganSlabPlanes part = organ_slab_planes(liver_slab_spec(c.nx, c.ny, c.nz, c.cell_m), "bench slab",
+                                               k_liver_slab_max_bytes, split.held_begin(me), split.held_end(me));
+      scale_organ_slab_flow(part.ph, comm->max_over_ranks(part.u_max_m_per_s));
+      part.ph.whole_courant_speed = comm->max_over_ranks(max_courant_speed(part.ph));
+      empty_halo_cells(part.ph, split, me);
+      held = std::move(part.ph);
+    }
     if (comm) comm->all_agree(true);
     const auto t0 = std::chrono::steady_clock::now();
-    play(r);
+    if (held_only) {
+      std::vector<std::complex<float>> samples(static_cast<std::size_t>(r.prog.readouts) * r.prog.nx);
+      engine->run_held_slab(held, split, r.prog, CoilMaps{}, samples, {}, {}, {});
+    } else {
+      play(r);
+    }
     if (comm) comm->all_agree(true);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!comm || comm->rank() == 0) std::printf("%s%.6f\n", k_seconds_tag, s);

@@ -14,9 +14,13 @@
 
 namespace mrwb::cli {
 
-CellPhantom liver_slab(int nx, int ny, int nz, double cell_m) {
+OrganSlabSpec liver_slab_spec(int nx, int ny, int nz, double cell_m) {
   // A slab cut from a liver: every cell is parenchyma except the lumen.
-  return organ_slab_phantom({nx, ny, nz, cell_m, 48, 0.002, "liver"}, "bench slab", std::size_t{16} << 30);
+  return {nx, ny, nz, cell_m, 48, 0.002, "liver"};
+}
+
+CellPhantom liver_slab(int nx, int ny, int nz, double cell_m) {
+  return organ_slab_phantom(liver_slab_spec(nx, ny, nz, cell_m), "bench slab", k_liver_slab_max_bytes);
 }
 
 SequenceProgram first_readouts(const SequenceProgram& prog, int count) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mrwb/flow/organ_slab.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
 
@@ -15,6 +16,9 @@ namespace mrwb::cli {
 // Poiseuille field of 2 mL/s, scaled so the fastest cell moves 0.9 cells per flow step; every other
 // cell is stationary liver (a slab cut from the organ).
 CellPhantom liver_slab(int nx, int ny, int nz, double cell_m);
+// Its spec and discretisation memory bound (organ_slab.hpp), for ranks that build only their planes.
+OrganSlabSpec liver_slab_spec(int nx, int ny, int nz, double cell_m);
+constexpr std::size_t k_liver_slab_max_bytes = std::size_t{16} << 30;
 // The program up to and including its first `count` readouts (and the events up to the next RF).
 SequenceProgram first_readouts(const SequenceProgram& prog, int count);
 // The slab's closed-form part alone, on CUDA when available: the same cells and program with the flow

@@ -2,12 +2,22 @@
 // and the signal summed over the ranks.
 #include <algorithm>
 
+#include "mrwb/base/errors.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {
 
-SlabSplit SimulationEngine::rank_split(const CellPhantom& ph, int halo) const {
-  SlabSplit split = slab_split(ph, decomposed() ? comm_->size() : 1, halo);
+int SimulationEngine::rank_halo_planes(int, int) const { return k_transport_halo_planes; }
+
+void SimulationEngine::run_held_slab(const CellPhantom&, const SlabSplit&, const SequenceProgram&, const CoilMaps&,
+                                     std::span<std::complex<float>>,
+                                     std::span<std::complex<float>>, const ProgressFn&, const CancelToken&) {
+  throw InputError("simulate: the " + name() + " engine over ranks takes the whole phantom on every rank");
+}
+
+SlabSplit SimulationEngine::rank_split(const CellPhantom& ph) const {
+  const int ranks = decomposed() ? comm_->size() : 1;
+  SlabSplit split = slab_split(ph, ranks, rank_halo_planes(ph.nz > 1 ? ph.nz : ph.ny, ranks));
   if (decomposed() && on_split_) on_split_(split);
   return split;
 }

@@ -27,6 +27,12 @@ CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank
   const int b = split.held_begin(rank), e = split.held_end(rank);
   CellPhantom s = split.axis == 2 ? crop_phantom(ph, 0, 0, b, ph.nx, ph.ny, e - b) : crop_phantom(ph, 0, b, 0, ph.nx, e - b, 1);
   if (phantom_moves(ph)) s.whole_courant_speed = max_courant_speed(ph);
+  empty_halo_cells(s, split, rank);
+  return s;
+}
+
+void empty_halo_cells(CellPhantom& s, const SlabSplit& split, int rank) {
+  const int b = split.held_begin(rank), e = split.held_end(rank);
   auto empty_plane = [&](int held_plane) {
     const std::size_t first = static_cast<std::size_t>(held_plane) * split.plane_cells;
     for (std::size_t i = first; i < first + split.plane_cells; ++i)
@@ -34,7 +40,6 @@ CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank
   };
   for (int p = b; p < split.begin(rank); ++p) empty_plane(p - b);
   for (int p = split.end(rank); p < e; ++p) empty_plane(p - b);
-  return s;
 }
 
 std::string decomposition_text(const SlabSplit& s) {

@@ -418,28 +418,26 @@ class CudaSimulationEngine final : public SimulationEngine {
     run_grid(ph, prog, coils, samples, {}, cell_truth, progress, cancel, nullptr);
   }
 
- private:
-  // One rank of a slab decomposition: this rank's held planes as their own grid (slab_phantom) on the GPU
-  // local_rank % devices, the halo through NCCL after every step, the signal summed over the ranks in rank
-  // order and the truth gathered to rank 0, as the CPU engine does (cpu_engine_moving.cpp).
-  void run_slab(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
-                std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
-                const ProgressFn& progress, const CancelToken& cancel) {
-    if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
-      throw std::invalid_argument("coil maps do not match the phantom");
-    // A deep halo: transport moves magnetization at most one plane per step (Courant <= 1), so with H halo
-    // planes the own planes stay exact for H steps and the exchange runs every H steps (its latency, not its
-    // bytes, is what a step pays). H: a power of two up to k_max_halo_planes, at most the thinnest slab.
-    const int planes = ph.nz > 1 ? ph.nz : ph.ny;
+  // A deep halo: transport moves magnetization at most one plane per step (Courant <= 1), so with H halo
+  // planes the own planes stay exact for H steps and the exchange runs every H steps (its latency, not its
+  // bytes, is what a step pays). H: a power of two up to k_max_halo_planes, at most the thinnest slab.
+  int rank_halo_planes(int planes, int ranks) const override {
     int H = 1;
-    while (H * 2 <= k_max_halo_planes && H * 2 <= planes / std::max(1, comm_->size())) H *= 2;
-    const SlabSplit split = rank_split(ph, H);
+    while (H * 2 <= k_max_halo_planes && H * 2 <= planes / std::max(1, ranks)) H *= 2;
+    return H;
+  }
+
+  void run_held_slab(const CellPhantom& held, const SlabSplit& split, const SequenceProgram& prog, const CoilMaps& coils,
+                     std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                     const ProgressFn& progress, const CancelToken& cancel) override {
+    if (!decomposed()) throw std::invalid_argument("run_held_slab: no rank communicator of several ranks");
+    if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * held.size())
+      throw std::invalid_argument("coil maps do not match the held planes");
     const int rank = comm_->rank();
     int devices = 0;
     cuda_check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
     cuda_check(cudaSetDevice(comm_->local_rank() % std::max(1, devices)), "cudaSetDevice");
     if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
-    const CellPhantom slab = slab_phantom(ph, split, rank);
     const std::size_t held_first = static_cast<std::size_t>(split.held_begin(rank)) * split.plane_cells;
     const std::size_t own_first = static_cast<std::size_t>(split.begin(rank)) * split.plane_cells;
     const std::size_t own_end = static_cast<std::size_t>(split.end(rank)) * split.plane_cells;
@@ -452,15 +450,31 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.upper = rank + 1 < split.ranks;
     s.halo = halo_.get();
     std::vector<std::complex<double>> sums(samples.size());
-    std::vector<std::complex<float>> slab_truth(cell_truth.empty() ? 0 : slab.size());
-    run_grid(slab, prog, crop_coils(coils, ph.size(), held_first, slab.size()), samples, sums, slab_truth, progress,
-             cancel, &s);
+    std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
+    run_grid(held, prog, coils, samples, sums, held_truth, progress, cancel, &s);
     reduce_samples(sums, samples);
     if (cell_truth.empty()) return;
-    std::copy(slab_truth.begin() + static_cast<std::ptrdiff_t>(s.own_first),
-              slab_truth.begin() + static_cast<std::ptrdiff_t>(s.own_end),
+    std::copy(held_truth.begin() + static_cast<std::ptrdiff_t>(s.own_first),
+              held_truth.begin() + static_cast<std::ptrdiff_t>(s.own_end),
               cell_truth.begin() + static_cast<std::ptrdiff_t>(own_first));
     comm_->gather_to_root(cell_truth, own_first, own_end);
+  }
+
+ private:
+  // One rank of a slab decomposition: this rank's held planes as their own grid (slab_phantom), played by
+  // run_held_slab on the GPU local_rank % devices, the halo through NCCL every H steps, the signal summed over
+  // the ranks in rank order and the truth gathered to rank 0, as the CPU engine does (cpu_engine_moving.cpp).
+  void run_slab(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                const ProgressFn& progress, const CancelToken& cancel) {
+    if (!coils.uniform() && coils.sens.size() != static_cast<std::size_t>(coils.ncoils) * ph.size())
+      throw std::invalid_argument("coil maps do not match the phantom");
+    const SlabSplit split = rank_split(ph);
+    const int rank = comm_->rank();
+    const CellPhantom slab = slab_phantom(ph, split, rank);
+    const std::size_t held_first = static_cast<std::size_t>(split.held_begin(rank)) * split.plane_cells;
+    run_held_slab(slab, split, prog, crop_coils(coils, ph.size(), held_first, slab.size()), samples, cell_truth, progress,
+                  cancel);
   }
 
   // The run over the grid `ph`; as one rank (`slab`), the signal stays in double in rank_sums.

@@ -34,6 +34,9 @@ struct SlabSplit {
 // transport reads fluid cells only, and nothing of the halo may add to this rank's signal. (The halo's
 // fluid cells the engine refreshes from the neighbours after every step and leaves out of the signal.)
 CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank);
+// The halo planes' non-fluid cells of rank r's held planes `held` emptied (PD = 0), as slab_phantom does; for
+// ranks that built only their held planes.
+void empty_halo_cells(CellPhantom& held, const SlabSplit& split, int rank);
 // The split of `ph` over `ranks`; InputError naming --ranks and the allowed range when a rank would get no plane.
 SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes);
 // "ranks 3: z planes [0,24) [24,47) [47,70), halo 1": the line `mrwb simulate` prints for a decomposed run.

@@ -44,6 +44,18 @@ class SimulationEngine {
     comm_ = comm;
     on_split_ = std::move(on_split);
   }
+  // Halo planes this engine reads from each neighbour when `planes` are split over `ranks` (the CPU engine
+  // one, exchanged every step; the CUDA engine more, exchanged less often).
+  virtual int rank_halo_planes(int planes, int ranks) const;
+  // As one rank that holds only its planes (a phantom too large for one host's every rank): `held` is planes
+  // [split.held_begin(rank), split.held_end(rank)) of the whole grid (split with rank_halo_planes), with the
+  // whole phantom's whole_courant_speed and its halo's non-fluid cells emptied (empty_halo_cells); coils on
+  // `held`'s cells; samples summed over the ranks; cell_truth the whole grid's (rank 0 receives it) or empty.
+  // The CUDA engine only (others: InputError).
+  virtual void run_held_slab(const CellPhantom& held, const SlabSplit& split, const SequenceProgram& program,
+                             const CoilMaps& coils,
+                             std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                             const ProgressFn& progress, const CancelToken& cancel);
   // Plays `program` over `phantom` from thermal equilibrium (M = PD·z). Static phantoms (flow_dt_s = 0 or
   // all velocities zero) are advanced event by event (exact); moving ones are time-stepped with
   // transport (transport_cell_ops.hpp) and sub-steps that keep the Courant number <= 1. (The CUDA engine
@@ -65,7 +77,7 @@ class SimulationEngine {
   bool decomposed() const { return comm_ && comm_->size() > 1; }
   // This rank's slab of `ph` (the whole grid when not decomposed) with `halo` planes from each neighbour,
   // reported to on_split_.
-  SlabSplit rank_split(const CellPhantom& ph, int halo = k_transport_halo_planes) const;
+  SlabSplit rank_split(const CellPhantom& ph) const;
   // The ranks' signal sums added in rank order, into `samples`.
   void reduce_samples(std::span<std::complex<double>> sums, std::span<std::complex<float>> samples) const;
 
