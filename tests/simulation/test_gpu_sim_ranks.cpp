@@ -1,7 +1,8 @@
 // `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos through NCCL: `mpirun -np 2` (and 4
 // where the host has 4 GPUs) against the one-GPU run (relative RMS <= 1e-6, the bar of the CPU ranks) and the
 // CPU reference (<= 1e-4, CUDA against its CPU twin), on the moving 3-D tree of test_sim_ranks and on a 2-D
-// bifurcation split in y rows. SKIPs visibly without two CUDA devices, MPI or NCCL.
+// bifurcation split in y rows; the deep halo (exchanged every H steps) at the engine's default H and at 1 and 8
+// planes. SKIPs visibly without two CUDA devices, MPI or NCCL.
 #include <QtTest>
 
 #include "files.hpp"
@@ -48,19 +49,25 @@ class TestGpuSimRanks : public QObject {
   void gpu_ranks_equal_one_gpu_data() {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<int>("np");
+    QTest::addColumn<int>("halo");  // MRWB_HALO_PLANES, the deep halo's most planes; 0: the engine's default
     const QString bifurcation = QString(MRWB_SOURCE_DIR) + "/phantoms/bifurcation.json";
-    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2;
-    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2;
-    if (mrwb::gpu::device_count() >= 4) QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4;
+    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2 << 0;
+    QTest::newRow("3-D tree, 2 GPUs, halo 1 (exchange every step)") << "tree_3d.json" << 2 << 1;
+    QTest::newRow("3-D tree, 2 GPUs, halo 8") << "tree_3d.json" << 2 << 8;
+    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2 << 0;
+    if (mrwb::gpu::device_count() >= 4) QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0;
   }
   void gpu_ranks_equal_one_gpu() {
     QFETCH(QString, scenario);
     QFETCH(int, np);
+    QFETCH(int, halo);
     if (!scenario.startsWith('/')) scenario = path(scenario);
-    const QString tag = QString("s%1_%2").arg(qHash(scenario)).arg(np);
+    const QString tag = QString("s%1_%2_%3").arg(qHash(scenario)).arg(np).arg(halo);
     const Output one = simulate(scenario, tag + "_one", "cuda", 1);
     const Output cpu = simulate(scenario, tag + "_cpu", "cpu", 1);
+    if (halo > 0) qputenv("MRWB_HALO_PLANES", QByteArray::number(halo));
     const Output ranks = simulate(scenario, tag + "_ranks", "cuda", np);
+    qunsetenv("MRWB_HALO_PLANES");
     QVERIFY(!one.k.empty() && !cpu.k.empty() && !ranks.k.empty());
     QCOMPARE(ranks.k.size(), one.k.size());
     QCOMPARE(ranks.truth.size(), one.truth.size());

@@ -164,6 +164,9 @@ struct StencilFluid {
   int slots;                               // inflow slots per cell
   int span;                                // ranks per block: at most k_block·C, a multiple of 32
   int own_lo, own_hi;                      // ranks of this rank's slab ([0, nf) undecomposed); the rest is halo
+  // The ranks this launch steps, [act_lo, act_hi), from block `block0` on: a deep halo's planes that no cell
+  // reads before the next exchange are not stepped (the whole [0, nf) undecomposed).
+  int act_lo, act_hi, block0;
 };
 template <int C, bool Frame>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
@@ -196,8 +199,8 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int local = q * k_block + static_cast<int>(threadIdx.x);
-    const int t = static_cast<int>(blockIdx.x) * f.span + local;
-    active[q] = local < f.span && t < f.nf;
+    const int t = (f.block0 + static_cast<int>(blockIdx.x)) * f.span + local;
+    active[q] = local < f.span && t >= f.act_lo && t < f.act_hi;
     mine[q] = active[q] && t >= f.own_lo && t < f.own_hi;
     r[q] = active[q] ? t : 0;
     i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
@@ -394,10 +397,12 @@ class TruthReadback {
 // A rank's part of a slab-decomposed run (run_slab): its own cells within the held grid, and the
 // exchange that refreshes the halo planes' fluid cells after every step.
 constexpr int k_max_halo_planes = 8;
+constexpr int k_default_halo_planes = 4;
 
 struct SlabRun {
   std::size_t own_first = 0, own_end = 0;  // cells of the held grid this rank owns
   std::size_t halo_cells = 0;              // cells of the halo planes on each side
+  std::size_t plane_cells = 0;
   int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
   bool lower = false, upper = false;       // neighbours below and above
   NcclHalo* halo = nullptr;
@@ -419,11 +424,15 @@ class CudaSimulationEngine final : public SimulationEngine {
   }
 
   // A deep halo: transport moves magnetization at most one plane per step (Courant <= 1), so with H halo
-  // planes the own planes stay exact for H steps and the exchange runs every H steps (its latency, not its
-  // bytes, is what a step pays). H: a power of two up to k_max_halo_planes, at most the thinnest slab.
+  // planes the own planes stay exact for H steps and the exchange runs every H steps: its latency is paid
+  // once per H steps, and the halo planes still read are stepped, (H − 1) / 2 planes a side per step on
+  // average. H: a power of two up to k_default_halo_planes (MRWB_HALO_PLANES: up to k_max_halo_planes, for
+  // A/B measurements), at most the thinnest slab.
   int rank_halo_planes(int planes, int ranks) const override {
+    int most = k_default_halo_planes;
+    if (const char* env = std::getenv("MRWB_HALO_PLANES")) most = std::clamp(std::atoi(env), 1, k_max_halo_planes);
     int H = 1;
-    while (H * 2 <= k_max_halo_planes && H * 2 <= planes / std::max(1, ranks)) H *= 2;
+    while (H * 2 <= most && H * 2 <= planes / std::max(1, ranks)) H *= 2;
     return H;
   }
 
@@ -445,6 +454,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.own_first = own_first - held_first;
     s.own_end = own_end - held_first;
     s.halo_cells = static_cast<std::size_t>(split.halo) * split.plane_cells;
+    s.plane_cells = split.plane_cells;
     s.exchange_every = split.halo;
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
@@ -669,9 +679,12 @@ class CudaSimulationEngine final : public SimulationEngine {
   void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
                        Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done,
                        int exchange_every = 0) {
+    // Ranks (exchange_every > 0) must all play the same steps and exchanges, so K may not depend on a rank's
+    // own cell count: they take the largest K.
     const int unit = std::max(2, exchange_every);  // a power of two
-    const int K = std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / unit * unit, unit,
-                             std::max(128, unit));
+    const int K = exchange_every > 0 ? std::max(128, unit)
+                                     : std::clamp(static_cast<int>(k_chunk_cell_steps / static_cast<double>(count)) / unit * unit,
+                                                  unit, std::max(128, unit));
     Graph graph;
     cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
     for (int j = 0; j < K; ++j) {
@@ -803,15 +816,30 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, frame ? d_u.get() : nullptr,
-                         static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi};
+                         static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi, 0, static_cast<int>(nf), 0};
+    // Deep halo: d steps after an exchange, a cell of halo depth > H − 1 − d is read by no cell before the next
+    // exchange (transport moves one plane per step), so the step skips it; with H = 1 it steps no halo cell.
+    // lo_at[D], hi_at[D]: the ranks stepped with D halo planes on either side.
+    const int H = slab ? slab->exchange_every : 1;
+    std::vector<int> lo_at(H, 0), hi_at(H, static_cast<int>(nf));
+    if (slab) {
+      for (int D = 0; D < H; ++D) {
+        const std::size_t depth = static_cast<std::size_t>(D) * slab->plane_cells;
+        lo_at[D] = rank_of(slab->own_first >= depth ? slab->own_first - depth : 0);
+        hi_at[D] = rank_of(slab->own_end + depth);
+      }
+    }
     float* buf[2] = {state0.get(), state1.get()};
-    const unsigned blocks = static_cast<unsigned>((nf + span - 1) / span);
     const FluidStep* steps = t.steps.get();
     play_step_graph(
         t.n_steps, nf, t.trs_at, t.counter.get(),
         [&](int j, cudaLaunchConfig_t& cfg) {
-          cfg.gridDim = dim3(blocks);
-          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, f, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
+          StencilFluid fj = f;
+          fj.act_lo = lo_at[H - 1 - j % H];
+          fj.act_hi = hi_at[H - 1 - j % H];
+          fj.block0 = fj.act_lo / span;
+          cfg.gridDim = dim3(static_cast<unsigned>(std::max(1, (fj.act_hi + span - 1) / span - fj.block0)));
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
                      "stencil_step launch");
           // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
