@@ -1,4 +1,4 @@
-// The roles of one `mrwb simulate` process among ranks: the plain run, the re-run through mpirun
+// The roles of one `mrwb simulate` or `mrwb recon` process among ranks: the plain run, the re-run through mpirun
 // (cli_mpirun.cpp), and a rank under mpirun with its failure path.
 #include "cli_ranks.hpp"
 

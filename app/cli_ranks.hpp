@@ -1,10 +1,11 @@
 #pragma once
-// `mrwb simulate` over ranks (rank_decomposition.hpp): one process of `mpirun -np N` each, MPI touched only
-// when mpirun started this one; `--ranks N` runs the same command again through mpirun.
+// `mrwb simulate` (rank_decomposition.hpp) and `mrwb recon --method cg|gridding` (noncart_ranks.hpp) over ranks:
+// one process of `mpirun -np N` each, MPI touched only when mpirun started this one; `--ranks N` runs the same
+// command again through mpirun.
 #include <functional>
 #include <optional>
 
-#include "mrwb/simulation/rank_comm.hpp"
+#include "mrwb/base/rank_comm.hpp"
 
 namespace mrwb::cli {
 

@@ -1,6 +1,10 @@
 // (P)CG on the SENSE normal equations (sum_c S_c^H F^H F S_c + lambda W^H W) rho = sum_c S_c^H F^H d_c.
+// Over ranks every vector is updated only on this rank's voxel share (noncart_ranks.hpp); dot products are
+// summed over the ranks in rank order, and the search direction (and, for the circulant preconditioner, the
+// residual) is all-gathered where the Toeplitz product or the FFT needs the whole image.
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
@@ -8,15 +12,21 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
 #include "mrwb/recon/noncart_cg.hpp"
+#include "mrwb/recon/noncart_ranks.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
 namespace {
 
-double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
+// Re <a, b> over the voxel share, summed over the ranks in rank order: the same value on every rank, so
+// every rank takes the same branches.
+double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b, const RankShare& sh, RankComm* comm) {
   double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
-  return s;
+  for (std::size_t i = sh.begin; i < sh.end; ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+  if (!comm) return s;
+  cdouble v{s, 0.0};
+  comm->sum_in_rank_order(std::span<cdouble>(&v, 1));
+  return v.real();
 }
 
 // M^{-1} r = IFFT(inv ⊙ FFT(r)) on the n grid (inv from circulant_preconditioner_inverse, 1/n^D included).
@@ -54,9 +64,14 @@ struct CirculantInverse {
 
 std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
                               const std::vector<cfloat>& sens, int coils, CgReport* report,
-                              const ProgressFn& progress, const CancelToken& cancel) {
+                              const ProgressFn& progress, const CancelToken& cancel, RankComm* comm) {
   const Grid& g = T.grid();
   const std::size_t nv = g.voxels();
+  const RankShare sh = rank_share(nv, comm);
+  auto dot = [&](const std::vector<cdouble>& a, const std::vector<cdouble>& b) { return dot_re(a, b, sh, comm); };
+  auto gather = [&](std::vector<cdouble>& v) {
+    if (comm) comm->all_gather(v, sh.begin, sh.end);
+  };
   if (rhs.size() != nv) throw std::invalid_argument("cg: rhs size");
   check_regularizer(o.regularizer);
   if (o.preconditioner != "none" && o.preconditioner != "diagonal" && o.preconditioner != "circulant")
@@ -110,48 +125,52 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
     circ = std::make_unique<CirculantInverse>(
         g, circulant_preconditioner_inverse(g, T.circulant_eigenvalues(), mean_power, o.lambda, fd));
   }
-  auto precond = [&](const std::vector<cdouble>& r, std::vector<cdouble>& z) {
+  // z := M^{-1} r on the share; the circulant one transforms the whole r, gathered first.
+  auto precond = [&](std::vector<cdouble>& r, std::vector<cdouble>& z) {
     if (circ) {
+      gather(r);
       circ->apply(r, z);
     } else if (!diag_inv.empty()) {
-      for (std::size_t i = 0; i < nv; ++i) z[i] = r[i] * diag_inv[i];
+      for (std::size_t i = sh.begin; i < sh.end; ++i) z[i] = r[i] * diag_inv[i];
     } else {
-      z = r;
+      std::copy(r.begin() + sh.begin, r.begin() + sh.end, z.begin() + sh.begin);
     }
   };
 
   std::vector<cdouble> x(nv), r = rhs, z(nv), p(nv), Ap(nv);
-  const double bnorm = std::sqrt(dot_re(rhs, rhs));
+  const double bnorm = std::sqrt(dot(rhs, rhs));
   CgReport rep;
   if (bnorm == 0) {
     if (report) *report = rep;
     return x;
   }
   precond(r, z);
-  p = z;
-  double rz = dot_re(r, z);
+  std::copy(z.begin() + sh.begin, z.begin() + sh.end, p.begin() + sh.begin);
+  double rz = dot(r, z);
   for (int it = 0; it < o.iterations; ++it) {
     cancel.throw_if_cancelled();
+    gather(p);  // F^H F by Toeplitz embedding needs the whole image
     apply_A(p, Ap);
-    const double pAp = dot_re(p, Ap);
+    const double pAp = dot(p, Ap);
     if (!(pAp > 0)) break;  // converged to round-off or A singular along p
     const double alpha = rz / pAp;
-    for (std::size_t i = 0; i < nv; ++i) {
+    for (std::size_t i = sh.begin; i < sh.end; ++i) {
       x[i] += alpha * p[i];
       r[i] -= alpha * Ap[i];
     }
-    const double rel = std::sqrt(dot_re(r, r)) / bnorm;
+    const double rel = std::sqrt(dot(r, r)) / bnorm;
     rep.residuals.push_back(rel);
     rep.iterations = it + 1;
     rep.relative_residual = rel;
     if (progress) progress(static_cast<double>(it + 1) / o.iterations, "cg");
     if (o.tolerance > 0 && rel < o.tolerance) break;
     precond(r, z);
-    const double rz_new = dot_re(r, z);
+    const double rz_new = dot(r, z);
     const double beta = rz_new / rz;
     rz = rz_new;
-    for (std::size_t i = 0; i < nv; ++i) p[i] = z[i] + beta * p[i];
+    for (std::size_t i = sh.begin; i < sh.end; ++i) p[i] = z[i] + beta * p[i];
   }
+  gather(x);
   if (report) *report = rep;
   return x;
 }
