@@ -74,6 +74,14 @@ bool OutputGate::writes() {
   return comm_->rank() == 0;
 }
 
+void in_rank_turns(RankComm* comm, const std::function<void()>& fn) {
+  if (!comm) return fn();
+  for (int r = 0; r < comm->size(); ++r) {
+    if (comm->rank() == r) fn();
+    comm->all_agree(true);  // a barrier: rank r has closed the file
+  }
+}
+
 void remember_command_line(int argc, char** argv) { command_line().assign(argv, argv + argc); }
 
 int threads_per_rank(const RankComm& comm) {

@@ -27,6 +27,10 @@ class OutputGate {
 // with one line "rank R: reason" and exit 2 (bad input, the same on every rank, is reported by rank 0 alone).
 int run_as_ranks(std::optional<int> ranks, const std::function<int(RankComm*)>& body);
 
+// fn() on every rank in turn, rank 0 first, each after the one before has finished: for files a reader opens
+// for writing, as libismrmrd opens every ISMRMRD file (HDF5 then locks it, and a second rank's open fails).
+void in_rank_turns(RankComm* comm, const std::function<void()>& fn);
+
 // Threads per rank: the machine's share of the ranks started on it.
 int threads_per_rank(const RankComm& comm);
 

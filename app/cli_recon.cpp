@@ -211,7 +211,8 @@ Action add_recon(CLI::App& app) {
     Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
     if (!o->maps.empty()) maps_scenario.recon.maps = o->maps;
     std::string what;
-    const RawData raw = read_raw(o->in, o->traj, o->select, &what);
+    RawData raw;
+    in_rank_turns(comm, [&] { raw = read_raw(o->in, o->traj, o->select, &what); });
     if (with_maps && opts.method == ReconMethod::Cg) {
       const noncart::Grid g = about_source(o->in, [&] { return noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, 2).grid; });
       opts.noncart.sensitivities = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend, g.n); });

@@ -1,7 +1,11 @@
 // (P)CG on the SENSE normal equations (sum_c S_c^H F^H F S_c + lambda W^H W) rho = sum_c S_c^H F^H d_c.
-// Over ranks every vector is updated only on this rank's voxel share (noncart_ranks.hpp); dot products are
-// summed over the ranks in rank order, and the search direction (and, for the circulant preconditioner, the
-// residual) is all-gathered where the Toeplitz product or the FFT needs the whole image.
+// Over ranks every vector is updated only on this rank's share of the image's rows (2-D) or planes (3-D)
+// (noncart_ranks.hpp), and the search direction (and, for the circulant preconditioner, the residual) is
+// all-gathered where the Toeplitz product or the FFT needs the whole image. A dot product is the sum of its
+// per-row partial sums added in row order, in one process as over ranks (the partials all-gathered): the split
+// changes no rounding, so the CG takes one process's steps bit for bit. Summing the ranks' totals instead
+// (sum_in_rank_order) differs from one process in rounding, which the CG amplifies with its iterations (128^2
+// spiral, unregularised: 1.6e-9 NRMSE after 5 iterations, 1.3e-4 after 40).
 #include <fftw3.h>
 
 #include <algorithm>
@@ -18,15 +22,34 @@
 namespace mrwb::noncart {
 namespace {
 
-// Re <a, b> over the voxel share, summed over the ranks in rank order: the same value on every rank, so
-// every rank takes the same branches.
-double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b, const RankShare& sh, RankComm* comm) {
-  double s = 0;
-  for (std::size_t i = sh.begin; i < sh.end; ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
-  if (!comm) return s;
-  cdouble v{s, 0.0};
-  comm->sum_in_rank_order(std::span<cdouble>(&v, 1));
-  return v.real();
+// The CG's share of the image: whole rows (planes) of `row` voxels.
+struct RowShare {
+  RankShare rows, voxels;
+  std::size_t row = 0, n_rows = 0;
+};
+
+RowShare row_share(const Grid& g, RankComm* comm) {
+  RowShare s;
+  s.row = g.voxels() / g.n;  // a row (2-D) or plane (3-D)
+  s.n_rows = g.n;
+  s.rows = rank_share(s.n_rows, comm);
+  s.voxels = {s.rows.begin * s.row, s.rows.end * s.row};
+  return s;
+}
+
+// Re <a, b>: per-row partial sums over the share, all-gathered, added in row order: the same value on every rank
+// and in one process, so every rank takes the same branches as one process would.
+double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b, const RowShare& sh, RankComm* comm) {
+  std::vector<cdouble> part(sh.n_rows);
+  for (std::size_t j = sh.rows.begin; j < sh.rows.end; ++j) {
+    double s = 0;
+    for (std::size_t i = j * sh.row; i < (j + 1) * sh.row; ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+    part[j] = s;
+  }
+  if (comm) comm->all_gather(part, sh.rows.begin, sh.rows.end);
+  double total = 0;
+  for (const cdouble& v : part) total += v.real();
+  return total;
 }
 
 // M^{-1} r = IFFT(inv ⊙ FFT(r)) on the n grid (inv from circulant_preconditioner_inverse, 1/n^D included).
@@ -67,8 +90,9 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
                               const ProgressFn& progress, const CancelToken& cancel, RankComm* comm) {
   const Grid& g = T.grid();
   const std::size_t nv = g.voxels();
-  const RankShare sh = rank_share(nv, comm);
-  auto dot = [&](const std::vector<cdouble>& a, const std::vector<cdouble>& b) { return dot_re(a, b, sh, comm); };
+  const RowShare rs = row_share(g, comm);
+  const RankShare sh = rs.voxels;
+  auto dot = [&](const std::vector<cdouble>& a, const std::vector<cdouble>& b) { return dot_re(a, b, rs, comm); };
   auto gather = [&](std::vector<cdouble>& v) {
     if (comm) comm->all_gather(v, sh.begin, sh.end);
   };

@@ -2,8 +2,8 @@
 // The non-Cartesian recon over ranks (processes, RankComm: base/rank_comm.hpp). Exact F^H d and Q (Stone et
 // al. 2008, Eqs. 3-4) are independent per voxel, so each rank sums its contiguous voxel share and the shares
 // are all-gathered; gridded F^H d, Q and the gridding reconstruction are linear in the samples, so each rank
-// grids its sample share and the results are summed in rank order. The CG (noncart_cg.hpp) holds its vectors
-// by voxel share. With no comm every function is the one-process run.
+// grids its sample share and the results are summed in rank order. The CG (noncart_cg.hpp) updates its vectors
+// on a share of the image's rows. With no comm every function is the one-process run.
 #include <cstddef>
 #include <functional>
 #include <vector>
