@@ -1,4 +1,4 @@
-// The roles of one `mrwb simulate` process among ranks: the plain run, the re-run through mpirun
+// The roles of one `mrwb simulate` or `mrwb recon` process among ranks: the plain run, the re-run through mpirun
 // (cli_mpirun.cpp), and a rank under mpirun with its failure path.
 #include "cli_ranks.hpp"
 
@@ -72,6 +72,14 @@ bool OutputGate::writes() {
   if (!agreed_) comm_->all_agree(true);  // every rank is done: nothing can fail half-written any more
   agreed_ = true;
   return comm_->rank() == 0;
+}
+
+void in_rank_turns(RankComm* comm, const std::function<void()>& fn) {
+  if (!comm) return fn();
+  for (int r = 0; r < comm->size(); ++r) {
+    if (comm->rank() == r) fn();
+    comm->all_agree(true);  // a barrier: rank r has closed the file
+  }
 }
 
 void remember_command_line(int argc, char** argv) { command_line().assign(argv, argv + argc); }

@@ -1,10 +1,11 @@
 #pragma once
-// `mrwb simulate` over ranks (rank_decomposition.hpp): one process of `mpirun -np N` each, MPI touched only
-// when mpirun started this one; `--ranks N` runs the same command again through mpirun.
+// `mrwb simulate` (rank_decomposition.hpp) and `mrwb recon --method cg|gridding` (noncart_ranks.hpp) over ranks:
+// one process of `mpirun -np N` each, MPI touched only when mpirun started this one; `--ranks N` runs the same
+// command again through mpirun.
 #include <functional>
 #include <optional>
 
-#include "mrwb/simulation/rank_comm.hpp"
+#include "mrwb/base/rank_comm.hpp"
 
 namespace mrwb::cli {
 
@@ -25,6 +26,10 @@ class OutputGate {
 // whose failures it reports as one line. Under mpirun: body(comm), and a rank that throws ends every rank
 // with one line "rank R: reason" and exit 2 (bad input, the same on every rank, is reported by rank 0 alone).
 int run_as_ranks(std::optional<int> ranks, const std::function<int(RankComm*)>& body);
+
+// fn() on every rank in turn, rank 0 first, each after the one before has finished: for files a reader opens
+// for writing, as libismrmrd opens every ISMRMRD file (HDF5 then locks it, and a second rank's open fails).
+void in_rank_turns(RankComm* comm, const std::function<void()>& fn);
 
 // Threads per rank: the machine's share of the ranks started on it.
 int threads_per_rank(const RankComm& comm);

@@ -2,9 +2,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli_commands.hpp"
 #include "cli_png_options.hpp"
+#include "cli_ranks.hpp"
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/input_source.hpp"
@@ -69,13 +71,24 @@ std::vector<float> read_prior(const std::string& path) {
   return v;
 }
 
-// Which F^H d and Q the CG will use (cg_operators.hpp), on the backend `auto` resolves to.
-std::string cg_operators_line(const RawData& raw, const ReconOptions& opts, bool volume) {
+// Which F^H d and Q the CG will use (cg_operators.hpp), on the backend `auto` resolves to; over ranks on the
+// CPU threads of them all (cpu_threads; 0: this machine's).
+std::string cg_operators_line(const RawData& raw, const ReconOptions& opts, bool volume, unsigned cpu_threads) {
   const noncart::ReconInput in = noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, volume ? 3 : 2);
   const bool cuda = make_reconstructor(ReconMethod::Cg, opts.backend)->name().ends_with("/cuda");
   return noncart::choose_cg_operators(in.grid, in.samples.count(), in.samples.coils, cuda ? Backend::Cuda : Backend::Cpu,
-                                      opts.noncart.operators)
+                                      opts.noncart.operators, cpu_threads)
       .text;
+}
+
+// Over ranks (noncart_ranks.hpp): the CPU's 2-D cg and gridding, one image; refused before anything is read.
+void check_ranks_options(ReconMethod method, Backend backend, bool gfactor) {
+  if (method != ReconMethod::Cg && method != ReconMethod::Gridding)
+    throw InputError("--ranks: over ranks runs the non-Cartesian recon (allowed: --method cg or gridding, not " +
+                     name_of(method) + ")");
+  if (backend == Backend::Cuda)
+    throw InputError("--ranks: the recon over ranks runs on the CPU (allowed: --backend cpu or auto)");
+  if (gfactor) throw InputError("--ranks: no --gfactor over ranks (allowed: --ranks 1)");
 }
 
 }  // namespace
@@ -98,6 +111,7 @@ Action add_recon(CLI::App& app) {
     std::vector<std::string> gfactor;  // the g-factor map (.h5, .cfl, .nii, .png): sense analytic, others replicas
     int gfactor_replicas = 0;          // pseudo-multiple replicas (0: 64, and sense's analytic map)
     PngOptions png;  // .png outputs
+    std::optional<int> ranks;  // cg, gridding over ranks (processes through mpirun)
   };
   auto o = std::make_shared<Opts>();
   o->select.slice = -1;  // every slice: a multi-slice file reconstructs to a volume
@@ -147,7 +161,12 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--oversampling", o->noncart.oversampling, "gridding: grid oversampling 1.25 .. 2, default 2");
   sub->add_option("--density", o->noncart.density, "gridding: density compensation pipe-menon | voronoi | radial | none");
   sub->add_option("--gridding-kernel", o->noncart.kernel, "gridding: kaiser-bessel | bilinear (no oversampling, CPU only)");
-  return [o, sub] {
+  sub->add_option("--ranks", o->ranks,
+                  "cg, gridding on the CPU over N processes (exact F^H d and Q by voxels, gridded ones by samples), by "
+                  "running this command through `mpirun -np N` (1 to 256; under mpirun: its -np)");
+  // This process's run; over ranks only rank 0 speaks (and writes, once every rank is done).
+  auto run = [o, sub](RankComm* comm) {
+    const bool quiet = o->quiet || (comm && comm->rank() != 0);
     if (o->exact && o->gridded) throw InputError("--exact and --gridded: choose one");
     if (o->exact) o->noncart.operators = CgOperators::Exact;
     if (o->gridded) o->noncart.operators = CgOperators::Gridded;
@@ -157,6 +176,8 @@ Action add_recon(CLI::App& app) {
     ReconOptions opts;
     opts.method = parse_flag("--method", o->method, k_recon_method_names, "method");
     opts.backend = parse_flag("--backend", o->backend, k_backend_names, "backend");
+    if (comm) check_ranks_options(opts.method, opts.backend, !o->gfactor.empty());
+    if (comm) opts.backend = Backend::Cpu;
     check_gridding_options(*sub, opts.method, o->noncart);
     check_prior_options(*sub, opts.method, o->noncart.regularizer, o->prior);
     for (const auto& p : o->out) check_image_output(p);
@@ -190,7 +211,8 @@ Action add_recon(CLI::App& app) {
     Scenario maps_scenario = o->scenario.empty() ? Scenario{} : load_scenario(o->scenario);
     if (!o->maps.empty()) maps_scenario.recon.maps = o->maps;
     std::string what;
-    const RawData raw = read_raw(o->in, o->traj, o->select, &what);
+    RawData raw;
+    in_rank_turns(comm, [&] { raw = read_raw(o->in, o->traj, o->select, &what); });
     if (with_maps && opts.method == ReconMethod::Cg) {
       const noncart::Grid g = about_source(o->in, [&] { return noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, 2).grid; });
       opts.noncart.sensitivities = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend, g.n); });
@@ -212,46 +234,71 @@ Action add_recon(CLI::App& app) {
     if (replica_g && (!raw.cartesian() || raw.volume()))
       throw InputError(o->in + ": --gfactor with --method " + name_of(opts.method) +
                        ": pseudo-multiple replicas of one Cartesian slice (allowed: Cartesian data, --slice N of a volume)");
-    if (!o->quiet) std::cerr << what << "\n";
-    if (!o->quiet && opts.method == ReconMethod::Cg)
-      std::cerr << about_source(o->in, [&] { return cg_operators_line(raw, opts, noncart_volume); }) << "\n";
+    if (!quiet) std::cerr << what << "\n";
+    if (comm && (noncart_volume || raw.volume()))
+      throw InputError(o->in + ": --ranks: over ranks one 2-D image (allowed: a 2-D trajectory of one slice, or --ranks 1)");
+    const int rank_threads = comm ? threads_per_rank(*comm) : 0;
+    if (!quiet && opts.method == ReconMethod::Cg)
+      std::cerr << about_source(o->in, [&] {
+        return cg_operators_line(raw, opts, noncart_volume, comm ? static_cast<unsigned>(rank_threads * comm->size()) : 0);
+      }) << "\n";
+    if (comm) {
+      const Image2D img = about_source(o->in, [&] {
+        return noncart::reconstruct_noncart_cpu(raw, opts, comm, rank_threads, terminal_progress(quiet), interrupt_token());
+      });
+      test_rank_failure_hook(*comm);
+      OutputGate gate(comm);  // every rank is done before rank 0 writes
+      if (!gate.writes()) return 0;
+      for (const auto& p : o->out) write_image(p, img, o->png);
+      if (!quiet)
+        std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ", " << comm->size()
+                  << " ranks)\n";
+      return 0;
+    }
     if (noncart_volume) {  // volume (noncart_volume.hpp)
       const auto v = about_source(o->in, [&] {
         return noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
-                                                    terminal_progress(o->quiet), interrupt_token());
+                                                    terminal_progress(quiet), interrupt_token());
       });
-      if (!o->quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")\n";
+      if (!quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
     if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)
       const ImageVolume v = about_source(
-          o->in, [&] { return reconstruct_volume(raw, opts, terminal_progress(o->quiet), interrupt_token()); });
+          o->in, [&] { return reconstruct_volume(raw, opts, terminal_progress(quiet), interrupt_token()); });
       for (const auto& p : o->out) write_image_volume(p, v);
-      if (!o->quiet)
+      if (!quiet)
         std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
     auto recon = make_reconstructor(opts.method, opts.backend);
     const Image2D img =
-        about_source(o->in, [&] { return recon->reconstruct(raw, opts, terminal_progress(o->quiet), interrupt_token()); });
+        about_source(o->in, [&] { return recon->reconstruct(raw, opts, terminal_progress(quiet), interrupt_token()); });
     for (const auto& p : o->out) write_image(p, img, o->png);
     if (replica_g) {
       ReplicaGfactorOptions r;
       r.replicas = o->gfactor_replicas > 0 ? o->gfactor_replicas : 64;
       const GfactorMap gm = about_source(
-          o->in, [&] { return pseudo_replica_gfactor(raw, opts, r, terminal_progress(o->quiet), interrupt_token()); });
+          o->in, [&] { return pseudo_replica_gfactor(raw, opts, r, terminal_progress(quiet), interrupt_token()); });
       Image2D g = img;
       for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = gm.g[i];
       for (const auto& p : o->gfactor) write_image(p, g, o->png);
-      if (!o->quiet) std::cerr << "g-factor: " << gm.replicas << " pseudo-multiple replicas, net R " << gm.R << "\n";
+      if (!quiet) std::cerr << "g-factor: " << gm.replicas << " pseudo-multiple replicas, net R " << gm.R << "\n";
     } else if (!o->gfactor.empty()) {  // Pruessmann et al. 1999, eq. 23: 1 where nothing folds, 0 where no coil sees
       const SenseResult s = about_source(o->in, [&] { return sense_unfold(raw, opts.sense.maps); });
       Image2D g = s.image;
       for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = s.gfactor[i];
       for (const auto& p : o->gfactor) write_image(p, g, o->png);
     }
-    if (!o->quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
+    if (!quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
     return 0;
+  };
+  return [o, run] {
+    // --ranks N: what the ranks cannot run is refused before mpirun starts them (under a bare mpirun, in run).
+    if (o->ranks && *o->ranks > 1)
+      check_ranks_options(parse_flag("--method", o->method, k_recon_method_names, "method"),
+                          parse_flag("--backend", o->backend, k_backend_names, "backend"), !o->gfactor.empty());
+    return run_as_ranks(o->ranks, run);
   };
 }
 

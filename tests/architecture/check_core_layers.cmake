@@ -90,7 +90,7 @@ foreach(domain IN LISTS domains)
   foreach(f IN LISTS files)
     check_includes("${f}" ${domain} "${allowed_${domain}}" "")
     math(EXPR violations "${violations} + ${file_violations}")
-    # Ranks talk through RankComm (simulation/rank_comm.hpp); MPI and NCCL live in mpi/ (and gpu/).
+    # Ranks talk through RankComm (base/rank_comm.hpp); MPI and NCCL live in mpi/ (and gpu/).
     file(STRINGS "${f}" comm_incs REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<](mpi|nccl)\\.h[\">]")
     foreach(inc IN LISTS comm_incs)
       file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")

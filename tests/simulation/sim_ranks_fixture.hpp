@@ -1,6 +1,6 @@
 #pragma once
 // What the rank suites share (test_sim_ranks: CPU ranks; test_gpu_sim_ranks: GPU ranks): a moving 3-D
-// scenario whose vessels cross the slab boundaries, its outputs, and mpirun's arguments.
+// scenario whose vessels cross the slab boundaries, and its outputs (mpirun's arguments: mpirun.hpp).
 #include <QStringList>
 
 #include <complex>
@@ -31,10 +31,6 @@ struct Output {
 
 inline Output read_output(const QString& raw, const QString& truth) {
   return {mrwb::read_raw_ismrmrd(raw.toStdString()).kspace, mrwb::read_image_volume(truth.toStdString()).data};
-}
-
-inline QStringList mpirun_prefix(int np) {
-  return {"--allow-run-as-root", "--oversubscribe", "-np", QString::number(np), MRWB_CLI_PATH};
 }
 
 }  // namespace mrwb_test

@@ -8,6 +8,7 @@
 #include "files.hpp"
 #include "mrwb_gpu/base/device.hpp"
 #include "numeric.hpp"
+#include "mpirun.hpp"
 #include "process_runner.hpp"
 #include "sim_ranks_fixture.hpp"
 
@@ -37,11 +38,9 @@ class TestGpuSimRanks : public QObject {
  private slots:
   void initTestCase() {
     if (mrwb::gpu::device_count() < 2) QSKIP("no CUDA device pair (GPU ranks take one GPU each)");
-#ifndef MRWB_HAVE_MPI
-    QSKIP("this build has no MPI (MRWB_MPI off)");
-#endif
-    mpirun_ = QStandardPaths::findExecutable("mpirun");
-    if (mpirun_.isEmpty()) QSKIP("mpirun not found (openmpi-bin)");
+    QString why;
+    mpirun_ = mrwb_test::find_mpirun(why);
+    if (mpirun_.isEmpty()) QSKIP(qPrintable(why));
     QVERIFY(dir_.isValid());
     QVERIFY(mrwb::test::write_file(path("tree_3d.json"), mrwb_test::k_ranks_scenario));
   }

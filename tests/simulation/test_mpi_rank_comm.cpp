@@ -1,6 +1,6 @@
 // MpiRankComm's contract (rank_comm.hpp), run by CTest as `mpirun -np 3`: halo planes land at the right
 // neighbour, the sum is added in rank order (an order-sensitive triple shows it), the gather fills rank 0's
-// array from every rank's range, and the agreement is false when one rank says no. A NCCL communicator is to
+// array from every rank's range, the all-gather every rank's, and the agreement is false when one rank says no. A NCCL communicator is to
 // pass the same cases.
 #include <QtTest>
 
@@ -71,6 +71,18 @@ class TestMpiRankComm : public QObject {
         const bool known = c.rank() == 0 || r == c.rank();
         QCOMPARE(whole[r * per + j], known ? std::complex<float>(r, j) : std::complex<float>(-1.f, 0.f));
       }
+  }
+
+  // Uneven ranges, rank 0's empty (rank r holds r values): every rank ends with every rank's values.
+  void all_gather_fills_every_rank() {
+    RankComm& c = *g_comm;
+    std::vector<std::size_t> first(c.size() + 1, 0);
+    for (int r = 0; r < c.size(); ++r) first[r + 1] = first[r] + static_cast<std::size_t>(r);
+    std::vector<std::complex<double>> whole(first.back(), {-1.0, 0.0});
+    for (std::size_t j = first[c.rank()]; j < first[c.rank() + 1]; ++j) whole[j] = {static_cast<double>(c.rank()), 0.5 * j};
+    c.all_gather(whole, first[c.rank()], first[c.rank() + 1]);
+    for (int r = 0; r < c.size(); ++r)
+      for (std::size_t j = first[r]; j < first[r + 1]; ++j) QCOMPARE(whole[j], std::complex<double>(r, 0.5 * j));
   }
 
   void agreement_needs_every_rank() {

@@ -3,7 +3,6 @@
 // moving phantoms whose flow crosses the slab boundaries: 3-D (z slabs), 2-D (y rows) and the static path.
 #include <QtTest>
 
-#include <barrier>
 #include <cmath>
 #include <thread>
 
@@ -13,94 +12,16 @@
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
-#include "mrwb/simulation/rank_comm.hpp"
 #include "mrwb/simulation/rank_decomposition.hpp"
 #include "numeric.hpp"
+#include "thread_rank_comm.hpp"
 
 using namespace mrwb;
 using cf = std::complex<float>;
+using mrwb_test::ThreadRankComm;
+using mrwb_test::ThreadRanks;
 
 namespace {
-
-// Ranks as threads sharing memory: every call is collective, and a barrier separates posting from reading.
-struct ThreadRanks {
-  explicit ThreadRanks(int n) : size(n), sync(n), fields(n), sums(n), truth(n), bytes(n), values(n), ok(n) {}
-  int size;
-  std::barrier<> sync;
-  std::vector<std::span<const RankComm::HaloField>> fields;
-  std::vector<std::span<std::complex<double>>> sums;
-  struct Part {
-    std::complex<float>* whole;
-    std::size_t begin, end;
-  };
-  std::vector<Part> truth;
-  std::vector<std::span<std::byte>> bytes;
-  std::vector<double> values;
-  std::vector<char> ok;
-};
-
-class ThreadRankComm final : public RankComm {
- public:
-  ThreadRankComm(ThreadRanks& shared, int rank) : s_(shared), rank_(rank) {}
-  int rank() const override { return rank_; }
-  int size() const override { return s_.size; }
-  void exchange_halos(std::span<const HaloField> fields) override {
-    s_.fields[rank_] = fields;
-    s_.sync.arrive_and_wait();
-    for (std::size_t k = 0; k < fields.size(); ++k) {
-      if (rank_ > 0) copy(s_.fields[rank_ - 1][k].send_upper, fields[k].recv_lower);
-      if (rank_ + 1 < s_.size) copy(s_.fields[rank_ + 1][k].send_lower, fields[k].recv_upper);
-    }
-    s_.sync.arrive_and_wait();
-  }
-  void sum_in_rank_order(std::span<std::complex<double>> values) override {
-    s_.sums[rank_] = values;
-    s_.sync.arrive_and_wait();
-    std::vector<std::complex<double>> total(values.size());
-    for (std::size_t j = 0; j < values.size(); ++j) {
-      total[j] = s_.sums[0][j];
-      for (int r = 1; r < s_.size; ++r) total[j] += s_.sums[r][j];
-    }
-    s_.sync.arrive_and_wait();
-    std::copy(total.begin(), total.end(), values.begin());
-  }
-  void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) override {
-    s_.truth[rank_] = {whole.data(), begin, end};
-    s_.sync.arrive_and_wait();
-    if (rank_ == 0)
-      for (int r = 1; r < s_.size; ++r)
-        std::copy(s_.truth[r].whole + s_.truth[r].begin, s_.truth[r].whole + s_.truth[r].end, whole.data() + s_.truth[r].begin);
-    s_.sync.arrive_and_wait();
-  }
-  void broadcast_bytes(std::span<std::byte> bytes, int root) override {
-    s_.bytes[rank_] = bytes;
-    s_.sync.arrive_and_wait();
-    if (rank_ != root) std::copy(s_.bytes[root].begin(), s_.bytes[root].end(), bytes.begin());
-    s_.sync.arrive_and_wait();
-  }
-  double max_over_ranks(double value) override {
-    s_.values[rank_] = value;
-    s_.sync.arrive_and_wait();
-    const double top = *std::max_element(s_.values.begin(), s_.values.end());
-    s_.sync.arrive_and_wait();
-    return top;
-  }
-  bool all_agree(bool ok) override {
-    s_.ok[rank_] = ok;
-    s_.sync.arrive_and_wait();
-    const bool all = std::all_of(s_.ok.begin(), s_.ok.end(), [](char c) { return c != 0; });
-    s_.sync.arrive_and_wait();
-    return all;
-  }
-
- private:
-  static void copy(std::span<const float> from, std::span<float> to) {
-    QVERIFY(from.size() == to.size());
-    std::copy(from.begin(), from.end(), to.begin());
-  }
-  ThreadRanks& s_;
-  int rank_;
-};
 
 struct RunOut {
   std::vector<cf> samples, truth;

@@ -17,6 +17,7 @@
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/simulation/rank_decomposition.hpp"
 #include "numeric.hpp"
+#include "mpirun.hpp"
 #include "process_runner.hpp"
 #include "sim_ranks_fixture.hpp"
 
@@ -41,11 +42,9 @@ class TestSimRanks : public QObject {
 
  private slots:
   void initTestCase() {
-#ifndef MRWB_HAVE_MPI
-    QSKIP("this build has no MPI (MRWB_MPI off)");
-#endif
-    mpirun_ = QStandardPaths::findExecutable("mpirun");
-    if (mpirun_.isEmpty()) QSKIP("mpirun not found (openmpi-bin)");
+    QString why;
+    mpirun_ = mrwb_test::find_mpirun(why);
+    if (mpirun_.isEmpty()) QSKIP(qPrintable(why));
     QVERIFY(dir_.isValid());
     scenario_ = path("vessel_tree_3d.json");
     QVERIFY(mrwb::test::write_file(scenario_, k_ranks_scenario));

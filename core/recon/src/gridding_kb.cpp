@@ -188,6 +188,10 @@ std::vector<cfloat> Gridder::forward(const float* k, const cdouble* img, std::si
 }
 
 std::vector<double> Gridder::convolve_weights(const float* k, const std::vector<double>& w, std::size_t M) const {
+  return interpolate_weights(k, spread_weights(k, w.data(), M), M);
+}
+
+std::vector<double> Gridder::spread_weights(const float* k, const double* w, std::size_t M) const {
   const int D = g_.dims;
   std::size_t total = 1;
   for (int i = 0; i < D; ++i) total *= G_;
@@ -195,6 +199,12 @@ std::vector<double> Gridder::convolve_weights(const float* k, const std::vector<
   const double scale = static_cast<double>(G_) / g_.n;
   for (std::size_t m = 0; m < M; ++m)
     for_each_cell(Kernel{kb_, linear_}, D, G_, scale, k + m * D, [&](std::size_t c, double wt) { grid[c] += wt * w[m]; });
+  return grid;
+}
+
+std::vector<double> Gridder::interpolate_weights(const float* k, const std::vector<double>& grid, std::size_t M) const {
+  const int D = g_.dims;
+  const double scale = static_cast<double>(G_) / g_.n;
   std::vector<double> out(M);
   for (std::size_t m = 0; m < M; ++m) {
     double acc = 0;
@@ -204,9 +214,6 @@ std::vector<double> Gridder::convolve_weights(const float* k, const std::vector<
   return out;
 }
 
-namespace {
-// Area (volume) of the sampled band in (cycles/FOV)^D: the disc of radius max |k_xy| (times the kz extent
-// plus one partition in 3-D, the stack-of-spirals case).
 double band_area(const Samples& s) {
   double r2 = 0, zmin = 0, zmax = 0;
   for (std::size_t m = 0; m < s.count(); ++m) {
@@ -217,7 +224,6 @@ double band_area(const Samples& s) {
   const double area = M_PI * r2;
   return s.dims == 3 ? area * (zmax - zmin + 1.0) : area;
 }
-}  // namespace
 
 void normalise_to_band(std::vector<float>& w, const Samples& s) {
   const double area = band_area(s);

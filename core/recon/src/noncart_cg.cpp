@@ -1,6 +1,14 @@
 // (P)CG on the SENSE normal equations (sum_c S_c^H F^H F S_c + lambda W^H W) rho = sum_c S_c^H F^H d_c.
+// Over ranks every vector is updated only on this rank's share of the image's rows (2-D) or planes (3-D)
+// (noncart_ranks.hpp), and the search direction (and, for the circulant preconditioner, the residual) is
+// all-gathered where the Toeplitz product or the FFT needs the whole image. A dot product is the sum of its
+// per-row partial sums added in row order, in one process as over ranks (the partials all-gathered): the split
+// changes no rounding, so the CG takes one process's steps bit for bit. Summing the ranks' totals instead
+// (sum_in_rank_order) differs from one process in rounding, which the CG amplifies with its iterations (128^2
+// spiral, unregularised: 1.6e-9 NRMSE after 5 iterations, 1.3e-4 after 40).
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
@@ -8,15 +16,40 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
 #include "mrwb/recon/noncart_cg.hpp"
+#include "mrwb/recon/noncart_ranks.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
 namespace {
 
-double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+// The CG's share of the image: whole rows (planes) of `row` voxels.
+struct RowShare {
+  RankShare rows, voxels;
+  std::size_t row = 0, n_rows = 0;
+};
+
+RowShare row_share(const Grid& g, RankComm* comm) {
+  RowShare s;
+  s.row = g.voxels() / g.n;  // a row (2-D) or plane (3-D)
+  s.n_rows = g.n;
+  s.rows = rank_share(s.n_rows, comm);
+  s.voxels = {s.rows.begin * s.row, s.rows.end * s.row};
   return s;
+}
+
+// Re <a, b>: per-row partial sums over the share, all-gathered, added in row order: the same value on every rank
+// and in one process, so every rank takes the same branches as one process would.
+double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b, const RowShare& sh, RankComm* comm) {
+  std::vector<cdouble> part(sh.n_rows);
+  for (std::size_t j = sh.rows.begin; j < sh.rows.end; ++j) {
+    double s = 0;
+    for (std::size_t i = j * sh.row; i < (j + 1) * sh.row; ++i) s += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+    part[j] = s;
+  }
+  if (comm) comm->all_gather(part, sh.rows.begin, sh.rows.end);
+  double total = 0;
+  for (const cdouble& v : part) total += v.real();
+  return total;
 }
 
 // M^{-1} r = IFFT(inv ⊙ FFT(r)) on the n grid (inv from circulant_preconditioner_inverse, 1/n^D included).
@@ -54,9 +87,15 @@ struct CirculantInverse {
 
 std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
                               const std::vector<cfloat>& sens, int coils, CgReport* report,
-                              const ProgressFn& progress, const CancelToken& cancel) {
+                              const ProgressFn& progress, const CancelToken& cancel, RankComm* comm) {
   const Grid& g = T.grid();
   const std::size_t nv = g.voxels();
+  const RowShare rs = row_share(g, comm);
+  const RankShare sh = rs.voxels;
+  auto dot = [&](const std::vector<cdouble>& a, const std::vector<cdouble>& b) { return dot_re(a, b, rs, comm); };
+  auto gather = [&](std::vector<cdouble>& v) {
+    if (comm) comm->all_gather(v, sh.begin, sh.end);
+  };
   if (rhs.size() != nv) throw std::invalid_argument("cg: rhs size");
   check_regularizer(o.regularizer);
   if (o.preconditioner != "none" && o.preconditioner != "diagonal" && o.preconditioner != "circulant")
@@ -110,48 +149,52 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
     circ = std::make_unique<CirculantInverse>(
         g, circulant_preconditioner_inverse(g, T.circulant_eigenvalues(), mean_power, o.lambda, fd));
   }
-  auto precond = [&](const std::vector<cdouble>& r, std::vector<cdouble>& z) {
+  // z := M^{-1} r on the share; the circulant one transforms the whole r, gathered first.
+  auto precond = [&](std::vector<cdouble>& r, std::vector<cdouble>& z) {
     if (circ) {
+      gather(r);
       circ->apply(r, z);
     } else if (!diag_inv.empty()) {
-      for (std::size_t i = 0; i < nv; ++i) z[i] = r[i] * diag_inv[i];
+      for (std::size_t i = sh.begin; i < sh.end; ++i) z[i] = r[i] * diag_inv[i];
     } else {
-      z = r;
+      std::copy(r.begin() + sh.begin, r.begin() + sh.end, z.begin() + sh.begin);
     }
   };
 
   std::vector<cdouble> x(nv), r = rhs, z(nv), p(nv), Ap(nv);
-  const double bnorm = std::sqrt(dot_re(rhs, rhs));
+  const double bnorm = std::sqrt(dot(rhs, rhs));
   CgReport rep;
   if (bnorm == 0) {
     if (report) *report = rep;
     return x;
   }
   precond(r, z);
-  p = z;
-  double rz = dot_re(r, z);
+  std::copy(z.begin() + sh.begin, z.begin() + sh.end, p.begin() + sh.begin);
+  double rz = dot(r, z);
   for (int it = 0; it < o.iterations; ++it) {
     cancel.throw_if_cancelled();
+    gather(p);  // F^H F by Toeplitz embedding needs the whole image
     apply_A(p, Ap);
-    const double pAp = dot_re(p, Ap);
+    const double pAp = dot(p, Ap);
     if (!(pAp > 0)) break;  // converged to round-off or A singular along p
     const double alpha = rz / pAp;
-    for (std::size_t i = 0; i < nv; ++i) {
+    for (std::size_t i = sh.begin; i < sh.end; ++i) {
       x[i] += alpha * p[i];
       r[i] -= alpha * Ap[i];
     }
-    const double rel = std::sqrt(dot_re(r, r)) / bnorm;
+    const double rel = std::sqrt(dot(r, r)) / bnorm;
     rep.residuals.push_back(rel);
     rep.iterations = it + 1;
     rep.relative_residual = rel;
     if (progress) progress(static_cast<double>(it + 1) / o.iterations, "cg");
     if (o.tolerance > 0 && rel < o.tolerance) break;
     precond(r, z);
-    const double rz_new = dot_re(r, z);
+    const double rz_new = dot(r, z);
     const double beta = rz_new / rz;
     rz = rz_new;
-    for (std::size_t i = 0; i < nv; ++i) p[i] = z[i] + beta * p[i];
+    for (std::size_t i = sh.begin; i < sh.end; ++i) p[i] = z[i] + beta * p[i];
   }
+  gather(x);
   if (report) *report = rep;
   return x;
 }

@@ -46,21 +46,24 @@ void accumulate(int dims, int n_out, double spacing, int origin, const float* k,
   }
 }
 
+// Voxels [v_begin, v_end) of a `voxels`-long result (the rest zero): each voxel's sum runs over the samples in
+// the same order whatever the range, so a rank's share equals those voxels of the whole run bit for bit.
 template <typename T>
 std::vector<cdouble> direct_sum(int dims, int n_out, double spacing, int origin, const float* k,
                                 const std::vector<T>& mu_re, const std::vector<T>& mu_im, std::size_t M,
-                                std::size_t voxels, int threads, const CancelToken& cancel) {
+                                std::size_t voxels, std::size_t v_begin, std::size_t v_end, int threads,
+                                const CancelToken& cancel) {
   std::vector<cdouble> out(voxels);
   const int nt = thread_count(threads);
   // Interleaved blocks of 64 voxels balance the load (Q's half-grid is not uniform in cost otherwise).
-  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> next{v_begin};
   const std::size_t block = 64;
   auto work = [&] {
     for (;;) {
       const std::size_t b = next.fetch_add(block);
-      if (b >= voxels || cancel.cancelled()) return;
+      if (b >= v_end || cancel.cancelled()) return;
       accumulate<T>(dims, n_out, spacing, origin, k, mu_re.data(), mu_im.data(), M, b,
-                    std::min(voxels, b + block), out.data(), cancel);
+                    std::min(v_end, b + block), out.data(), cancel);
     }
   };
   std::vector<std::thread> pool;
@@ -75,16 +78,21 @@ std::vector<cdouble> direct_sum(int dims, int n_out, double spacing, int origin,
 
 std::vector<cdouble> exact_fhd(const Grid& g, const float* k, const cfloat* d, std::size_t M, Precision p,
                                int threads, const CancelToken& cancel) {
+  return exact_fhd_voxels(g, k, d, M, p, 0, g.voxels(), threads, cancel);
+}
+
+std::vector<cdouble> exact_fhd_voxels(const Grid& g, const float* k, const cfloat* d, std::size_t M, Precision p,
+                                      std::size_t begin, std::size_t end, int threads, const CancelToken& cancel) {
   const double phi = g.phi();  // real, so phi* d = phi d
   if (p == Precision::Double) {
     std::vector<double> re(M), im(M);
     for (std::size_t m = 0; m < M; ++m) re[m] = phi * d[m].real(), im[m] = phi * d[m].imag();
-    return direct_sum<double>(g.dims, g.n, 1.0 / g.n, g.n / 2, k, re, im, M, g.voxels(), threads, cancel);
+    return direct_sum<double>(g.dims, g.n, 1.0 / g.n, g.n / 2, k, re, im, M, g.voxels(), begin, end, threads, cancel);
   }
   std::vector<float> re(M), im(M);
   for (std::size_t m = 0; m < M; ++m)
     re[m] = static_cast<float>(phi * d[m].real()), im[m] = static_cast<float>(phi * d[m].imag());
-  return direct_sum<float>(g.dims, g.n, 1.0 / g.n, g.n / 2, k, re, im, M, g.voxels(), threads, cancel);
+  return direct_sum<float>(g.dims, g.n, 1.0 / g.n, g.n / 2, k, re, im, M, g.voxels(), begin, end, threads, cancel);
 }
 
 std::size_t q_half_voxels(const Grid& g) { return g.doubled().voxels() / (2 * g.n) * (g.n + 1); }
@@ -106,19 +114,22 @@ void complete_q_hermitian(const Grid& g, std::vector<cdouble>& q) {
 
 std::vector<cdouble> exact_q(const Grid& g, const float* k, std::size_t M, Precision p, int threads,
                              const CancelToken& cancel) {
+  std::vector<cdouble> q = exact_q_half_voxels(g, k, M, p, 0, q_half_voxels(g), threads, cancel);
+  complete_q_hermitian(g, q);
+  return q;
+}
+
+std::vector<cdouble> exact_q_half_voxels(const Grid& g, const float* k, std::size_t M, Precision p, std::size_t begin,
+                                         std::size_t end, int threads, const CancelToken& cancel) {
   const Grid g2 = g.doubled();
   const std::size_t half = q_half_voxels(g);
   const double phi2 = g.phi() * g.phi();
-  std::vector<cdouble> q;
   if (p == Precision::Double) {
     std::vector<double> re(M, phi2), im(M, 0.0);
-    q = direct_sum<double>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, threads, cancel);
-  } else {
-    std::vector<float> re(M, static_cast<float>(phi2)), im(M, 0.f);
-    q = direct_sum<float>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, threads, cancel);
+    return direct_sum<double>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, begin, end, threads, cancel);
   }
-  complete_q_hermitian(g, q);
-  return q;
+  std::vector<float> re(M, static_cast<float>(phi2)), im(M, 0.f);
+  return direct_sum<float>(g.dims, g2.n, 1.0 / g.n, g.n, k, re, im, M, half, begin, end, threads, cancel);
 }
 
 }  // namespace mrwb::noncart

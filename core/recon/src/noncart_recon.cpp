@@ -3,11 +3,15 @@
 #include <chrono>
 #include <cmath>
 #include <iomanip>
+#include <span>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/gridding.hpp"
 #include "mrwb/recon/noncart_exact.hpp"
+#include "mrwb/recon/noncart_ranks.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
 
 namespace mrwb::noncart {
@@ -15,6 +19,16 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Exact or gridded F^H d and Q (cg_operators.hpp), rated on the threads of every rank; over ranks rank 0's
+// choice, so that hosts of different core counts cannot split one run into both.
+bool cg_operators_exact(const Grid& g, std::size_t M, int coils, CgOperators requested, RankComm* comm, int threads) {
+  const unsigned rank_threads = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned all_threads = rank_threads * static_cast<unsigned>(comm ? comm->size() : 1);
+  std::byte exact = static_cast<std::byte>(choose_cg_operators(g, M, coils, Backend::Cpu, requested, comm ? all_threads : 0).exact);
+  if (comm) comm->broadcast_bytes(std::span<std::byte>(&exact, 1), 0);
+  return exact != std::byte{0};
 }
 
 }  // namespace
@@ -91,7 +105,7 @@ std::vector<cfloat> cg_sensitivities(const Grid& g, const Samples& s, const Nonc
 
 CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams& p, Precision prec,
                             const std::vector<cfloat>& sens_in, const ProgressFn& progress,
-                            const CancelToken& cancel) {
+                            const CancelToken& cancel, RankComm* comm, int threads) {
   validate_samples(g, s, "cg");
   const std::size_t M = s.count(), nv = g.voxels();
   // F^H d and Q are unweighted sums by definition (no density compensation), and the gridded ones use the
@@ -100,21 +114,38 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
   gp.density = "none";
   gp.kernel = "kaiser-bessel";
   CgResult res;
-  const bool exact = choose_cg_operators(g, M, s.coils, Backend::Cpu, p.operators).exact;
+  const bool exact = cg_operators_exact(g, M, s.coils, p.operators, comm, threads);
   auto t0 = std::chrono::steady_clock::now();
+  // Exact sums split by voxels over the ranks, gridded ones by samples (noncart_ranks.hpp).
   std::vector<std::vector<cdouble>> fhd(s.coils);
   for (int c = 0; c < s.coils; ++c) {
     const cfloat* d = s.d.data() + static_cast<std::size_t>(c) * M;
-    fhd[c] = exact ? exact_fhd(g, s.k.data(), d, M, prec, 0, cancel) : gridded_fhd(g, s.k.data(), d, M, gp);
+    fhd[c] = exact ? split_by_voxels(comm, nv, [&](std::size_t b, std::size_t e) {
+                       return exact_fhd_voxels(g, s.k.data(), d, M, prec, b, e, threads, cancel);
+                     })
+                   : split_by_samples(comm, M, [&](std::size_t b, std::size_t e) {
+                       return gridded_fhd(g, s.k.data() + b * s.dims, d + b, e - b, gp);
+                     });
     if (progress) progress(0.1 * (c + 1) / s.coils, "F^H d");
   }
   res.seconds_fhd = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  const std::vector<cdouble> q = exact ? exact_q(g, s.k.data(), M, prec, 0, cancel) : gridded_q(g, s.k.data(), M, gp);
+  std::vector<cdouble> q;
+  if (exact) {
+    q = split_by_voxels(comm, q_half_voxels(g), [&](std::size_t b, std::size_t e) {
+      return exact_q_half_voxels(g, s.k.data(), M, prec, b, e, threads, cancel);
+    });
+    complete_q_hermitian(g, q);
+  } else {
+    q = split_by_samples(comm, M, [&](std::size_t b, std::size_t e) { return gridded_q(g, s.k.data() + b * s.dims, e - b, gp); });
+  }
   res.seconds_q = seconds_since(t0);
   if (progress) progress(0.3, "Q");
   t0 = std::chrono::steady_clock::now();
-  const std::vector<cfloat> sens = sens_in.empty() ? cg_sensitivities(g, s, p) : sens_in;
+  std::vector<cfloat> sens = sens_in.empty() ? cg_sensitivities(g, s, p) : sens_in;
+  // The estimate is the same computation on every rank; rank 0's copy makes it the same bits on any host.
+  if (comm && comm->size() > 1 && !sens.empty())
+    comm->broadcast_bytes(std::as_writable_bytes(std::span<cfloat>(sens)), 0);
   std::vector<cdouble> rhs(nv);
   if (sens.empty()) {
     rhs = fhd[0];
@@ -133,7 +164,7 @@ CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams
   o.tolerance = p.tolerance;
   ProgressFn cg_progress;
   if (progress) cg_progress = [&](double f, std::string_view st) { progress(0.3 + 0.7 * f, st); };
-  res.image = cg_solve(T, rhs, o, sens, s.coils, &res.report, cg_progress, cancel);
+  res.image = cg_solve(T, rhs, o, sens, s.coils, &res.report, cg_progress, cancel, comm);
   res.seconds_solver = seconds_since(t0);
   return res;
 }
@@ -233,34 +264,57 @@ std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vec
 
 namespace {
 
-Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
-                     const CancelToken& cancel) {
+Image2D cg_recon_cpu(const RawData& raw, const ReconOptions& options, RankComm* comm, int threads,
+                     const ProgressFn& progress, const CancelToken& cancel) {
   const auto in = recon_input(raw, options.noncart, ReconMethod::Cg, 2);
   check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, ReconMethod::Cg, options.noncart);
-  const CgResult r = reconstruct_cg_cpu(in.grid, in.samples, options.noncart, Precision::Single, {}, progress, cancel);
+  const CgResult r =
+      reconstruct_cg_cpu(in.grid, in.samples, options.noncart, Precision::Single, {}, progress, cancel, comm, threads);
   return to_image2d(in.grid, r.image, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
 }
 
-Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, const ProgressFn& progress,
+// Over ranks each rank weights and grids its sample share of every coil (gridding is linear in the samples) and
+// the coil images are summed in rank order.
+Image2D gridding_recon_cpu(const RawData& raw, const ReconOptions& options, RankComm* comm, const ProgressFn& progress,
                            const CancelToken& cancel) {
   const auto in = recon_input(raw, options.noncart, ReconMethod::Gridding, 2);
   check_noncart_memory(in.grid, in.samples.count(), in.samples.coils, ReconMethod::Gridding, options.noncart);
   const auto& g = in.grid;
   const auto& s = in.samples;
   const GriddingParams gp = gridding_params(options.noncart);
-  const std::vector<float> w = density_compensation(g, s, gp);
+  const std::vector<float> w = density_share(g, s, gp, comm);  // this rank's samples' weights
   const std::size_t M = s.count();
   const auto out = combine_coil_images(
-      s.coils, [&](int c) { return gridding_recon(g, s.k.data(), s.d.data() + static_cast<std::size_t>(c) * M, M, w, gp); },
+      s.coils,
+      [&](int c) {
+        return split_by_samples(comm, M, [&](std::size_t b, std::size_t e) {
+          return gridding_recon(g, s.k.data() + b * s.dims, s.d.data() + static_cast<std::size_t>(c) * M + b, e - b, w, gp);
+        });
+      },
       progress, cancel);
   return to_image2d(g, out, raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m);
 }
 
 }  // namespace
 
-std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu() { return make_function_reconstructor("cg/cpu", cg_recon_cpu); }
+Image2D reconstruct_noncart_cpu(const RawData& raw, const ReconOptions& options, RankComm* comm, int threads,
+                                const ProgressFn& progress, const CancelToken& cancel) {
+  if (options.method == ReconMethod::Cg) return cg_recon_cpu(raw, options, comm, threads, progress, cancel);
+  if (options.method == ReconMethod::Gridding) return gridding_recon_cpu(raw, options, comm, progress, cancel);
+  throw std::invalid_argument("reconstruct_noncart_cpu: cg or gridding only");
+}
+
+std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu() {
+  return make_function_reconstructor("cg/cpu", [](const RawData& raw, const ReconOptions& o, const ProgressFn& progress,
+                                                  const CancelToken& cancel) {
+    return cg_recon_cpu(raw, o, nullptr, 0, progress, cancel);
+  });
+}
 std::unique_ptr<Reconstructor> make_gridding_reconstructor_cpu() {
-  return make_function_reconstructor("gridding/cpu", gridding_recon_cpu);
+  return make_function_reconstructor("gridding/cpu", [](const RawData& raw, const ReconOptions& o,
+                                                        const ProgressFn& progress, const CancelToken& cancel) {
+    return gridding_recon_cpu(raw, o, nullptr, progress, cancel);
+  });
 }
 
 }  // namespace mrwb::noncart

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "mrwb/simulation/rank_comm.hpp"
+#include "mrwb/base/rank_comm.hpp"
 
 namespace mrwb::gpu {
 

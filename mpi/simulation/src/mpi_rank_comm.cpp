@@ -93,6 +93,19 @@ void MpiRankComm::gather_to_root(std::span<std::complex<float>> whole, std::size
            [r](float* p, int count) { MPI_Recv(p, count, MPI_FLOAT, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); });
 }
 
+void MpiRankComm::all_gather(std::span<std::complex<double>> whole, std::size_t begin, std::size_t end) {
+  unsigned long long mine[2] = {begin, end};
+  std::vector<unsigned long long> ranges(static_cast<std::size_t>(size_) * 2);
+  MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, ranges.data(), 2, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+  // Each rank's range from it to all, as double pairs in pieces of at most k_piece doubles (MPI counts are
+  // int; MPI_Allgatherv would need int displacements too).
+  double* v = reinterpret_cast<double*>(whole.data());
+  for (int r = 0; r < size_; ++r)
+    for (std::size_t at = 2 * ranges[2 * r]; at < 2 * ranges[2 * r + 1]; at += k_piece)
+      MPI_Bcast(v + at, static_cast<int>(std::min<std::size_t>(k_piece, 2 * ranges[2 * r + 1] - at)), MPI_DOUBLE, r,
+                MPI_COMM_WORLD);
+}
+
 bool MpiRankComm::all_agree(bool ok) {
   int v = ok ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);

@@ -44,6 +44,10 @@ class Gridder {
   std::vector<cfloat> forward(const float* k, const cdouble* img, std::size_t M) const;
   // Spread/interpolate only (no FFT): sum_m' w_m' (C*C)(k_m - k_m') evaluated at every sample.
   std::vector<double> convolve_weights(const float* k, const std::vector<double>& w, std::size_t M) const;
+  // Its two halves, for a split over ranks (noncart_ranks.hpp): the weights spread onto the oversampled grid
+  // (G^D values, G even), and a grid read back at every sample.
+  std::vector<double> spread_weights(const float* k, const double* w, std::size_t M) const;
+  std::vector<double> interpolate_weights(const float* k, const std::vector<double>& grid, std::size_t M) const;
   const KaiserBessel& kernel() const { return kb_; }
   int grid_size() const { return G_; }
 
@@ -69,6 +73,9 @@ std::vector<float> density_voronoi(const Samples& s);
 // the arms lie further apart than the kernel is wide) but gives a larger scale-matched gridding error on the
 // simulator's spirals (docs/benchmarks.md, non-Cartesian section).
 std::vector<float> density_compensation(const Grid& g, const Samples& s, const GriddingParams& p);
+// Area (volume) of the sampled band in (cycles/FOV)^D: the disc of radius max |k_xy| (times the kz extent
+// plus one partition in 3-D, the stack-of-spirals case).
+double band_area(const Samples& s);
 // Scales w so that its sum is the band area (volume) above.
 void normalise_to_band(std::vector<float>& w, const Samples& s);
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mrwb/base/progress.hpp"
+#include "mrwb/base/rank_comm.hpp"
 #include "mrwb/recon/noncart_toeplitz.hpp"
 #include "mrwb/recon/noncart_types.hpp"
 
@@ -26,8 +27,12 @@ struct CgReport {
 
 // Multi-coil SENSE normal equations sum_c S_c^H F^H F S_c + lambda W^H W, rhs sum_c S_c^H F^H d_c.
 // sens empty: single coil, S = 1. sens: [coil][n^D].
+// comm: one rank of several (noncart_ranks.hpp), each given the whole T, rhs and sens; the vectors are updated
+// on the rank's rows (planes), the dot products are per-row partials added in row order as in one process, so
+// every rank returns one process's image, bit for bit.
 std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble>& rhs, const CgOptions& o,
                               const std::vector<cfloat>& sens, int coils, CgReport* report = nullptr,
-                              const ProgressFn& progress = {}, const CancelToken& cancel = {});
+                              const ProgressFn& progress = {}, const CancelToken& cancel = {},
+                              RankComm* comm = nullptr);
 
 }  // namespace mrwb::noncart

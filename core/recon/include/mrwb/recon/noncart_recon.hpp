@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mrwb/base/progress.hpp"
+#include "mrwb/base/rank_comm.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/recon/gridding.hpp"
 #include "mrwb/recon/noncart_cg.hpp"
@@ -31,6 +32,8 @@ std::vector<cfloat> estimate_sensitivities(const Grid& g, const Samples& s, cons
 std::vector<cfloat> cg_sensitivities(const Grid& g, const Samples& s, const NoncartParams& p);
 
 // Whole CPU pipeline on Samples (also used by tests and the bench): exact or gridded F^H d and Q, then CG.
+// comm: this rank's part of a run over ranks (noncart_ranks.hpp; every rank returns the whole image).
+// threads: the exact sums' threads (0: hardware concurrency).
 struct CgResult {
   std::vector<cdouble> image;
   CgReport report;
@@ -38,7 +41,7 @@ struct CgResult {
 };
 CgResult reconstruct_cg_cpu(const Grid& g, const Samples& s, const NoncartParams& p, Precision prec,
                             const std::vector<cfloat>& sens = {}, const ProgressFn& progress = {},
-                            const CancelToken& cancel = {});
+                            const CancelToken& cancel = {}, RankComm* comm = nullptr, int threads = 0);
 
 // What every `gridding` / `cg` reconstruction starts from: iterations and matrix checked (InputError
 // with the allowed range), the samples of the raw data, of `dims` (2: an image, 3: a volume; the other
@@ -64,6 +67,12 @@ void check_noncart_memory(const Grid& g, std::size_t M, int coils, ReconMethod m
 // for several. Progress per coil; cancel between coils.
 std::vector<cdouble> combine_coil_images(int coils, const std::function<std::vector<cdouble>(int coil)>& coil_image,
                                          const ProgressFn& progress, const CancelToken& cancel);
+
+// The 2-D cg or gridding (options.method) on the CPU as this rank's part of a run over ranks
+// (noncart_ranks.hpp; `mrwb recon --ranks N`): every rank returns the whole image. comm null: one process, as
+// the registry's CPU reconstructors. threads: the exact sums' threads (0: hardware concurrency).
+Image2D reconstruct_noncart_cpu(const RawData& raw, const ReconOptions& options, RankComm* comm, int threads,
+                                const ProgressFn& progress, const CancelToken& cancel);
 
 // Factories the registry uses (recon_registry.cpp).
 std::unique_ptr<Reconstructor> make_cg_reconstructor_cpu();

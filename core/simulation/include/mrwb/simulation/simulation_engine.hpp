@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "mrwb/base/progress.hpp"
+#include "mrwb/base/rank_comm.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/base/simulation_model.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/sequence/sequence_program.hpp"
-#include "mrwb/simulation/rank_comm.hpp"
 #include "mrwb/simulation/rank_decomposition.hpp"
 
 namespace mrwb {

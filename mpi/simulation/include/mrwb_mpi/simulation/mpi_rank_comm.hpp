@@ -1,10 +1,10 @@
 #pragma once
-// RankComm over MPI_COMM_WORLD: the processes `mpirun -np N` starts, one CPU engine each.
+// RankComm over MPI_COMM_WORLD: the processes `mpirun -np N` starts, one engine or recon share each.
 #include <complex>
 #include <cstddef>
 #include <span>
 
-#include "mrwb/simulation/rank_comm.hpp"
+#include "mrwb/base/rank_comm.hpp"
 
 namespace mrwb::mpi {
 
@@ -26,6 +26,7 @@ class MpiRankComm final : public RankComm {
   void exchange_halos(std::span<const HaloField> fields) override;
   void sum_in_rank_order(std::span<std::complex<double>> values) override;
   void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) override;
+  void all_gather(std::span<std::complex<double>> whole, std::size_t begin, std::size_t end) override;
   bool all_agree(bool ok) override;
   void broadcast_bytes(std::span<std::byte> bytes, int root) override;
   double max_over_ranks(double value) override;

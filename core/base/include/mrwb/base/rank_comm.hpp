@@ -1,6 +1,7 @@
 #pragma once
-// What a slab-decomposed simulation (rank_decomposition.hpp) needs from the processes it runs on: halo
-// planes with the neighbours, the signal sums, the cell truth and a final agreement. Implemented by
+// What work split over processes needs from them: the slab-decomposed simulation (simulation/
+// rank_decomposition.hpp: halo planes, signal sums, the cell truth, a final agreement) and the non-Cartesian
+// recon split by voxels or samples (recon/noncart_ranks.hpp: ordered sums, the all-gather). Implemented by
 // SerialRankComm (one process) and by MPI (mpi/simulation). GPU ranks exchange their halos on the device
 // (NCCL, gpu/simulation) and use this for the rest: the NCCL id travels by broadcast_bytes.
 #include <complex>
@@ -31,6 +32,9 @@ class RankComm {
   // Rank 0's `whole` receives every rank's [begin, end) of it (the ranks' ranges are disjoint); the other
   // ranks' `whole` is left as it is.
   virtual void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) = 0;
+  // Every rank's `whole` receives every rank's [begin, end) of it (disjoint ranges, which may be empty): the
+  // CG's search direction and the voxel ranges of exact F^H d and Q, whole on every rank.
+  virtual void all_gather(std::span<std::complex<double>> whole, std::size_t begin, std::size_t end) = 0;
   // True on every rank when every rank passed true: the step before rank 0 writes anything.
   virtual bool all_agree(bool ok) = 0;
   // Every rank's `bytes` := rank `root`'s.
@@ -47,6 +51,7 @@ class SerialRankComm final : public RankComm {
   void exchange_halos(std::span<const HaloField>) override {}
   void sum_in_rank_order(std::span<std::complex<double>>) override {}
   void gather_to_root(std::span<std::complex<float>>, std::size_t, std::size_t) override {}
+  void all_gather(std::span<std::complex<double>>, std::size_t, std::size_t) override {}
   bool all_agree(bool ok) override { return ok; }
   void broadcast_bytes(std::span<std::byte>, int) override {}
   double max_over_ranks(double value) override { return value; }
