@@ -6,6 +6,7 @@
 // agreements of every rank; rank 0 prints the seconds. Building the phantom is not timed; GPU ranks build only
 // their held planes (organ_slab_planes), so the slab may exceed one GPU and one rank's share of the host.
 #include <chrono>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -118,6 +119,20 @@ int scale_sim_rank(const BenchOptions&) {
       shape.nx = c.nx, shape.ny = c.ny, shape.nz = c.nz;
       split = slab_split(shape, ranks, engine->rank_halo_planes(c.nz, ranks));
       const int me = comm->rank();
+      {
+        // Slabs of equal work (balance_slabs): each rank weighs the planes of its equal slab, the ranks share
+        // the weights, and each builds its held planes of the balanced split.
+        const OrganSlabPlanes own = organ_slab_planes(liver_slab_spec(c.nx, c.ny, c.nz, c.cell_m), "bench slab",
+                                                      k_liver_slab_max_bytes, split.begin(me), split.end(me));
+        const std::vector<double> mine = plane_work(own.ph, split.plane_cells);
+        std::vector<std::complex<double>> shared(static_cast<std::size_t>(c.nz));
+        for (std::size_t p = 0; p < mine.size(); ++p) shared[split.begin(me) + p] = mine[p];
+        comm->all_gather(shared, split.begin(me), split.end(me));
+        std::vector<double> work(shared.size());
+        for (std::size_t p = 0; p < work.size(); ++p) work[p] = shared[p].real();
+        balance_slabs(split, work);
+        if (me == 0) std::fprintf(stderr, "%s\n", decomposition_text(split).c_str());
+      }
       OrganSlabPlanes part = organ_slab_planes(liver_slab_spec(c.nx, c.ny, c.nz, c.cell_m), "bench slab",
                                                k_liver_slab_max_bytes, split.held_begin(me), split.held_end(me));
       scale_organ_slab_flow(part.ph, comm->max_over_ranks(part.u_max_m_per_s));

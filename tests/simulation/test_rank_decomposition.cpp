@@ -107,6 +107,52 @@ SequenceProgram encoded_lines(int nx, int lines, double fov_m) {
 class TestRankDecomposition : public QObject {
   Q_OBJECT
  private slots:
+  // Slabs of equal work (balance_slabs): each slab's work within one plane's of the mean, none thinner than
+  // the halo; on a moving phantom the fluid cells, which equal slabs would leave to one rank, spread evenly.
+  void balanced_slabs_follow_the_work() {
+    std::vector<double> work(40, 1.0);
+    for (int p = 20; p < 28; ++p) work[p] = 100.0;
+    double total = 0;
+    for (double w : work) total += w;
+    for (int halo : {1, 2, 4}) {
+      SlabSplit s;
+      s.planes = 40, s.ranks = 4, s.halo = halo, s.plane_cells = 1;
+      balance_slabs(s, work);
+      QCOMPARE(s.first.size(), std::size_t{5});
+      QCOMPARE(s.begin(0), 0);
+      QCOMPARE(s.end(3), 40);
+      for (int r = 0; r < 4; ++r) {
+        QVERIFY2(s.end(r) - s.begin(r) >= std::max(1, halo), qPrintable(QString::fromStdString(decomposition_text(s))));
+        double sum = 0;
+        for (int p = s.begin(r); p < s.end(r); ++p) sum += work[static_cast<std::size_t>(p)];
+        // The halo's thickness may push a bound past the nearest: within two planes of 100 then.
+        QVERIFY2(std::abs(sum - total / 4) <= (halo > 2 ? 200.0 : 100.0),
+                 qPrintable(QString("%1: rank %2 work %3, mean %4").arg(QString::fromStdString(decomposition_text(s))).arg(r).arg(sum).arg(total / 4)));
+      }
+    }
+    CellPhantom ph = uniform_phantom(4, 3, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary, 40);
+    ph.flow_dt_s = 1e-3;
+    ph.ux.assign(ph.size(), 0.f), ph.uy.assign(ph.size(), 0.f), ph.uz.assign(ph.size(), 0.f);
+    for (std::size_t i = 20 * ph.slice_size(); i < 28 * ph.slice_size(); ++i) {
+      ph.type[i] = static_cast<std::uint8_t>(CellType::Fluid);
+      ph.uz[i] = 0.5f;
+    }
+    const SlabSplit even = slab_split(uniform_phantom(4, 3, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary, 40), 4);
+    const SlabSplit balanced = slab_split(ph, 4);
+    QVERIFY(even.first.empty());  // a still phantom: equal slabs
+    auto fluid_of = [&](const SlabSplit& s, int r) {
+      int n = 0;
+      for (std::size_t i = s.begin(r) * ph.slice_size(); i < s.end(r) * ph.slice_size(); ++i)
+        n += ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
+      return n;
+    };
+    QCOMPARE(fluid_of(even, 2), 96);  // equal slabs: every fluid cell on rank 2
+    for (int r = 0; r < 4; ++r) {
+      qInfo("rank %d: planes [%d,%d), %d fluid cells", r, balanced.begin(r), balanced.end(r), fluid_of(balanced, r));
+      QVERIFY(std::abs(fluid_of(balanced, r) - 24) <= 12);  // 96 / 4, within one plane's 12
+    }
+  }
+
   void slab_split_arithmetic() {
     const CellPhantom ph = uniform_phantom(4, 3, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary, 70);
     const SlabSplit s = slab_split(ph, 3);

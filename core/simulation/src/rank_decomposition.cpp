@@ -1,12 +1,17 @@
 #include "mrwb/simulation/rank_decomposition.hpp"
 
+#include <algorithm>
+
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/simulation/courant.hpp"
 
 namespace mrwb {
 
-int SlabSplit::begin(int r) const { return static_cast<int>(range_begin(static_cast<std::size_t>(planes), ranks, r)); }
+int SlabSplit::begin(int r) const {
+  if (!first.empty()) return first[static_cast<std::size_t>(r)];
+  return static_cast<int>(range_begin(static_cast<std::size_t>(planes), ranks, r));
+}
 
 SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo) {
   SlabSplit s;
@@ -20,7 +25,37 @@ SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo) {
   if (ranks < 1 || ranks > most)
     throw InputError("--ranks: " + std::to_string(ranks) + " ranks for a phantom of " + std::to_string(s.planes) + " " +
                      (s.axis == 2 ? "z planes" : "y rows (2-D)") + " (allowed: 1 to " + std::to_string(most) + ")");
+  if (ranks > 1 && phantom_moves(ph)) balance_slabs(s, plane_work(ph, s.plane_cells));
   return s;
+}
+
+std::vector<double> plane_work(const CellPhantom& ph, std::size_t plane_cells) {
+  std::vector<double> work(plane_cells > 0 ? ph.size() / plane_cells : 0, static_cast<double>(plane_cells));
+  if (ph.type.size() != ph.size()) return work;
+  for (std::size_t i = 0; i < ph.size(); ++i)
+    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) work[i / plane_cells] += k_stepped_cell_work;
+  return work;
+}
+
+void balance_slabs(SlabSplit& s, const std::vector<double>& work) {
+  s.first.clear();
+  if (s.ranks < 2 || work.size() != static_cast<std::size_t>(s.planes)) return;
+  std::vector<double> before(work.size() + 1, 0.0);  // before[p]: the work of planes [0, p)
+  for (std::size_t p = 0; p < work.size(); ++p) before[p + 1] = before[p] + work[p];
+  if (!(before.back() > 0)) return;
+  const int thin = s.halo > 1 ? s.halo : 1;
+  std::vector<int> first(static_cast<std::size_t>(s.ranks) + 1, 0);
+  first.back() = s.planes;
+  for (int r = 1; r < s.ranks; ++r) {
+    // The bound nearest the r-th share of the work, then kept `thin` planes from its neighbours.
+    const double target = before.back() * r / s.ranks;
+    int b = static_cast<int>(std::lower_bound(before.begin(), before.end(), target) - before.begin());
+    if (b > 0 && target - before[b - 1] < before[b] - target) --b;
+    b = std::max(b, first[r - 1] + thin);
+    b = std::min(b, s.planes - (s.ranks - r) * thin);
+    first[r] = b;
+  }
+  s.first = std::move(first);
 }
 
 CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank) {

@@ -4,6 +4,7 @@
 // of each neighbour's slab, which the rank communicator (rank_comm.hpp) refreshes before every step.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "mrwb/phantom/phantom.hpp"
 
@@ -20,7 +21,9 @@ struct SlabSplit {
   int ranks = 1;
   int halo = 0;        // planes read from each neighbour
   std::size_t plane_cells = 0;  // cells per plane (nx·ny along z, nx along y)
-  // Rank r owns planes [begin(r), end(r)); the first planes % ranks slabs are one plane thicker.
+  std::vector<int> first;       // ranks + 1 slab bounds (balance_slabs); empty: slabs of equal thickness
+  // Rank r owns planes [begin(r), end(r)): first[r] .. first[r + 1], or with `first` empty equal slabs, the
+  // first planes % ranks one plane thicker.
   int begin(int r) const;
   int end(int r) const { return begin(r + 1); }
   // Planes rank r holds: its own and the halo planes beside them (clipped to the grid).
@@ -37,8 +40,21 @@ CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank
 // The halo planes' non-fluid cells of rank r's held planes `held` emptied (PD = 0), as slab_phantom does; for
 // ranks that built only their held planes.
 void empty_halo_cells(CellPhantom& held, const SlabSplit& split, int rank);
-// The split of `ph` over `ranks`; InputError naming --ranks and the allowed range when a rank would get no plane.
+// The split of `ph` over `ranks`: slabs of about equal work (balance_slabs over plane_work) when the phantom
+// moves, else of equal thickness; InputError naming --ranks and the allowed range when a rank would get fewer
+// planes than the halo (or none).
 SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes);
+// A time-stepped cell costs a run far more than a closed-form one (every flow step against every readout
+// pass): on the GPU about 1500 times as much on the 2000 x 2000 x 140 liver slab (kernel time of 557 M
+// closed-form and 2.80 M stepped cells against 137 M and 2.37 M, docs/benchmarks.md). The split counts it
+// k_stepped_cell_work times.
+constexpr double k_stepped_cell_work = 1000.0;
+// The work of each plane of `plane_cells` cells that `ph` holds (planes along the split axis, in grid order; a
+// rank's part of a grid too): its cells, its fluid cells k_stepped_cell_work times more.
+std::vector<double> plane_work(const CellPhantom& ph, std::size_t plane_cells);
+// Sets split.first so that every slab's summed `work` (one value per plane) is as near the mean as whole
+// planes allow, every slab at least max(1, halo) planes thick; equal slabs for ranks = 1 or no work.
+void balance_slabs(SlabSplit& split, const std::vector<double>& work);
 // "ranks 3: z planes [0,24) [24,47) [47,70), halo 1": the line `mrwb simulate` prints for a decomposed run.
 std::string decomposition_text(const SlabSplit& split);
 
