@@ -153,6 +153,11 @@ class TestSimRanks : public QObject {
       QVERIFY(rows[i].at("strong_s").get<double>() > 0 && rows[i].at("weak_s").get<double>() > 0);
     }
     QCOMPARE(rows[1].at("weak_nz").get<int>(), 2 * rows[0].at("weak_nz").get<int>());
+    // Beyond one process: a stack of copies over 2 ranks against one copy alone (a sub-volume).
+    const auto& beyond = report.at("scale").at("simulator_ranks").at("beyond_one_device");
+    QCOMPARE(beyond.at("ranks").get<int>(), 2);
+    QVERIFY(beyond.at("copies").get<int>() > 1);
+    QVERIFY2(beyond.at("relative_rms").get<double>() <= 1e-6, qPrintable(QString::number(beyond.at("relative_rms").get<double>())));
   }
 
   void bad_ranks_refused() {

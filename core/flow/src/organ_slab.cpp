@@ -94,6 +94,51 @@ void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s) {
     }
 }
 
+int organ_slab_stack_planes_total(const OrganSlabSpec& s, int copies) { return copies * (s.nz + 2); }
+
+OrganSlabPlanes organ_slab_stack_planes(const OrganSlabSpec& s, int copies, const std::string& where, std::size_t max_bytes,
+                                        int z_begin, int z_end, int offset) {
+  const int T = s.nz + 2, total = organ_slab_stack_planes_total(s, copies);
+  if (offset < 0 || offset >= T)
+    throw InputError(where + ": offset " + std::to_string(offset) + " (allowed: 0 to " + std::to_string(T - 1) + ")");
+  if (copies < 1 || s.nz < 2 || z_begin < 0 || z_end > total || z_end - z_begin < 2)
+    throw InputError(where + ": planes [" + std::to_string(z_begin) + ", " + std::to_string(z_end) + ") of a stack of " +
+                     std::to_string(copies) + " slabs of " + std::to_string(s.nz) + " + 2 planes (allowed: at least one copy of " +
+                     "2 planes or more, 0 <= begin, begin + 2 <= end <= " + std::to_string(total) + ")");
+  const OrganSlabPlanes one = organ_slab_planes(s, where, max_bytes, 0, s.nz);
+  const CellPhantom& b = one.ph;
+  OrganSlabPlanes out;
+  out.u_max_m_per_s = one.u_max_m_per_s;
+  CellPhantom& ph = out.ph;
+  ph = crop_phantom(b, 0, 0, 0, b.nx, b.ny, 0);  // the scalars
+  ph.nz = z_end - z_begin;
+  ph.z0_m = (z_begin - 0.5 * (total - 1)) * s.cell_m;
+  const std::size_t plane = b.slice_size(), n = ph.size();
+  const TissueProperties* parenchyma = s.parenchyma.empty() ? nullptr : &tissue_1p5T(s.parenchyma);
+  auto fill = [&](auto& dst, const auto& src, auto cap) {
+    if (src.size() != b.size()) return;
+    dst.resize(n);
+    for (int z = 0; z < ph.nz; ++z) {
+      const int q = (offset + z_begin + z) % T;  // plane of the copy: 0 and T − 1 are the caps
+      const auto to = dst.begin() + static_cast<std::ptrdiff_t>(z * plane);
+      if (q == 0 || q == T - 1)
+        std::fill_n(to, plane, cap);
+      else
+        std::copy_n(src.begin() + static_cast<std::ptrdiff_t>((q - 1) * plane), plane, to);
+    }
+  };
+  fill(ph.PD, b.PD, parenchyma ? static_cast<float>(parenchyma->PD) : 0.f);
+  fill(ph.T1_s, b.T1_s, parenchyma ? static_cast<float>(parenchyma->T1_s) : 0.f);
+  fill(ph.T2_s, b.T2_s, parenchyma ? static_cast<float>(parenchyma->T2_s) : 0.f);
+  fill(ph.dB_T, b.dB_T, 0.f);
+  fill(ph.type, b.type, static_cast<std::uint8_t>(CellType::Stationary));
+  fill(ph.ux, b.ux, 0.f);
+  fill(ph.uy, b.uy, 0.f);
+  fill(ph.uz, b.uz, 0.f);
+  fill(ph.open_end, b.open_end, std::uint8_t{0});
+  return out;
+}
+
 CellPhantom organ_slab_phantom(const OrganSlabSpec& s, const std::string& where, std::size_t max_bytes) {
   OrganSlabPlanes all = organ_slab_planes(s, where, max_bytes, 0, s.nz);
   scale_organ_slab_flow(all.ph, all.u_max_m_per_s);

@@ -1,6 +1,7 @@
 #include "mrwb/simulation/rank_decomposition.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
@@ -29,31 +30,75 @@ SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo) {
   return s;
 }
 
-std::vector<double> plane_work(const CellPhantom& ph, std::size_t plane_cells) {
-  std::vector<double> work(plane_cells > 0 ? ph.size() / plane_cells : 0, static_cast<double>(plane_cells));
-  if (ph.type.size() != ph.size()) return work;
-  for (std::size_t i = 0; i < ph.size(); ++i)
-    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) work[i / plane_cells] += k_stepped_cell_work;
-  return work;
+PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells) {
+  const std::size_t planes = plane_cells > 0 ? ph.size() / plane_cells : 0;
+  PlaneWork w{std::vector<double>(planes, static_cast<double>(plane_cells)), std::vector<double>(planes, 0.0)};
+  if (ph.type.size() != ph.size()) return w;
+  for (std::size_t i = 0; i < planes * plane_cells; ++i)
+    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
+      w.own[i / plane_cells] += k_stepped_cell_work;
+      w.halo[i / plane_cells] += k_stepped_cell_work;
+    }
+  return w;
 }
 
-void balance_slabs(SlabSplit& s, const std::vector<double>& work) {
+namespace {
+// slab_work of planes [a, b) in O(1): the own planes' prefix sums, and the stepped halo planes below a slab
+// starting at a (below[a]) and above one ending at b (above[b]).
+struct SlabWorkTable {
+  std::vector<double> before, below, above;
+  SlabWorkTable(const PlaneWork& w, int planes, int H)
+      : before(static_cast<std::size_t>(planes) + 1, 0.0),
+        below(static_cast<std::size_t>(planes) + 1, 0.0),
+        above(static_cast<std::size_t>(planes) + 1, 0.0) {
+    for (int p = 0; p < planes; ++p) before[p + 1] = before[p] + w.own[p];
+    for (int e = 0; e <= planes; ++e)
+      for (int d = 1; d < H; ++d) {
+        const double share = static_cast<double>(H - d) / H;
+        if (e > 0 && e - d >= 0) below[e] += share * w.halo[e - d];
+        if (e < planes && e - 1 + d < planes) above[e] += share * w.halo[e - 1 + d];
+      }
+  }
+  double operator()(int a, int b) const { return before[b] - before[a] + below[a] + above[b]; }
+};
+}  // namespace
+
+double slab_work(const SlabSplit& s, const PlaneWork& w, int r) {
+  return SlabWorkTable(w, s.planes, s.halo)(s.begin(r), s.end(r));
+}
+
+void balance_slabs(SlabSplit& s, const PlaneWork& w) {
   s.first.clear();
-  if (s.ranks < 2 || work.size() != static_cast<std::size_t>(s.planes)) return;
-  std::vector<double> before(work.size() + 1, 0.0);  // before[p]: the work of planes [0, p)
-  for (std::size_t p = 0; p < work.size(); ++p) before[p + 1] = before[p] + work[p];
-  if (!(before.back() > 0)) return;
+  const int P = s.planes, R = s.ranks;
+  if (R < 2 || w.own.size() != static_cast<std::size_t>(P) || w.halo.size() != static_cast<std::size_t>(P)) return;
+  const SlabWorkTable work(w, P, s.halo);
+  if (!(work.before.back() > 0)) return;
   const int thin = s.halo > 1 ? s.halo : 1;
-  std::vector<int> first(static_cast<std::size_t>(s.ranks) + 1, 0);
-  first.back() = s.planes;
-  for (int r = 1; r < s.ranks; ++r) {
-    // The bound nearest the r-th share of the work, then kept `thin` planes from its neighbours.
-    const double target = before.back() * r / s.ranks;
-    int b = static_cast<int>(std::lower_bound(before.begin(), before.end(), target) - before.begin());
-    if (b > 0 && target - before[b - 1] < before[b] - target) --b;
-    b = std::max(b, first[r - 1] + thin);
-    b = std::min(b, s.planes - (s.ranks - r) * thin);
-    first[r] = b;
+  std::vector<int> first(static_cast<std::size_t>(R) + 1, 0);
+  first.back() = P;
+  if (s.halo <= 1) {
+    // No halo term: each bound at the plane nearest its share of the work (within a plane's work of the
+    // mean, every slab), then kept `thin` planes from its neighbours.
+    for (int r = 1; r < R; ++r) {
+      const double target = work.before.back() * r / R;
+      int b = static_cast<int>(std::lower_bound(work.before.begin(), work.before.end(), target) - work.before.begin());
+      if (b > 0 && target - work.before[b - 1] < work.before[b] - target) --b;
+      first[r] = std::min(std::max(b, first[r - 1] + thin), P - (R - r) * thin);
+    }
+  } else {
+    // A slab's halo work depends on the planes beside it, so the largest work is not monotone in a bound:
+    // dynamic programming over (rank, bound), O(ranks · planes²) (a deep halo is the GPU ranks', a few).
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<std::vector<double>> best(static_cast<std::size_t>(R), std::vector<double>(P + 1, inf));
+    std::vector<std::vector<int>> from(static_cast<std::size_t>(R), std::vector<int>(P + 1, 0));
+    for (int b = thin; b <= P; ++b) best[0][b] = work(0, b);
+    for (int r = 1; r < R; ++r)
+      for (int b = (r + 1) * thin; b <= P - (R - 1 - r) * thin; ++b)
+        for (int a = r * thin; a <= b - thin; ++a) {
+          const double m = std::max(best[r - 1][a], work(a, b));
+          if (m < best[r][b]) best[r][b] = m, from[r][b] = a;
+        }
+    for (int r = R - 1; r > 0; --r) first[r] = from[r][first[r + 1]];
   }
   s.first = std::move(first);
 }

@@ -406,6 +406,9 @@ struct SlabRun {
   int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
   bool lower = false, upper = false;       // neighbours below and above
   NcclHalo* halo = nullptr;
+  // MRWB_HALO_EXCHANGE=0 leaves the exchange out: timing only (what the exchange costs, and each rank's own
+  // step time with no rank waiting for another); the halo goes stale and the result is wrong.
+  bool exchange = true;
 };
 
 class CudaSimulationEngine final : public SimulationEngine {
@@ -459,6 +462,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
     s.halo = halo_.get();
+    if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
     run_grid(held, prog, coils, samples, sums, held_truth, progress, cancel, &s);
@@ -813,6 +817,11 @@ class CudaSimulationEngine final : public SimulationEngine {
       halo.send_upper_begin = halo.send_upper_end = own_hi;
       if (slab->upper) halo.send_upper_begin = rank_of(slab->own_end - slab->halo_cells);
       halo.recv_upper_begin = own_hi;
+      if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1')
+        std::fprintf(stderr, "cuda engine: rank of %zu fluid cells, own [%d,%d), halo traffic every %d steps: to lower %d, "
+                     "from lower %d, to upper %d, from upper %d cells%s\n", nf, own_lo, own_hi, slab->exchange_every,
+                     halo.send_lower_end - halo.send_lower_begin, halo.recv_lower_end, halo.send_upper_end - halo.send_upper_begin,
+                     static_cast<int>(nf) - halo.recv_upper_begin, slab->exchange ? "" : " (exchange left out: timing only)");
     }
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, frame ? d_u.get() : nullptr,
@@ -844,7 +853,7 @@ class CudaSimulationEngine final : public SimulationEngine {
                      "stencil_step launch");
           // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
           // step kernels return at once and the exchange moves what is there: harmless, every rank does the same.)
-          if (slab && (j + 1) % slab->exchange_every == 0)
+          if (slab && slab->exchange && (j + 1) % slab->exchange_every == 0)
             slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
         },
         closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0);

@@ -35,4 +35,16 @@ OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& spec, const std::string& 
                                   int z_end);
 void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s);
 
+// A stack of `copies` of the slab `s` along z, each between two planes of parenchyma (its vessels end in closed
+// caps there, so no blood passes from one copy to the next), centred on the isocentre: planes [z_begin, z_end)
+// of its copies·(s.nz + 2), velocities in m/s as organ_slab_planes gives them (the slab is built once). The stack
+// starts `offset` planes into its first copy (0 .. s.nz + 1; the last copy ends as far into its own). Each
+// copy's magnetization is its own, so with offset 0 and no encoding along z the stack's signal is `copies`
+// times that of one copy alone: a phantom larger than one GPU checked against a run of one copy (a
+// sub-volume). With the offset at half a copy, slabs of one copy's thickness each hold the same planes, cut
+// through the middle of the vessels: a weak-scaling case whose every rank has the same work and halo traffic.
+int organ_slab_stack_planes_total(const OrganSlabSpec& s, int copies);
+OrganSlabPlanes organ_slab_stack_planes(const OrganSlabSpec& s, int copies, const std::string& where, std::size_t max_bytes,
+                                        int z_begin, int z_end, int offset = 0);
+
 }  // namespace mrwb

@@ -45,16 +45,28 @@ void empty_halo_cells(CellPhantom& held, const SlabSplit& split, int rank);
 // planes than the halo (or none).
 SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes);
 // A time-stepped cell costs a run far more than a closed-form one (every flow step against every readout
-// pass): on the GPU about 1500 times as much on the 2000 x 2000 x 140 liver slab (kernel time of 557 M
-// closed-form and 2.80 M stepped cells against 137 M and 2.37 M, docs/benchmarks.md). The split counts it
-// k_stepped_cell_work times.
-constexpr double k_stepped_cell_work = 1000.0;
-// The work of each plane of `plane_cells` cells that `ph` holds (planes along the split axis, in grid order; a
-// rank's part of a grid too): its cells, its fluid cells k_stepped_cell_work times more.
-std::vector<double> plane_work(const CellPhantom& ph, std::size_t plane_cells);
-// Sets split.first so that every slab's summed `work` (one value per plane) is as near the mean as whole
-// planes allow, every slab at least max(1, halo) planes thick; equal slabs for ranks = 1 or no work.
-void balance_slabs(SlabSplit& split, const std::vector<double>& work);
+// pass). On the GPU, a rank's kernel time on the 2000 x 2000 x 140 liver slab (76,801 steps, H100) fits
+// 3.62 s per million stepped cells (halo planes by their stepped share) + 1.91 ms per million closed-form
+// cells + 0.66 s, within 0.09 s of four ranks' times with the exchange left out and of one GPU's
+// (docs/benchmarks.md): about 1900 times as much. The split counts it k_stepped_cell_work times.
+constexpr double k_stepped_cell_work = 1900.0;
+// What each plane along the split axis adds to a slab's work: `own` as one of the slab's planes (its cells,
+// its fluid cells k_stepped_cell_work times more), `halo` as a halo plane (its fluid cells only: a halo's
+// other cells are emptied), for a stepped halo plane.
+struct PlaneWork {
+  std::vector<double> own, halo;
+};
+// The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too).
+PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells);
+// Rank r's work under `split`: its own planes, and the halo planes its engine steps. With a halo of H planes
+// refreshed every H steps (the GPU ranks' deep halo), the plane d deep is stepped in H − d of every H steps
+// (d = 1 .. H − 1: what the own planes read before the next exchange); with H = 1 none is.
+double slab_work(const SlabSplit& split, const PlaneWork& work, int r);
+// Sets split.first so that the largest slab_work is as small as whole planes allow (bisection on that
+// largest work, each slab then as thick as it may be), every slab at least max(1, halo) planes thick; equal
+// slabs for ranks = 1 or no work. The halo term matters where a thin slab sits in the dense part of a vessel
+// tree: its halo planes are as dense as its own.
+void balance_slabs(SlabSplit& split, const PlaneWork& work);
 // "ranks 3: z planes [0,24) [24,47) [47,70), halo 1": the line `mrwb simulate` prints for a decomposed run.
 std::string decomposition_text(const SlabSplit& split);
 
