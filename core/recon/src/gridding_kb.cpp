@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
@@ -187,10 +188,6 @@ std::vector<cfloat> Gridder::forward(const float* k, const cdouble* img, std::si
   return out;
 }
 
-std::vector<double> Gridder::convolve_weights(const float* k, const std::vector<double>& w, std::size_t M) const {
-  return interpolate_weights(k, spread_weights(k, w.data(), M), M);
-}
-
 std::vector<double> Gridder::spread_weights(const float* k, const double* w, std::size_t M) const {
   const int D = g_.dims;
   std::size_t total = 1;
@@ -250,15 +247,29 @@ std::vector<float> density_radial(const Samples& s) {
 }
 
 std::vector<float> density_pipe_menon(const Grid& g, const Samples& s, const GriddingParams& p) {
+  return density_pipe_menon(g, s, p, 0, s.count(), nullptr);
+}
+
+std::vector<float> density_pipe_menon(const Grid& g, const Samples& s, const GriddingParams& p, std::size_t begin,
+                                      std::size_t end, RankComm* comm) {
   const Gridder gr(g, p);
-  const std::size_t M = s.count();
+  const float* k = s.k.data() + begin * s.dims;
+  const std::size_t M = end - begin;
   std::vector<double> w(M, 1.0);
   for (int it = 0; it < p.pipe_menon_iterations; ++it) {
-    const std::vector<double> c = gr.convolve_weights(s.k.data(), w, M);
+    std::vector<double> grid = gr.spread_weights(k, w.data(), M);
+    // G^D values with G even, so an even count: summed as complex pairs.
+    if (comm) comm->sum_in_rank_order(std::span<cdouble>(reinterpret_cast<cdouble*>(grid.data()), grid.size() / 2));
+    const std::vector<double> c = gr.interpolate_weights(k, grid, M);
     for (std::size_t m = 0; m < M; ++m) w[m] = c[m] > 0 ? w[m] / c[m] : 0.0;
   }
   std::vector<float> out(w.begin(), w.end());
-  normalise_to_band(out, s);
+  cdouble sum{};
+  for (float v : out) sum += v;
+  if (comm) comm->sum_in_rank_order(std::span<cdouble>(&sum, 1));
+  const double area = band_area(s);
+  if (sum.real() > 0)
+    for (auto& v : out) v = static_cast<float>(v * area / sum.real());  // normalise_to_band over every rank's
   return out;
 }
 

@@ -35,24 +35,7 @@ std::vector<float> density_share(const Grid& g, const Samples& s, const Gridding
     if (w.empty() || !comm) return w;
     return {w.begin() + sh.begin, w.begin() + sh.end};
   }
-  const Gridder gr(g, p);
-  const float* k = s.k.data() + sh.begin * s.dims;
-  const std::size_t m = sh.end - sh.begin;
-  std::vector<double> w(m, 1.0);
-  for (int it = 0; it < p.pipe_menon_iterations; ++it) {
-    std::vector<double> grid = gr.spread_weights(k, w.data(), m);
-    // G^D doubles with G even, so an even count: summed as complex pairs.
-    comm->sum_in_rank_order(std::span<cdouble>(reinterpret_cast<cdouble*>(grid.data()), grid.size() / 2));
-    const std::vector<double> c = gr.interpolate_weights(k, grid, m);
-    for (std::size_t i = 0; i < m; ++i) w[i] = c[i] > 0 ? w[i] / c[i] : 0.0;
-  }
-  std::vector<float> out(w.begin(), w.end());
-  cdouble sum{};
-  for (float v : out) sum += v;
-  comm->sum_in_rank_order(std::span<cdouble>(&sum, 1));
-  if (sum.real() > 0)
-    for (auto& v : out) v = static_cast<float>(v * band_area(s) / sum.real());  // as normalise_to_band
-  return out;
+  return density_pipe_menon(g, s, p, sh.begin, sh.end, comm);
 }
 
 }  // namespace mrwb::noncart

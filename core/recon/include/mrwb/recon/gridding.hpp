@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mrwb/base/rank_comm.hpp"
 #include "mrwb/recon/noncart_types.hpp"
 
 namespace mrwb::noncart {
@@ -42,10 +43,9 @@ class Gridder {
   std::vector<cdouble> adjoint(const float* k, const cfloat* d, const float* w, std::size_t M) const;
   // Approximates sum_n img_n e^{-i 2 pi k_m.x_n}.
   std::vector<cfloat> forward(const float* k, const cdouble* img, std::size_t M) const;
-  // Spread/interpolate only (no FFT): sum_m' w_m' (C*C)(k_m - k_m') evaluated at every sample.
-  std::vector<double> convolve_weights(const float* k, const std::vector<double>& w, std::size_t M) const;
-  // Its two halves, for a split over ranks (noncart_ranks.hpp): the weights spread onto the oversampled grid
-  // (G^D values, G even), and a grid read back at every sample.
+  // Spread/interpolate only (no FFT), sum_m' w_m' (C*C)(k_m - k_m') at every sample, in two halves (a split
+  // over ranks sums the grids between them): the weights spread onto the oversampled grid (G^D values, G
+  // even), and a grid read back at every sample.
   std::vector<double> spread_weights(const float* k, const double* w, std::size_t M) const;
   std::vector<double> interpolate_weights(const float* k, const std::vector<double>& grid, std::size_t M) const;
   const KaiserBessel& kernel() const { return kb_; }
@@ -64,6 +64,12 @@ class Gridder {
 // equals the area (volume) of the sampled band: the disc of radius max|k_xy| (times the kz extent in 3-D).
 std::vector<float> density_radial(const Samples& s);
 std::vector<float> density_pipe_menon(const Grid& g, const Samples& s, const GriddingParams& p);
+// The same for the samples [begin, end) of a split over ranks (noncart_ranks.hpp density_share): each iteration
+// spreads this rank's weights, sums the grids in rank order (comm; null: one process, the samples all its own)
+// and reads them back at its samples; the band normalisation's sum is summed in rank order too, so the ranks'
+// weights are one process's.
+std::vector<float> density_pipe_menon(const Grid& g, const Samples& s, const GriddingParams& p, std::size_t begin,
+                                      std::size_t end, RankComm* comm);
 // Voronoi cell areas in the kx-ky plane (times the partition spacing for a stack), clipped to the disc half a
 // ring spacing beyond the outermost sample (absolute areas, not rescaled to the disc of radius max |k|);
 // repeated points share their cell. Throws InputError for a 3-D trajectory that is not a stack of planes.
