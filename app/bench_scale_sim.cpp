@@ -156,7 +156,9 @@ bool beyond_one_device(const BenchOptions& options, int devices, int ranks, nloh
   stack.nz = options.quick ? 6 : 30;
   stack.pe = options.quick ? 8 : 64;
   stack.cell_m = options.quick ? 2e-3 : 2e-4;
-  stack.copies = options.quick ? 3 : 175 * ranks;
+  // One copy more than whole copies per rank, so that the bounds between ranks cut through copies (blood
+  // crossing them) rather than falling on their caps.
+  stack.copies = options.quick ? 3 : 175 * ranks + 1;
   stack.backend = devices > 0 ? Backend::Cuda : Backend::Cpu;
   SlabCase copy = stack;
   copy.copies = 1;
