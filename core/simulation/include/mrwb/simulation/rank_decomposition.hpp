@@ -62,10 +62,11 @@ PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells);
 // refreshed every H steps (the GPU ranks' deep halo), the plane d deep is stepped in H − d of every H steps
 // (d = 1 .. H − 1: what the own planes read before the next exchange); with H = 1 none is.
 double slab_work(const SlabSplit& split, const PlaneWork& work, int r);
-// Sets split.first so that the largest slab_work is as small as whole planes allow (bisection on that
-// largest work, each slab then as thick as it may be), every slab at least max(1, halo) planes thick; equal
-// slabs for ranks = 1 or no work. The halo term matters where a thin slab sits in the dense part of a vessel
-// tree: its halo planes are as dense as its own.
+// Sets split.first, every slab at least max(1, halo) planes thick: with a deep halo (halo > 1) so that the
+// largest slab_work is as small as whole planes allow (dynamic programming over ranks and bounds); with
+// halo <= 1 (no halo term) each bound at the plane nearest its share of the work. Equal slabs for ranks = 1
+// or no work. The halo term matters where a thin slab sits in the dense part of a vessel tree: its halo planes
+// are as dense as its own.
 void balance_slabs(SlabSplit& split, const PlaneWork& work);
 // "ranks 3: z planes [0,24) [24,47) [47,70), halo 1": the line `mrwb simulate` prints for a decomposed run.
 std::string decomposition_text(const SlabSplit& split);
