@@ -6,7 +6,6 @@
 // agreements of every rank; rank 0 prints the seconds. Building the phantom is not timed; GPU ranks build only
 // their held planes (organ_slab_planes), so the slab may exceed one GPU and one rank's share of the host.
 #include <chrono>
-#include <cmath>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +20,8 @@
 #include "cli_ranks.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/organ_slab.hpp"
+#include "mrwb/io/file_io.hpp"
+#include "mrwb/metrics/relative_l2.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/courant.hpp"
@@ -38,25 +39,6 @@ constexpr const char* k_rank_env = "MRWB_SCALE_SIM_RANK";
 constexpr const char* k_seconds_tag = "scale-sim seconds ";
 constexpr const char* k_bytes_tag = "scale-sim device bytes ";
 constexpr const char* k_samples_env = "MRWB_SCALE_SIM_SAMPLES";
-
-// The k-space as raw complex floats, through a temporary file renamed into place.
-void write_samples(const std::string& path, const std::vector<std::complex<float>>& samples) {
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  const bool ok = f && std::fwrite(samples.data(), sizeof samples[0], samples.size(), f) == samples.size();
-  if (f && std::fclose(f) != 0) throw InputError(path + ": could not write the k-space");
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError(path + ": could not write the k-space");
-}
-
-std::vector<std::complex<float>> read_samples(const std::string& path) {
-  std::vector<std::complex<float>> v;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return v;
-  std::complex<float> x;
-  while (std::fread(&x, sizeof x, 1, f) == 1) v.push_back(x);
-  std::fclose(f);
-  return v;
-}
 
 struct SlabCase {
   int nx = 0, ny = 0, nz = 0, pe = 0;
@@ -167,26 +149,26 @@ bool beyond_one_device(const BenchOptions& options, int devices, int ranks, nloh
   // this 2-core build machine, about 10 s on a GPU host's 64 cores.
   const int cpu_ranks = options.quick ? 1 : 4;
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  const std::string a = (dir / ("mrwb_scale_stack_" + std::to_string(getpid()) + ".bin")).string();
-  const std::string b = (dir / ("mrwb_scale_copy_" + std::to_string(getpid()) + ".bin")).string();
+  const std::string a = (dir / ("mrwb_scale_stack_" + std::to_string(getpid()))).string();
+  const std::string b = (dir / ("mrwb_scale_copy_" + std::to_string(getpid()))).string();
   std::printf("Beyond one %s: a stack of %d copies of a %dx%dx%d slab between caps (%.3g cells), GE %d PE, over %d ranks; "
               "one copy on %d CPU rank(s) as the reference\n",
               devices > 0 ? "GPU" : "process", stack.copies, stack.nx, stack.ny, stack.nz,
               static_cast<double>(stack.nx) * stack.ny * stack.planes(), stack.pe, ranks, cpu_ranks);
   const RanksRun big = run_ranks(stack, ranks, a), ref = run_ranks(copy, cpu_ranks, b);
-  const std::vector<std::complex<float>> ks = read_samples(a), kc = read_samples(b);
-  std::filesystem::remove(a);
-  std::filesystem::remove(b);
-  if (big.seconds < 0 || ref.seconds < 0 || ks.empty() || ks.size() != kc.size()) {
+  std::vector<std::complex<float>> ks, kc;
+  if (big.seconds >= 0 && ref.seconds >= 0) {
+    ks = read_cfl(a).data;
+    kc = read_cfl(b).data;
+    for (auto& v : ks) v /= static_cast<float>(stack.copies);
+  }
+  for (const std::string& f : {a, b})
+    for (const char* ext : {".cfl", ".hdr"}) std::filesystem::remove(f + ext);
+  if (ks.empty() || ks.size() != kc.size()) {
     std::printf("  no comparison (a run failed or wrote no k-space)\n");
     return false;
   }
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ks.size(); ++i) {
-    num += std::norm(std::complex<double>(ks[i]) / static_cast<double>(stack.copies) - std::complex<double>(kc[i]));
-    den += std::norm(std::complex<double>(kc[i]));
-  }
-  const double rel = den > 0 ? std::sqrt(num / den) : 0;
+  const double rel = relative_l2(ks, kc);
   std::printf("  stack %.2f s, the CUDA engine's estimate for it on one device %.1f GB; one copy %.2f s; k-space / copies "
               "against the copy: relative RMS %.3g (bar 1e-4, CUDA against CPU)\n",
               big.seconds, big.device_bytes / 1e9, ref.seconds, rel);
@@ -276,8 +258,9 @@ int scale_sim_rank(const BenchOptions&) {
     if (!comm || comm->rank() == 0) {
       std::printf("%s%.0f\n", k_bytes_tag, device_bytes);
       std::printf("%s%.6f\n", k_seconds_tag, s);
-      // MRWB_SCALE_SIM_SAMPLES=path: rank 0 writes the k-space (complex float, readouts x nx) for a comparison.
-      if (const char* path = std::getenv(k_samples_env)) write_samples(path, samples);
+      // MRWB_SCALE_SIM_SAMPLES=path: rank 0 writes the k-space (a BART array, nx x readouts) for a comparison.
+      if (const char* path = std::getenv(k_samples_env))
+        write_cfl(path, CflArray{{static_cast<long>(r.prog.nx), static_cast<long>(r.prog.readouts)}, samples});
     }
     return 0;
   });
