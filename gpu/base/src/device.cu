@@ -12,6 +12,11 @@ int device_count() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+bool peer_access(int from, int to) {
+  int can = 0;
+  return cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can == 1;
+}
+
 std::string device_description() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);

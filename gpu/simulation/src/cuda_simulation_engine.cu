@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "closed_form_player.cuh"
+#include "ipc_halo.hpp"
 #include "nccl_halo.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/phantom/tissue_table.hpp"
@@ -405,7 +406,10 @@ struct SlabRun {
   std::size_t plane_cells = 0;
   int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
   bool lower = false, upper = false;       // neighbours below and above
-  NcclHalo* halo = nullptr;
+  // The exchange: by the copy engines where the ranks share a host (IpcHalo), else through NCCL, made at the
+  // first run that needs it and kept by the engine.
+  RankComm* comm = nullptr;
+  std::unique_ptr<NcclHalo>* nccl = nullptr;
   // MRWB_HALO_EXCHANGE=0 leaves the exchange out: timing only (what the exchange costs, and each rank's own
   // step time with no rank waiting for another); the halo goes stale and the result is wrong.
   bool exchange = true;
@@ -449,7 +453,6 @@ class CudaSimulationEngine final : public SimulationEngine {
     int devices = 0;
     cuda_check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
     cuda_check(cudaSetDevice(comm_->local_rank() % std::max(1, devices)), "cudaSetDevice");
-    if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
     const std::size_t held_first = static_cast<std::size_t>(split.held_begin(rank)) * split.plane_cells;
     const std::size_t own_first = static_cast<std::size_t>(split.begin(rank)) * split.plane_cells;
     const std::size_t own_end = static_cast<std::size_t>(split.end(rank)) * split.plane_cells;
@@ -461,7 +464,8 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.exchange_every = split.halo;
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
-    s.halo = halo_.get();
+    s.comm = comm_;
+    s.nccl = &halo_;
     if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
@@ -476,8 +480,9 @@ class CudaSimulationEngine final : public SimulationEngine {
 
  private:
   // One rank of a slab decomposition: this rank's held planes as their own grid (slab_phantom), played by
-  // run_held_slab on the GPU local_rank % devices, the halo through NCCL every H steps, the signal summed over
-  // the ranks in rank order and the truth gathered to rank 0, as the CPU engine does (cpu_engine_moving.cpp).
+  // run_held_slab on the GPU local_rank % devices, the halo exchanged every H steps (IpcHalo or NcclHalo), the
+  // signal summed over the ranks in rank order and the truth gathered to rank 0, as the CPU engine does
+  // (cpu_engine_moving.cpp).
   void run_slab(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
                 std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                 const ProgressFn& progress, const CancelToken& cancel) {
@@ -603,7 +608,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   }
 
-  std::unique_ptr<NcclHalo> halo_;  // made at the first decomposed run
+  std::unique_ptr<NcclHalo> halo_;  // made at the first decomposed run that exchanges through NCCL
   // The step table of a moving run (fluid_step_table) on the device, with the TR marks and the step
   // counter the per-step graphs read.
   struct StepTable {
@@ -839,6 +844,14 @@ class CudaSimulationEngine final : public SimulationEngine {
       }
     }
     float* buf[2] = {state0.get(), state1.get()};
+    // Declared after the state buffers: its destructor waits for the neighbours' copies into them.
+    std::unique_ptr<IpcHalo> ipc;
+    if (slab && slab->exchange) {
+      ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream);
+      if (!ipc && !*slab->nccl) *slab->nccl = std::make_unique<NcclHalo>(*slab->comm);
+      if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1')
+        std::fprintf(stderr, "cuda engine: halo exchange %s\n", ipc ? "by the copy engines (CUDA IPC)" : "through NCCL");
+    }
     const FluidStep* steps = t.steps.get();
     play_step_graph(
         t.n_steps, nf, t.trs_at, t.counter.get(),
@@ -853,8 +866,12 @@ class CudaSimulationEngine final : public SimulationEngine {
                      "stencil_step launch");
           // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
           // step kernels return at once and the exchange moves what is there: harmless, every rank does the same.)
-          if (slab && slab->exchange && (j + 1) % slab->exchange_every == 0)
-            slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
+          if (slab && slab->exchange && (j + 1) % slab->exchange_every == 0) {
+            if (ipc)
+              ipc->enqueue((j + 1) & 1, t.counter.get(), j + 1, cfg.stream);
+            else
+              (*slab->nccl)->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
+          }
         },
         closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0);
   }

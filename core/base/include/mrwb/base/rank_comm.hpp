@@ -3,7 +3,8 @@
 // rank_decomposition.hpp: halo planes, signal sums, the cell truth, a final agreement) and the non-Cartesian
 // recon split by voxels or samples (recon/noncart_ranks.hpp: ordered sums, the all-gather). Implemented by
 // SerialRankComm (one process) and by MPI (mpi/simulation). GPU ranks exchange their halos on the device
-// (NCCL, gpu/simulation) and use this for the rest: the NCCL id travels by broadcast_bytes.
+// (the copy engines or NCCL, gpu/simulation) and use this for the rest: the IPC handles and the NCCL id travel
+// by broadcast_bytes.
 #include <complex>
 #include <cstddef>
 #include <span>
