@@ -211,18 +211,26 @@ int scale_sim_rank(const BenchOptions&) {
       split = slab_split(shape, ranks, engine->rank_halo_planes(shape.nz, ranks));
       const int me = comm->rank();
       {
-        // Slabs of equal work (balance_slabs): each rank weighs the planes of its equal slab, the ranks share
-        // the weights (own work, halo work as one complex value a plane), and each builds its held planes of
-        // the balanced split.
-        const OrganSlabPlanes own = case_planes(c, split.begin(me), split.end(me));
-        const PlaneWork mine = plane_work(own.ph, split.plane_cells);
-        std::vector<std::complex<double>> shared(static_cast<std::size_t>(shape.nz));
-        for (std::size_t p = 0; p < mine.own.size(); ++p) shared[split.begin(me) + p] = {mine.own[p], mine.halo[p]};
-        comm->all_gather(shared, split.begin(me), split.end(me));
+        // Slabs of equal work (balance_slabs), then each rank builds its held planes of the balanced split. A
+        // stack's weights come from one copy with its caps (periodic_plane_work); a slab's: each rank weighs
+        // the planes of its equal slab and the ranks share the weights (own and halo work as one complex
+        // value a plane).
         PlaneWork work;
-        for (const auto& v : shared) {
-          work.own.push_back(v.real());
-          work.halo.push_back(v.imag());
+        if (c.copies > 0) {
+          SlabCase one = c;
+          one.copies = 1;
+          one.offset = 0;
+          work = periodic_plane_work(plane_work(case_planes(one, 0, one.planes()).ph, split.plane_cells), shape.nz, c.offset);
+        } else {
+          const OrganSlabPlanes own = case_planes(c, split.begin(me), split.end(me));
+          const PlaneWork mine = plane_work(own.ph, split.plane_cells);
+          std::vector<std::complex<double>> shared(static_cast<std::size_t>(shape.nz));
+          for (std::size_t p = 0; p < mine.own.size(); ++p) shared[split.begin(me) + p] = {mine.own[p], mine.halo[p]};
+          comm->all_gather(shared, split.begin(me), split.end(me));
+          for (const auto& v : shared) {
+            work.own.push_back(v.real());
+            work.halo.push_back(v.imag());
+          }
         }
         balance_slabs(split, work);
         if (me == 0) std::fprintf(stderr, "%s\n", decomposition_text(split).c_str());

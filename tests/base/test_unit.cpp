@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mrwb/base/backend_registry.hpp"
+#include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/metrics/metrics.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/recon/recon_fft.hpp"
@@ -170,6 +171,22 @@ class TestUnit : public QObject {
     QCOMPARE(enum_name_list(k_sequence_type_names), std::string("spoiled_gre, spin_echo, phase_contrast, bssfp, tof"));
     QCOMPARE(enum_name_list(k_trajectory_names), std::string("cartesian, radial, golden_radial, spiral, stack_of_spirals"));
     QCOMPARE(to_string(static_cast<Backend>(7)), std::string_view("?"));
+  }
+  // The one equal split (threads, CPU ranks' equal slabs, GPU parts): contiguous, covering, sizes differing by
+  // at most one, the larger parts first.
+  void equalRangesCoverInOrder() {
+    for (std::size_t n : {0, 1, 10, 65537})
+      for (int parts : {1, 3, 7}) {
+        QCOMPARE(range_begin(n, parts, 0), std::size_t{0});
+        QCOMPARE(range_begin(n, parts, parts), n);
+        for (int p = 0; p < parts; ++p) {
+          const std::size_t size = range_begin(n, parts, p + 1) - range_begin(n, parts, p);
+          QVERIFY(size == n / parts || size == n / parts + 1);
+          if (p > 0) QVERIFY(size <= range_begin(n, parts, p) - range_begin(n, parts, p - 1));
+        }
+      }
+    QCOMPARE(range_begin(10, 3, 1), std::size_t{4});
+    QCOMPARE(range_begin(10, 3, 2), std::size_t{7});
   }
 };
 

@@ -318,6 +318,12 @@ class TestRankDecomposition : public QObject {
     QVERIFY(std::abs(part.ph.z0_m - st.z_m(T)) < 1e-12);
     QVERIFY(std::equal(part.ph.uz.begin(), part.ph.uz.end(), st.uz.begin() + static_cast<std::ptrdiff_t>(T * plane)));
     QVERIFY_THROWS_EXCEPTION(InputError, organ_slab_stack_planes(spec, copies, "test stack", std::size_t{1} << 30, 20, 25));
+    // A stack's plane work from one copy (with its caps), here for a stack 3 planes out of step.
+    const OrganSlabPlanes shifted = organ_slab_stack_planes(spec, copies, "test stack", std::size_t{1} << 30, 0, total, 3);
+    const OrganSlabPlanes period = organ_slab_stack_planes(spec, 1, "test stack", std::size_t{1} << 30, 0, T);
+    const PlaneWork built = plane_work(shifted.ph, plane), tiled = periodic_plane_work(plane_work(period.ph, plane), total, 3);
+    QVERIFY(built.own == tiled.own && built.halo == tiled.halo);
+    QVERIFY(built.own[0] != built.own[T - 3]);  // the shift shows: plane 0 is the copy's plane 3, plane T - 3 a cap
 
     // Truth under moments on every axis; k-space with no encoding along z (where the copies differ only in place).
     const SequenceProgram prog = encoded_lines(spec.nx, 6, spec.nx * spec.cell_m);

@@ -42,6 +42,18 @@ PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells) {
   return w;
 }
 
+PlaneWork periodic_plane_work(const PlaneWork& period, int planes, int offset) {
+  PlaneWork w;
+  const std::size_t T = period.own.size();
+  if (T == 0 || period.halo.size() != T || planes < 0 || offset < 0) return w;
+  for (int z = 0; z < planes; ++z) {
+    const std::size_t q = (static_cast<std::size_t>(offset) + static_cast<std::size_t>(z)) % T;
+    w.own.push_back(period.own[q]);
+    w.halo.push_back(period.halo[q]);
+  }
+  return w;
+}
+
 namespace {
 // slab_work of planes [a, b) in O(1): the own planes' prefix sums, and the stepped halo planes below a slab
 // starting at a (below[a]) and above one ending at b (above[b]).

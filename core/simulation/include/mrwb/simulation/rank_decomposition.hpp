@@ -58,6 +58,10 @@ struct PlaneWork {
 };
 // The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too).
 PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells);
+// The work of `planes` planes that repeat `period` (a stack of copies of one slab, organ_slab_stack_planes),
+// starting `offset` planes into it: plane z works as period's plane (offset + z) mod its length. A rank
+// weighs a stack from one copy instead of building planes it will not hold.
+PlaneWork periodic_plane_work(const PlaneWork& period, int planes, int offset);
 // Rank r's work under `split`: its own planes, and the halo planes its engine steps. With a halo of H planes
 // refreshed every H steps (the GPU ranks' deep halo), the plane d deep is stepped in H − d of every H steps
 // (d = 1 .. H − 1: what the own planes read before the next exchange); with H = 1 none is.
