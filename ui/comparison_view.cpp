@@ -48,6 +48,8 @@ std::pair<double, double> maxAbsRange(const std::vector<const std::vector<float>
 
 struct ComparisonView::Job {
   ReconComparison result;
+  std::vector<std::complex<float>> maps;  // the coil maps the worker computed (none: known before, or not needed)
+  int mapsGeneration = 0;
   bool models = false;  // a model comparison (compareModels), not methods on one raw data set
   double difference = 0;
   std::string eulerian, lagrangian;  // model and engine of each run, for the status line
@@ -208,7 +210,7 @@ void ComparisonView::setScenario(const mrwb::Scenario& scenario) {
   if (scenario.recon.cg_iterations != reconSpec_.cg_iterations || scenario.recon.cg_lambda != reconSpec_.cg_lambda)
     setCgParameters(scenario.recon.cg_iterations, scenario.recon.cg_lambda);
   reconSpec_ = scenario.recon;
-  maps_.clear();
+  forgetMaps();
   setBackend(scenario.backend);
   scenario_ = scenario;
 }
@@ -226,7 +228,37 @@ void ComparisonView::setCgParameters(int iterations, double lambda) {
   cgLambda_->setValue(lambda);
 }
 
+namespace {
+// SENSE and CS, and the cg of a trajectory, take the scenario's coil maps (true or ESPIRiT, as the pipeline's;
+// the cg's are empty when recon.maps is unset: it estimates its own).
+bool takes_maps(const ComparisonRequest& r, const RawData& raw) {
+  const bool cg_maps = r.options.method == ReconMethod::Cg && !raw.cartesian() && !raw.volume();
+  return r.options.method == ReconMethod::Sense || r.options.method == ReconMethod::Cs || cg_maps;
+}
+bool any_takes_maps(const std::vector<ComparisonRequest>& requests, const RawData& raw) {
+  return std::any_of(requests.begin(), requests.end(), [&](const ComparisonRequest& r) { return takes_maps(r, raw); });
+}
+void attach_maps(std::vector<ComparisonRequest>& requests, const RawData& raw, const std::vector<std::complex<float>>& maps) {
+  for (auto& r : requests)
+    if (takes_maps(r, raw)) (r.options.method == ReconMethod::Cg ? r.options.noncart.sensitivities : r.options.sense.maps) = maps;
+}
+}  // namespace
+
 std::vector<ComparisonRequest> ComparisonView::requests() const {
+  std::vector<ComparisonRequest> out = unmappedRequests();
+  if (raw_ && any_takes_maps(out, *raw_)) {
+    if (maps_.empty()) maps_ = recon_coil_maps(scenario_, *raw_);
+    attach_maps(out, *raw_, maps_);
+  }
+  return out;
+}
+
+void ComparisonView::forgetMaps() {
+  maps_.clear();
+  ++mapsGeneration_;
+}
+
+std::vector<ComparisonRequest> ComparisonView::unmappedRequests() const {
   // The box lists the backend names, so its text always parses.
   const Backend backend = parse_backend(backendBox_->currentText().toStdString()).value_or(Backend::Auto);
   std::vector<ComparisonRequest> out = comparison_requests(methods(), backend);
@@ -245,14 +277,7 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
       if (!truth_) throw InputError("CG W cut at the truth's edges: no truth image (simulate first, or choose another W)");
       r.options.noncart.prior = truth_->magnitude();
     }
-    // SENSE and CS, and the cg of a trajectory: the scenario's coil maps (true or ESPIRiT, as the pipeline's; the
-    // cg's are empty when recon.maps is unset: it estimates its own); CG-SENSE with the CG fields.
-    const bool sense_maps = r.options.method == ReconMethod::Sense || r.options.method == ReconMethod::Cs;
-    const bool cg_maps = r.options.method == ReconMethod::Cg && raw_ && !raw_->cartesian() && !raw_->volume();
-    if ((sense_maps || cg_maps) && raw_) {
-      if (maps_.empty()) maps_ = recon_coil_maps(scenario_, *raw_);
-      (cg_maps ? r.options.noncart.sensitivities : r.options.sense.maps) = maps_;
-    }
+    // CG-SENSE with the CG fields.
     r.options.sense.cg.iterations = cgIterations_->value();
     r.options.sense.cg.lambda = cgLambda_->value();
     r.options.cs.regularizer = reconSpec_.cs_regularizer;
@@ -268,7 +293,7 @@ std::vector<ComparisonRequest> ComparisonView::requests() const {
 
 void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth) {
   raw_ = std::make_shared<const RawData>(raw);
-  maps_.clear();
+  forgetMaps();
   truth_ = truth ? std::make_shared<const Image2D>(std::move(*truth)) : nullptr;
   truthVolume_.reset();
   status_->setText(tr("Raw data: %1 x %2, %3 coils%4%5")
@@ -281,7 +306,7 @@ void ComparisonView::setRawData(const mrwb::RawData& raw, std::optional<mrwb::Im
 
 void ComparisonView::setVolumeData(const mrwb::RawData& raw, std::optional<mrwb::ImageVolume> truth) {
   raw_ = std::make_shared<const RawData>(raw);
-  maps_.clear();
+  forgetMaps();
   truthVolume_ = truth ? std::make_shared<const ImageVolume>(std::move(*truth)) : nullptr;
   // The anatomical W's prior is the shown plane of the truth (CG runs on 2-D data only; it reports so here).
   const int plane = raw.slices > 1 ? raw.slices / 2 : raw.partitions / 2;
@@ -320,7 +345,7 @@ void ComparisonView::run() {
   }
   std::vector<ComparisonRequest> requests;
   try {
-    requests = this->requests();
+    requests = unmappedRequests();
   } catch (const std::exception& e) {
     status_->setText(QString::fromStdString(e.what()));
     return;
@@ -330,11 +355,21 @@ void ComparisonView::run() {
     return;
   }
   auto job = std::make_shared<Job>();
+  job->mapsGeneration = mapsGeneration_;
   job_ = job;
   const int replicas = gfactorBox_->isChecked() ? gReplicas_->value() : 0;
+  // The coil maps (ESPIRiT's estimate: seconds on a large matrix) in the worker, once per data set.
   worker_->start(
-      [job, raw = raw_, truth = truth_, truthVolume = truthVolume_, requests, replicas](const ProgressFn& progress,
-                                                                                        const CancelToken& cancel) {
+      [job, raw = raw_, truth = truth_, truthVolume = truthVolume_, requests, replicas, scenario = scenario_,
+       maps = maps_](const ProgressFn& progress, const CancelToken& cancel) mutable {
+        if (any_takes_maps(requests, *raw)) {
+          if (maps.empty()) {
+            if (progress) progress(0, "coil maps");
+            maps = job->maps = recon_coil_maps(scenario, *raw);
+            cancel.throw_if_cancelled();
+          }
+          attach_maps(requests, *raw, maps);
+        }
         // With g-factor maps the reconstructions take the first tenth of the bar, the replicas the rest.
         const double share = replicas > 0 ? 0.1 : 1.0;
         auto first = [&](double f, std::string_view s) {
@@ -407,6 +442,7 @@ void ComparisonView::onFinished() {
     return;
   }
   progress_->setValue(1000);
+  if (!job.maps.empty() && job.mapsGeneration == mapsGeneration_) maps_ = job.maps;
   setComparison(job.result);
   int failed = 0;
   for (const auto& e : comparison_.entries) failed += !e.ok();

@@ -100,6 +100,7 @@ class TestGuiViews : public QObject {
   void comparisonRunFillsTableAndLinksViews();
   void comparisonCgRegularizer();
   void comparisonCgMaps();
+  void comparisonMapsInTheWorker();
   void comparisonGfactorMaps();
 };
 
@@ -359,6 +360,42 @@ void TestGuiViews::comparisonCgMaps() {
     QCOMPARE(sens.size(), static_cast<std::size_t>(coils) * n * n);
     QVERIFY(sens == mrwb::recon_coil_maps(s, raw));
   }
+}
+
+// ESPIRiT's coil maps for SENSE come from the run's worker, not the GUI thread: run() returns with them still
+// unknown, the finished run leaves them known (kept for the next run) and equal to recon_coil_maps', and new data
+// forgets them.
+void TestGuiViews::comparisonMapsInTheWorker() {
+  ComparisonView view;
+  const int n = 48;
+  const auto maps = mrwb::loop_coil_sensitivities(8, n, n, 0.2);
+  std::vector<std::complex<float>> object(n * n);
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x)
+      if (std::hypot(x - n / 2, y - n / 2) < 0.4 * n) object[y * n + x] = 1.0f;
+  mrwb::RawData raw = mrwb::multicoil_raw(object, maps, 8, n, n, 0.2, 0.2);
+  mrwb::undersample_cartesian(raw, 2, 24);
+  mrwb::Scenario s;
+  s.coils.count = 8;
+  s.sequence.fov_m = 0.2;
+  s.sequence.matrix = n;
+  s.recon.method = mrwb::ReconMethod::Sense;
+  s.recon.maps = "espirit";
+  view.setScenario(s);
+  view.setRawData(raw);
+  view.setMethods({mrwb::ReconMethod::Sense});
+  view.setBackend(mrwb::Backend::Cpu);
+  QSignalSpy finished(&view, &ComparisonView::comparisonFinished);
+  view.run();
+  QVERIFY(view.busy());
+  QVERIFY(!view.coilMapsKnown());
+  QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
+  QVERIFY(finished.at(0).at(0).toBool());
+  QVERIFY(view.comparison().entries.at(0).ok());
+  QVERIFY(view.coilMapsKnown());
+  QVERIFY(view.requests().at(0).options.sense.maps == mrwb::recon_coil_maps(s, raw));
+  view.setRawData(raw);
+  QVERIFY(!view.coilMapsKnown());
 }
 
 // g-factor maps beside the error maps: SENSE on the R = 2 comb analytic (>= 1, > 1 where rows fold), GRAPPA by

@@ -57,8 +57,12 @@ class ComparisonView : public QWidget {
   // The CG's W: identity | finite-difference | anatomical (Stone et al. 2008's anatomically constrained W, cut at the
   // edges of the truth image, which here plays the reference scan; requests() throws InputError without it).
   void setCgRegularizer(const std::string& regularizer);
-  // The requests run() would send to core: chosen methods with their parameters.
+  // The requests run() would send to core: chosen methods with their parameters, SENSE / CS (and a trajectory's
+  // cg) with the scenario's coil maps, computed here when not yet known (run() computes them in its worker
+  // instead, off the GUI thread: ESPIRiT takes seconds on a large matrix).
   std::vector<mrwb::ComparisonRequest> requests() const;
+  // Whether the coil maps of the current data and scenario are known (computed by requests() or a finished run).
+  bool coilMapsKnown() const { return !maps_.empty(); }
   // The data the comparison runs on and the truth (optional) its metrics refer to.
   void setRawData(const mrwb::RawData& raw, std::optional<mrwb::Image2D> truth = std::nullopt);
   // Multi-slice / 3-D raw data (every slice or partition) and the truth volume: each method reconstructs the
@@ -129,8 +133,12 @@ class ComparisonView : public QWidget {
 
   std::shared_ptr<const mrwb::RawData> raw_;
   // SENSE / CS (or non-Cartesian cg) coil maps of raw_ under scenario_'s recon.maps (ESPIRiT's work done once per
-  // data set).
+  // data set), and their generation: a run caches the maps it computed only if no data or scenario came since.
   mutable std::vector<std::complex<float>> maps_;
+  int mapsGeneration_ = 0;
+  void forgetMaps();
+  // requests() but for the coil maps.
+  std::vector<mrwb::ComparisonRequest> unmappedRequests() const;
   std::shared_ptr<const mrwb::Image2D> truth_;
   std::shared_ptr<const mrwb::ImageVolume> truthVolume_;  // volume data (setVolumeData) only
   mrwb::ReconComparison comparison_;
