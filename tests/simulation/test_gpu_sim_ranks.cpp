@@ -1,5 +1,5 @@
-// `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos by the copy engines between the GPUs of
-// one host (CUDA IPC) or through NCCL: `mpirun -np 2` (and 4 where the host has 4 GPUs) against the one-GPU run
+// `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos through NCCL or (MRWB_HALO_TRANSPORT=ipc)
+// by the copy engines between the GPUs of one host (CUDA IPC): `mpirun -np 2` (and 4 where the host has 4 GPUs) against the one-GPU run
 // (relative RMS <= 1e-6, the bar of the CPU ranks) and the CPU reference (<= 1e-4, CUDA against its CPU twin),
 // on the moving 3-D tree of test_sim_ranks and on a 2-D bifurcation split in y rows; the deep halo (exchanged
 // every H steps) at the engine's default H and at 1 and 8 planes; each transport. SKIPs visibly without two
@@ -52,37 +52,39 @@ class TestGpuSimRanks : public QObject {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<int>("np");
     QTest::addColumn<int>("halo");  // MRWB_HALO_PLANES, the deep halo's most planes; 0: the engine's default
-    QTest::addColumn<bool>("nccl");  // MRWB_HALO_TRANSPORT=nccl; else the copy engines where the GPUs reach each other
+    // MRWB_HALO_TRANSPORT=ipc: the copy engines where the GPUs reach each other; else NCCL.
+    QTest::addColumn<bool>("copy_engines");
     const QString bifurcation = QString(MRWB_SOURCE_DIR) + "/phantoms/bifurcation.json";
     QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2 << 0 << false;
     QTest::newRow("3-D tree, 2 GPUs, halo 1 (exchange every step)") << "tree_3d.json" << 2 << 1 << false;
     QTest::newRow("3-D tree, 2 GPUs, halo 8") << "tree_3d.json" << 2 << 8 << false;
-    QTest::newRow("3-D tree, 2 GPUs, NCCL") << "tree_3d.json" << 2 << 0 << true;
+    QTest::newRow("3-D tree, 2 GPUs, copy engines") << "tree_3d.json" << 2 << 0 << true;
+    QTest::newRow("3-D tree, 2 GPUs, copy engines, halo 1") << "tree_3d.json" << 2 << 1 << true;
     QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2 << 0 << false;
-    QTest::newRow("2-D bifurcation, 2 GPUs, NCCL") << bifurcation << 2 << 0 << true;
+    QTest::newRow("2-D bifurcation, 2 GPUs, copy engines") << bifurcation << 2 << 0 << true;
     if (mrwb::gpu::device_count() >= 4) {
       QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0 << false;
-      QTest::newRow("3-D tree, 4 GPUs, NCCL") << "tree_3d.json" << 4 << 0 << true;
+      QTest::newRow("3-D tree, 4 GPUs, copy engines") << "tree_3d.json" << 4 << 0 << true;
     }
   }
   void gpu_ranks_equal_one_gpu() {
     QFETCH(QString, scenario);
     QFETCH(int, np);
     QFETCH(int, halo);
-    QFETCH(bool, nccl);
+    QFETCH(bool, copy_engines);
     if (!scenario.startsWith('/')) scenario = path(scenario);
     const QString tag = QString("s%1_%2_%3").arg(qHash(scenario)).arg(np).arg(halo);
     const Output one = simulate(scenario, tag + "_one", "cuda", 1);
     const Output cpu = simulate(scenario, tag + "_cpu", "cpu", 1);
     if (halo > 0) qputenv("MRWB_HALO_PLANES", QByteArray::number(halo));
-    if (nccl) qputenv("MRWB_HALO_TRANSPORT", "nccl");
+    if (copy_engines) qputenv("MRWB_HALO_TRANSPORT", "ipc");
     qputenv("MRWB_SIM_TIMING", "1");  // the engine names its halo transport
     const Output ranks = simulate(scenario, tag + "_ranks", "cuda", np);
     qunsetenv("MRWB_HALO_PLANES");
     qunsetenv("MRWB_HALO_TRANSPORT");
     qunsetenv("MRWB_SIM_TIMING");
-    // The copy engines wherever the GPUs reach each other (GPU ranks take devices 0, 1, ... of this host).
-    const QString expected = nccl || !mrwb::gpu::peer_access(0, 1) ? "halo exchange through NCCL" : "halo exchange by the copy engines";
+    // The copy engines where asked and the GPUs reach each other (GPU ranks take devices 0, 1, ... of this host).
+    const QString expected = !copy_engines || !mrwb::gpu::peer_access(0, 1) ? "halo exchange through NCCL" : "halo exchange by the copy engines";
     QVERIFY2(last_err_.contains(expected), qPrintable("expected '" + expected + "' in: " + last_err_.left(2000)));
     qInfo("%s", qPrintable(expected));
     QVERIFY(!one.k.empty() && !cpu.k.empty() && !ranks.k.empty());

@@ -406,10 +406,12 @@ struct SlabRun {
   std::size_t plane_cells = 0;
   int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
   bool lower = false, upper = false;       // neighbours below and above
-  // The exchange: by the copy engines where the ranks share a host (IpcHalo), else through NCCL, made at the
-  // first run that needs it and kept by the engine.
+  // The exchange: through NCCL (made at the first decomposed run, kept by the engine), or with
+  // MRWB_HALO_TRANSPORT=ipc by the copy engines where the ranks share a host and their GPUs reach each other
+  // (IpcHalo; NCCL where not).
+  NcclHalo* halo = nullptr;
   RankComm* comm = nullptr;
-  std::unique_ptr<NcclHalo>* nccl = nullptr;
+  bool copy_engines = false;
   // MRWB_HALO_EXCHANGE=0 leaves the exchange out: timing only (what the exchange costs, and each rank's own
   // step time with no rank waiting for another); the halo goes stale and the result is wrong.
   bool exchange = true;
@@ -464,8 +466,10 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.exchange_every = split.halo;
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
+    if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
+    s.halo = halo_.get();
     s.comm = comm_;
-    s.nccl = &halo_;
+    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT"); env && std::string(env) == "ipc") s.copy_engines = true;
     if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
@@ -567,6 +571,12 @@ class CudaSimulationEngine final : public SimulationEngine {
                             stream.s, pacer);
     closed.enable_separable(tissue, prog);
     const int total = marks.empty() ? 0 : marks.back();
+    // The copy engines' set-up is collective. A rank with no time-stepped cells exchanges nothing (its
+    // neighbours' traffic with it is empty both ways) but joins the set-up here and leaves it (an agreement of
+    // every rank) after its own work; the others do both in run_time_stepped_stencil.
+    std::unique_ptr<IpcHalo> idle_halo;
+    if (slab && slab->exchange && slab->copy_engines && !slab->comm->all_agree(!stencil_path) && !stencil_path)
+      idle_halo = IpcHalo::open(*slab->comm, {nullptr, nullptr}, 0, FluidHaloRanges{}, stream.s);
     if (stencil_path) {
       // The device plays closed-form passes while the host thread finishes the fluid cells' tables.
       for (int tr = 1; tr <= total && stencil.wait_for(std::chrono::seconds(0)) != std::future_status::ready; ++tr)
@@ -584,6 +594,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
     closed.play_until(INT_MAX);
     cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
+    idle_halo.reset();
     cancel.throw_if_cancelled();
     const auto t_kernels = std::chrono::steady_clock::now();
 
@@ -608,7 +619,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   }
 
-  std::unique_ptr<NcclHalo> halo_;  // made at the first decomposed run that exchanges through NCCL
+  std::unique_ptr<NcclHalo> halo_;  // made at the first decomposed run
   // The step table of a moving run (fluid_step_table) on the device, with the TR marks and the step
   // counter the per-step graphs read.
   struct StepTable {
@@ -781,7 +792,12 @@ class CudaSimulationEngine final : public SimulationEngine {
                                 cudaStream_t stream, Pacer& pacer, TrDone& tr_done, const SlabRun* slab) {
     const std::size_t nf = h.fluid.size();
     const StepTable t(std::move(h.steps), std::move(h.trs_at));
-    if (t.n_steps == 0 || nf == 0) return;
+    if (t.n_steps == 0 || nf == 0) {
+      // Nothing to step or exchange, but the copy engines' set-up is collective (run_grid's idle_halo).
+      if (slab && slab->exchange && slab->copy_engines)
+        IpcHalo::open(*slab->comm, {nullptr, nullptr}, 0, FluidHaloRanges{}, stream);
+      return;
+    }
     const FluidStencil& sten = h.sten;
     const FluidStatics& st = h.st;
     DeviceBuffer<std::uint32_t> d_cell(nf);
@@ -847,8 +863,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     // Declared after the state buffers: its destructor waits for the neighbours' copies into them.
     std::unique_ptr<IpcHalo> ipc;
     if (slab && slab->exchange) {
-      ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream);
-      if (!ipc && !*slab->nccl) *slab->nccl = std::make_unique<NcclHalo>(*slab->comm);
+      if (slab->copy_engines) ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream);
       if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1')
         std::fprintf(stderr, "cuda engine: halo exchange %s\n", ipc ? "by the copy engines (CUDA IPC)" : "through NCCL");
     }
@@ -870,7 +885,7 @@ class CudaSimulationEngine final : public SimulationEngine {
             if (ipc)
               ipc->enqueue((j + 1) & 1, t.counter.get(), j + 1, cfg.stream);
             else
-              (*slab->nccl)->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
+              slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
           }
         },
         closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0);

@@ -46,6 +46,13 @@ struct Record {
   int recv_lower_end, recv_upper_begin;
 };
 
+// Whether this rank has traffic with its lower (side 0) or upper (side 1) neighbour, either way. The two agree:
+// what one sends is what lands in the other's halo. Without traffic the two need no handshake either.
+bool linked(const FluidHaloRanges& r, int nf, int side) {
+  return side == 0 ? r.send_lower_end > r.send_lower_begin || r.recv_lower_end > 0
+                   : r.send_upper_end > r.send_upper_begin || nf > r.recv_upper_begin;
+}
+
 }  // namespace
 
 struct IpcHalo::Impl {
@@ -102,7 +109,8 @@ std::unique_ptr<IpcHalo> IpcHalo::open(RankComm& host, std::array<float*, 2> sta
   Record mine{};
   gethostname(mine.host, sizeof mine.host - 1);
   cuda_check(cudaDeviceGetPCIBusId(mine.bus, sizeof mine.bus, device), "cudaDeviceGetPCIBusId");
-  for (int p = 0; p < 2; ++p) cuda_check(cudaIpcGetMemHandle(&mine.state[p], state[p]), "cudaIpcGetMemHandle");
+  for (int p = 0; p < 2; ++p)
+    if (state[p]) cuda_check(cudaIpcGetMemHandle(&mine.state[p], state[p]), "cudaIpcGetMemHandle");
   cuda_check(cudaIpcGetMemHandle(&mine.flags, impl->flags.get()), "cudaIpcGetMemHandle");
   mine.nf = nf;
   mine.recv_lower_end = r.recv_lower_end;
@@ -113,12 +121,11 @@ std::unique_ptr<IpcHalo> IpcHalo::open(RankComm& host, std::array<float*, 2> sta
     host.broadcast_bytes(std::as_writable_bytes(std::span<Record>(&all[static_cast<std::size_t>(root)], 1)), root);
 
   bool ok = true;
-  if (const char* env = std::getenv("MRWB_HALO_TRANSPORT"); env && std::string(env) == "nccl") ok = false;
   for (const Record& o : all) ok = ok && std::strncmp(o.host, mine.host, sizeof o.host) == 0;
   const int neighbour[2] = {me - 1, me + 1};
   for (int side = 0; side < 2 && ok; ++side) {
     const int n = neighbour[side];
-    if (n < 0 || n >= ranks) continue;
+    if (n < 0 || n >= ranks || !linked(r, nf, side)) continue;
     const Record& o = all[static_cast<std::size_t>(n)];
     int other = -1, can = 0;
     ok = cudaDeviceGetByPCIBusId(&other, o.bus) == cudaSuccess && other != device &&
@@ -130,7 +137,7 @@ std::unique_ptr<IpcHalo> IpcHalo::open(RankComm& host, std::array<float*, 2> sta
   }
   for (int side = 0; side < 2 && ok; ++side) {
     const int n = neighbour[side];
-    if (n < 0 || n >= ranks) continue;
+    if (n < 0 || n >= ranks || !linked(r, nf, side)) continue;
     const Record& o = all[static_cast<std::size_t>(n)];
     for (int p = 0; p < 2 && ok; ++p) {
       void* ptr = nullptr;

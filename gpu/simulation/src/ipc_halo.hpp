@@ -2,9 +2,10 @@
 // The halo exchange of GPU ranks that share one host, by the GPUs' copy engines: each rank maps its
 // neighbours' two state buffers (CUDA IPC) and writes its boundary planes straight into their halo ranges, so
 // the exchange is three device-to-device copies a neighbour (one per array, run side by side) and two
-// handshakes through flags in device memory, all on the step's stream and capturable into its graphs. NCCL's
-// send and receive moved the same 4.1 MB in 68 us on two H200s (its kernels' channels); the copy engine moves it
-// in about 24 us, and it takes no SMs from the step kernels.
+// handshakes through flags in device memory, all on the step's stream and capturable into its graphs, taking
+// no SMs from the step kernels. On two H200s it took 39 us an exchange of 4.1 MB each way where NCCL's send and
+// receive took 62 us (docs/benchmarks.md). Neighbours with no traffic either way (a rank whose planes hold no
+// time-stepped cell) skip each other.
 //
 // One exchange, its number v (the step after which it runs, from the step counter in device memory, so a
 // graph replayed many times numbers each anew):
@@ -25,9 +26,10 @@ namespace mrwb::gpu {
 class IpcHalo {
  public:
   // Collective (every rank of `host` at once), on the current device, after this rank allocated its two state
-  // buffers (three arrays of nf floats each, base pointers of cudaMalloc allocations): nullptr on every rank
-  // when the ranks are not all on one host, a neighbour's GPU is not reachable by peer access (or the same
-  // GPU), a mapping fails, or MRWB_HALO_TRANSPORT=nccl asks for NCCL.
+  // buffers (three arrays of nf floats each, base pointers of cudaMalloc allocations; null with nf = 0 and
+  // empty ranges: a rank with nothing to exchange): nullptr on every rank when the ranks are not all on one
+  // host, a neighbour with traffic is on a GPU this one cannot reach by peer access (or on the same GPU), or a
+  // mapping fails.
   static std::unique_ptr<IpcHalo> open(RankComm& host, std::array<float*, 2> state, int nf, const FluidHaloRanges& r,
                                        cudaStream_t stream);
   // Waits for `stream` and, unless unwinding an exception, for every rank (a neighbour may still be writing
