@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -244,14 +245,8 @@ int scale_sim_rank(const BenchOptions&) {
     // What the CUDA engine's memory check (gpu_memory.hpp) asks of the device for the whole phantom: the sum
     // over the GPU ranks of their held planes' (halo planes counted twice), so rank 0 can say whether one GPU
     // would hold it.
-    double device_bytes = static_cast<double>(cuda_simulation_bytes(held_only ? held : r.ph, r.prog, 1));
-    if (held_only) {
-      std::vector<std::complex<double>> each(static_cast<std::size_t>(ranks));
-      each[static_cast<std::size_t>(comm->rank())] = device_bytes;
-      comm->all_gather(each, static_cast<std::size_t>(comm->rank()), static_cast<std::size_t>(comm->rank()) + 1);
-      device_bytes = 0;
-      for (const auto& b : each) device_bytes += b.real();
-    }
+    std::complex<double> device_bytes = static_cast<double>(cuda_simulation_bytes(held_only ? held : r.ph, r.prog, 1));
+    if (held_only) comm->sum_in_rank_order(std::span<std::complex<double>>(&device_bytes, 1));
     std::vector<std::complex<float>> samples(static_cast<std::size_t>(r.prog.readouts) * r.prog.nx);
     if (comm) comm->all_agree(true);
     const auto t0 = std::chrono::steady_clock::now();
@@ -264,7 +259,7 @@ int scale_sim_rank(const BenchOptions&) {
     if (comm) comm->all_agree(true);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!comm || comm->rank() == 0) {
-      std::printf("%s%.0f\n", k_bytes_tag, device_bytes);
+      std::printf("%s%.0f\n", k_bytes_tag, device_bytes.real());
       std::printf("%s%.6f\n", k_seconds_tag, s);
       // MRWB_SCALE_SIM_SAMPLES=path: rank 0 writes the k-space (a BART array, nx x readouts) for a comparison.
       if (const char* path = std::getenv(k_samples_env))
