@@ -25,6 +25,19 @@ inline const char* k_ranks_scenario = R"({
   "coils": {"count": 1}
 })";
 
+// A thin vessel (r = 0.6 mm at 1 mm cells) lying along x in the middle plane of a 31-plane slab: split over 4
+// GPU ranks with their 4-plane halo, rank 0 holds no fluid cell at all (test_rank_decomposition checks it), so
+// it time-steps nothing while the others do.
+inline const char* k_idle_ranks_scenario = R"({
+  "format": "mrwb-scenario", "version": 1, "name": "ranks_thin_vessel_3d", "backend": "cpu",
+  "phantom": {"preset": "straight_vessel", "cells_per_voxel": 4, "disc_radius_m": 0.03, "background_tissue": "muscle",
+              "vessel_tissue": "blood", "vessel_radius_m": 0.0006, "slab_thickness_m": 0.031},
+  "sequence": {"type": "tof", "matrix": 16, "fov_m": 0.064, "TR_s": 0.02, "TE_s": 0.006, "flip_angle_deg": 30,
+               "dummy_scans": 2, "partitions": 8, "slice_thickness_m": 0.031},
+  "flow": {"solver": "poiseuille", "inlet_flow_m3_per_s": 5e-08, "waveform": "constant"},
+  "coils": {"count": 1}
+})";
+
 struct Output {
   std::vector<std::complex<float>> k, truth;
 };

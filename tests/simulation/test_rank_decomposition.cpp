@@ -13,7 +13,10 @@
 #include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/rank_decomposition.hpp"
+#include "mrwb/scenario/scenario.hpp"
+#include "mrwb/scenario/scenario_phantom.hpp"
 #include "numeric.hpp"
+#include "sim_ranks_fixture.hpp"
 #include "thread_rank_comm.hpp"
 
 using namespace mrwb;
@@ -108,6 +111,24 @@ SequenceProgram encoded_lines(int nx, int lines, double fov_m, bool z_moments = 
 class TestRankDecomposition : public QObject {
   Q_OBJECT
  private slots:
+  // The premise of test_gpu_sim_ranks' idle-rank row: over 4 ranks with a 4-plane halo (the GPU ranks' deep
+  // halo), the thin vessel's work-balanced split leaves rank 0 without a fluid cell in its held planes, the
+  // others with some.
+  void thinVesselLeavesOuterRanksWithoutFluid() {
+    const CellPhantom ph = build_phantom(scenario_from_json_text(mrwb_test::k_idle_ranks_scenario, "idle ranks"));
+    QVERIFY(phantom_moves(ph));
+    const SlabSplit s = slab_split(ph, 4, 4);
+    for (int r = 0; r < 4; ++r) {
+      int fluid = 0;
+      for (std::size_t i = s.held_begin(r) * ph.slice_size(); i < s.held_end(r) * ph.slice_size(); ++i)
+        fluid += ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid);
+      qInfo("%s: rank %d holds %d fluid cells", decomposition_text(s).c_str(), r, fluid);
+      if (r == 0)
+        QCOMPARE(fluid, 0);
+      else
+        QVERIFY(fluid > 0);
+    }
+  }
   // Slabs of equal work (balance_slabs): with no halo term each within a plane's work of the mean; with a deep
   // halo the largest slab_work as small as any split of whole planes makes it (every split of the 40 planes
   // over 4 ranks tried); none thinner than the halo; with a deep halo a thin slab

@@ -406,9 +406,9 @@ struct SlabRun {
   std::size_t plane_cells = 0;
   int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
   bool lower = false, upper = false;       // neighbours below and above
-  // The exchange: through NCCL (made at the first decomposed run, kept by the engine), or with
-  // MRWB_HALO_TRANSPORT=ipc by the copy engines where the ranks share a host and their GPUs reach each other
-  // (IpcHalo; NCCL where not).
+  // The exchange: by the copy engines where the ranks share a host and their GPUs reach each other (IpcHalo:
+  // 4.5 % faster than NCCL on the strong case over 4 H200s, 8.4 % on the weak one, docs/benchmarks.md), else
+  // through NCCL (made at the first decomposed run, kept by the engine); MRWB_HALO_TRANSPORT=nccl forces NCCL.
   NcclHalo* halo = nullptr;
   RankComm* comm = nullptr;
   bool copy_engines = false;
@@ -469,7 +469,8 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
     s.halo = halo_.get();
     s.comm = comm_;
-    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT"); env && std::string(env) == "ipc") s.copy_engines = true;
+    s.copy_engines = true;
+    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT"); env && std::string(env) == "nccl") s.copy_engines = false;
     if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
