@@ -30,9 +30,6 @@ class TestModelComparison : public QObject {
     QVERIFY(c.comparison.entries.size() == 1 && c.comparison.entries[0].has_metrics);
     qInfo("%s 64^2: Eulerian (gradient frame) vs Lagrangian (8 x 8 spins per cell) image relative RMS %.2f %% (bar 2 %%)",
           qPrintable(preset), 100 * c.relative_rms_difference);
-    // stenosis_75: 2.6 %, most of it in the voxels at the edges of the 2-cell throat, where the Lagrangian
-    // image is 30-55 % darker with its spins still evenly spread (docs/flow_transport.md, "Where it stands").
-    QEXPECT_FAIL("stenosis_75", "edge voxels of the 2-cell throat: 2.6 %, bar 2 %", Continue);
     QVERIFY2(c.relative_rms_difference <= 0.02, qPrintable(QString::number(100 * c.relative_rms_difference) + " %"));
   }
 };

@@ -133,7 +133,7 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
   }
 
   // The program as entries. A Free interval or a dwell is split into sub-steps that move a spin at most
-  // half a cell; each applies its share of the gradient moment at its mid-point position.
+  // k_max_sub_step_cells; each applies its share of the gradient moment at its mid-point position.
   std::map<double, int> rows;  // sub-step size -> factor row
   const double gamma_cycles = bloch::gamma_rad_per_s_T / (2.0 * M_PI);
   double t = 0;
@@ -147,7 +147,7 @@ Plan build_plan(const CellPhantom& ph, const SequenceProgram& prog, int spins_pe
   };
   auto interval = [&](double dt, double dkx, double dky, double dkz, int event) {
     const double steps = P.moving ? dt / ph.flow_dt_s : 0;
-    const int k = P.moving ? std::max(1, static_cast<int>(std::ceil(max_speed * steps / 0.5))) : 1;
+    const int k = P.moving ? std::max(1, static_cast<int>(std::ceil(max_speed * steps / k_max_sub_step_cells))) : 1;
     const double sub = dt / k;
     const auto [row, fresh] = rows.try_emplace(sub, static_cast<int>(rows.size()));
     Entry E = plain(k_step, event);

@@ -32,9 +32,9 @@ class LagrangianCpuEngine final : public SimulationEngine, public SpinTracker {
   std::string name() const override { return "cpu-lagrangian"; }
   using SimulationEngine::run;
   // As SimulationEngine::run. A spin contributes its magnetization times 1 / (its cell's spins) to the
-  // signal and to the truth of the cell it is in at the truth sample. Sub-steps keep each move within half
-  // a cell; a Free interval's gradient moment is spread evenly over its sub-steps and applied at the
-  // sub-step's mid-point position (exact for a constant velocity under a constant gradient).
+  // signal and to the truth of the cell it is in at the truth sample. Sub-steps keep each move within
+  // k_max_sub_step_cells (lagrangian_plan.hpp); a Free interval's gradient moment is spread evenly over its
+  // sub-steps and applied at the sub-step's mid-point position (exact for a constant velocity under a constant gradient).
   void run(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
            std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth, const ProgressFn& progress,
            const CancelToken& cancel) override;

@@ -60,7 +60,7 @@ struct Face {
 };
 
 // What the spins play, in order. Step: move h, precess and relax over the sub-step, move h again
-// (Free intervals and dwells split into sub-steps of at most half a cell of motion, the gradient moment
+// (Free intervals and dwells split into sub-steps of at most k_max_sub_step_cells of motion, the gradient moment
 // applied at the sub-step's mid-point position); t_* count flow steps from the start (births).
 enum EntryKind : int { k_step = 0, k_rf = 1, k_spoil = 2, k_record = 3 };
 // A Step's phase at a spin in cell (ix, iy, iz), offset (fx, fy, fz), is c0 + cx·(ix + fx) + cy·(iy + fy) +
