@@ -42,9 +42,4 @@ void run_device_parts(int parts, const std::function<void(int, int)>& f) {
     if (e) std::rethrow_exception(e);
 }
 
-UnitRange part_range(std::size_t units, int parts, int p) {
-  const std::size_t n = static_cast<std::size_t>(parts);
-  return {units * static_cast<std::size_t>(p) / n, units * static_cast<std::size_t>(p + 1) / n};
-}
-
 }  // namespace mrwb::gpu

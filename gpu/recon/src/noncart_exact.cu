@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/recon/noncart_exact.hpp"
 
 #include "mrwb_gpu/base/cuda_check.hpp"
@@ -138,8 +139,7 @@ std::vector<noncart::cdouble> nc::split_exact_sum(int dims, int n_out, float spa
   std::vector<double> kernel_s(static_cast<std::size_t>(parts), 0.0);
   const auto t0 = std::chrono::steady_clock::now();
   run_device_parts(parts, [&](int p, int) {
-    const UnitRange r = part_range(rows, parts, p);
-    const std::size_t begin = r.begin * row, end = r.end * row;
+    const std::size_t begin = range_begin(rows, parts, p) * row, end = range_begin(rows, parts, p + 1) * row;
     if (begin == end) return;
     const VoxelTiling plan = plan_voxel_tiles(end - begin, row, M, dims, d != nullptr, free_device_bytes(), c.voxel_tile);
     DeviceBuffer<float> dk(M * dims);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb_gpu/base/cuda_check.hpp"
 #include "mrwb_gpu/base/device_parts.hpp"
 #include "noncart_device.hpp"
@@ -133,14 +134,13 @@ std::vector<noncart::cdouble> nc::split_gridding(int dims, int n_img, float k_mu
   for (int a = 0; a < dims; ++a) nv *= n_img;
   std::vector<std::vector<float2>> images(static_cast<std::size_t>(parts));
   run_device_parts(parts, [&](int part, int) {
-    const UnitRange r = part_range(M, parts, part);
-    const std::size_t count = r.end - r.begin;
+    const std::size_t begin = range_begin(M, parts, part), count = range_begin(M, parts, part + 1) - begin;
     if (count == 0) return;
     DeviceBuffer<float> dk(count * dims), dw(w.empty() ? 1 : count);
-    dk.upload(k + r.begin * dims);
-    if (!w.empty()) dw.upload(w.data() + r.begin);
+    dk.upload(k + begin * dims);
+    if (!w.empty()) dw.upload(w.data() + begin);
     DeviceBuffer<float2> dd(d ? count : 1), out(nv);
-    if (d) dd.upload(reinterpret_cast<const float2*>(d + r.begin));
+    if (d) dd.upload(reinterpret_cast<const float2*>(d + begin));
     gridding_adjoint(dims, n_img, k_mult, dk.get(), d ? dd.get() : nullptr, w.empty() ? nullptr : dw.get(), count, p,
                      out_scale, out.get(), nullptr);
     images[static_cast<std::size_t>(part)].resize(nv);

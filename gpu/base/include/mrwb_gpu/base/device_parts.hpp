@@ -14,10 +14,6 @@ int resolve_gpu_parts(int requested, const char* option);
 // Runs f(part, device) for every part, the device current in f's thread; waits for all, then rethrows the
 // first part's exception, if any.
 void run_device_parts(int parts, const std::function<void(int part, int device)>& f);
-// Part p of `units` split into `parts` contiguous ranges whose sizes differ by at most one: [begin, end).
-struct UnitRange {
-  std::size_t begin = 0, end = 0;
-};
-UnitRange part_range(std::size_t units, int parts, int p);
+// A part's share of the work: range_begin (mrwb/base/parallel_ranges.hpp), the one equal split.
 
 }  // namespace mrwb::gpu
