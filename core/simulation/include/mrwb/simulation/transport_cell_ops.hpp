@@ -120,8 +120,10 @@ MRWB_HD void frame_face_turns(const double (&k_cell)[3], T (&face_turn)[12]) {
 }
 
 // What a spin gathers in the gradient frame by moving: m = M·exp(+i 2π k·x) turns by exp(+i 2π k·δ) when
-// the spin moves by δ (u·scale cells along each axis), since d m / dt = i 2π (k·v) m along its path. Applied to
-// a fluid cell's transverse magnetization after donor_cell_gather with the frame's face turns.
+// the spin moves by δ (u·scale cells along each axis), since d m / dt = i 2π (k·v) m along its path: k_cell is
+// k's mean over the step (k at its start plus half its moment), which makes the turn exact for a constant
+// velocity. Applied to a fluid cell's transverse magnetization after donor_cell_gather with the frame's face
+// turns (those at the step's start).
 template <typename T>
 MRWB_HD void frame_turn_by_motion(Mag3<T>& m, const double (&k_cell)[3], float ux, float uy, float uz, double scale) {
   const double cycles = (k_cell[0] * ux + k_cell[1] * uy + k_cell[2] * uz) * scale;

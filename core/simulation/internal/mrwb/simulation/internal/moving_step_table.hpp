@@ -47,8 +47,9 @@ enum class FrameChange : std::int16_t { Keep = 0, Restart = 1, Conjugate = 2 };
 std::vector<FrameChange> frame_changes(const SequenceProgram& prog);
 
 // The gradient frame of one step (docs/flow_transport.md; transport_cell_ops.hpp: face_turn,
-// frame_turn_by_motion): k · cell [cycles per cell] after the step's op, the turns of the transverse
-// magnetization entering through each face (cos, sin; +x, −x, +y, −y, +z, −z).
+// frame_turn_by_motion): k · cell [cycles per cell] for a moving cell's turn, k's mean over the step (after
+// the step's op); the turns of the transverse magnetization entering through each face (cos, sin; +x, −x,
+// +y, −y, +z, −z), at the step's start.
 struct FrameStep {
   float k_cell[3];
   float face_turn[12];
