@@ -141,7 +141,7 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
     // The k a moving cell's turn takes over the next step: its mean over the step, the frame's k plus half the
     // step's moment (k grows evenly over a step), so the turn is 2π·u·∫k dt exactly for a constant velocity.
     // (At the step's start instead, a Free interval taken in few steps lost up to half its moment's motion
-    // phase: a third of a GRE readout's flow phase at 1 mm cells.)
+    // phase: three quarters of a plain GRE readout's flow phase at 1 mm cells, docs/flow_transport.md.)
     double motion_k_cell[3] = {0, 0, 0};
     auto motion_k = [&](double dkx, double dky, double dkz) {
       motion_k_cell[0] = frame_k_cell[0] + 0.5 * dkx * ph.cell_size_m;
