@@ -142,7 +142,7 @@ double sfu_roof_ops_per_s() {
   return 0;
 #endif
 }
-double sfu_ops_per_fluid_step(FlowTransport t) { return t == FlowTransport::GradientFrame ? 5 : 3; }
+double sfu_ops_per_fluid_step(FlowTransport t) { return in_gradient_frame(t) ? 5 : 3; }
 
 // Times one moving case on every engine; the CPU's time is estimated from `cpu_probe` (a sub-volume and
 // a shorter program of the same objects) when given: cell-steps/s measured there, applied to the case.
@@ -154,6 +154,7 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
     const bool estimate = b == Backend::Cpu && !c.with_cpu;
     const MovingCase& run = estimate ? *cpu_probe : c;
     auto engine = make_simulation_engine(b);
+    engine->set_flow_transport(options.flow_transport);
     std::vector<std::complex<float>> samples(static_cast<std::size_t>(run.prog.readouts) * run.prog.nx), truth(run.ph.size());
     const auto t0 = std::chrono::steady_clock::now();
     try {
@@ -183,8 +184,7 @@ void run_moving(const MovingCase& c, const BenchOptions& options, nlohmann::json
                           {"time_stepped_cells", t.stepped_cells}, {"closed_form_cells", t.closed_form_cells},
                           {"bytes", t.bytes}, {"GB_per_s", gbs}, {"roofline_fraction", roof_fraction(gbs)},
                           {"sfu_fraction", sfu},
-                          {"flow_transport", engine->flow_transport() == FlowTransport::GradientFrame ? "gradient_frame"
-                                                                                                      : "donor_cell"}};
+                          {"flow_transport", std::string(to_string(engine->flow_transport()))}};
     if (b == Backend::Cuda && t.separable_passes > 0) {
       const double kernel_gbs = cuda_kernel_bytes(run.ph, t) / sec * 1e-9;
       std::printf("%-44s %-6s %10s %14s %10.1f %s\n", "  at the bytes its kernels move", name_of(b).c_str(), "-", "-",

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mrwb/base/backend.hpp"
+#include "mrwb/base/simulation_model.hpp"
 #include "mrwb/phantom/phantom.hpp"
 
 namespace mrwb {
@@ -19,6 +20,7 @@ struct BenchOptions {
   Backend backend = Backend::Auto;  // suites compare cpu and cuda when auto and a GPU exists
   bool quick = false;               // smaller sizes, for a smoke run on the CPU machine
   std::string only;                 // non-empty: run only the cases whose name contains it (sim, interactive)
+  FlowTransport flow_transport = FlowTransport::GradientFrame;  // the sim suite's moving cases
   bool wants(const std::string& case_name) const { return only.empty() || case_name.find(only) != std::string::npos; }
 };
 

@@ -49,7 +49,7 @@ const std::vector<std::pair<std::string, SuiteFn>> k_suites = {
 Action add_bench(CLI::App& app) {
   auto* sub = app.add_subcommand("bench", "Benchmarks: timing tables (run on the GPU machine for GPU figures)");
   struct Opts {
-    std::string suite = "all", backend = "auto", json, only;
+    std::string suite = "all", backend = "auto", json, only, flow_transport = "gradient_frame";
     bool quick = false;
   };
   auto o = std::make_shared<Opts>();
@@ -57,12 +57,16 @@ Action add_bench(CLI::App& app) {
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_option("--json", o->json, "Write the results as JSON");
   sub->add_flag("--quick", o->quick, "Small sizes (smoke run)");
+  sub->add_option("--flow-transport", o->flow_transport,
+                  "Eulerian flow transport of the sim suite's moving cases: gradient_frame | gradient_frame_limited | "
+                  "donor_cell (default gradient_frame)");
   sub->add_option("--case", o->only, "Run only the cases whose name contains this text (sim, interactive), e.g. tube");
   return [o] {
     const std::vector<std::string> contract = {"sim", "grappa", "espirit", "sparse", "noncart", "flow", "lagrangian", "interactive", "scale", "all"};
     if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
       throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, espirit, sparse, noncart, flow, lagrangian, interactive, scale, all)");
-    BenchOptions opts{parse_flag("--backend", o->backend, k_backend_names, "backend"), o->quick, o->only};
+    BenchOptions opts{parse_flag("--backend", o->backend, k_backend_names, "backend"), o->quick, o->only,
+                      parse_flag("--flow-transport", o->flow_transport, k_flow_transport_names, "flow transport")};
     nlohmann::json report = nlohmann::json::object();
     bool ran = false;
     int rc = 0;

@@ -260,7 +260,7 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--model", o->model,
                   "Simulation model: eulerian (cells) | lagrangian (spin tracking) (default: the scenario's simulation.model)");
   sub->add_option("--flow-transport", o->flow_transport,
-                  "Eulerian flow transport: gradient_frame | donor_cell (default: the scenario's simulation.flow_transport)");
+                  "Eulerian flow transport: gradient_frame | gradient_frame_limited (second order, flux-limited) | donor_cell (default: the scenario's simulation.flow_transport)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   sub->add_option("--ranks", o->ranks,
                   "Split the simulation into N slabs of z planes (a 2-D phantom: y rows), one process each (with --backend "

@@ -152,6 +152,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                     });
   flowTransport_ = addCombo(mform, QStringLiteral("simulation.flow_transport"), tr("Flow transport"),
                             {{tr("Gradient frame (keeps the gradients' phase)"), q(name_of(FlowTransport::GradientFrame))},
+                             {tr("Gradient frame, second order (sharper inflow fronts)"),
+                              q(name_of(FlowTransport::GradientFrameLimited))},
                              {tr("Donor cell (Jurczuk et al. 2016, diffuses it)"), q(name_of(FlowTransport::DonorCell))}},
                             tr("Eulerian model: how magnetization moves between cells (docs/flow_transport.md)"),
                             [](Scenario& s, const std::string& v) {

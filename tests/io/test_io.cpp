@@ -465,7 +465,7 @@ class TestIo : public QObject {
     QTest::newRow("bad simulation model") << head + R"("simulation": {"model": "particles"}})"
                                           << "simulation.model = 'particles' is not allowed (allowed: eulerian, lagrangian)";
     QTest::newRow("bad flow transport") << head + R"("simulation": {"flow_transport": "upwind"}})"
-                                        << "simulation.flow_transport = 'upwind' is not allowed (allowed: gradient_frame, donor_cell)";
+                                        << "simulation.flow_transport = 'upwind' is not allowed (allowed: gradient_frame, gradient_frame_limited, donor_cell)";
     QTest::newRow("unknown simulation field") << head + R"("simulation": {"spins": 3}})" << "simulation.spins is not a known field";
     QTest::newRow("too many spins") << head + R"("simulation": {"spins_per_axis": 17}})"
                                     << "simulation.spins_per_axis = 17 is out of range: allowed [1, 16]";

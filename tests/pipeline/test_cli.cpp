@@ -329,7 +329,7 @@ class TestCli : public QObject {
     QCOMPARE(r.err.trimmed().count('\n'), 0);
     r = run_mrwb({"simulate", "--scenario", path("tube.json"), "--out", path("bad.h5"), "--flow-transport", "upwind"});
     QCOMPARE(r.code, 2);
-    QVERIFY2(r.err.contains("allowed: gradient_frame, donor_cell"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("allowed: gradient_frame, gradient_frame_limited, donor_cell"), qPrintable(r.err));
     QCOMPARE(r.err.trimmed().count('\n'), 0);
     writeSmallTube("bad_model.json", {{"model", "particles"}});
     r = run_mrwb({"simulate", "--scenario", path("bad_model.json"), "--out", path("bad.h5")});

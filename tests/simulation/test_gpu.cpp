@@ -238,7 +238,7 @@ class TestGpu : public QObject {
       seq.dummy_scans = 4;
       return build_sequence_program(seq);
     };
-    for (FlowTransport t : {FlowTransport::GradientFrame, FlowTransport::DonorCell}) {
+    for (FlowTransport t : {FlowTransport::GradientFrame, FlowTransport::DonorCell, FlowTransport::GradientFrameLimited}) {
       expect_agreement(flat, program(flat), "2-D open vessel, oblique flow (per-step stencil kernel)", t);
       expect_agreement(slab, program(slab), "3-D slab vessel (per-step stencil kernel)", t);
       expect_agreement(sink, program(sink), "3-D converging flow (per-step stencil kernel, 6 inflow slots)", t);
@@ -252,7 +252,7 @@ class TestGpu : public QObject {
     se.TE_s = 0.02;
     se.fov_m = flat.nx * flat.cell_size_m;
     se.dummy_scans = 2;
-    for (FlowTransport t : {FlowTransport::GradientFrame, FlowTransport::DonorCell})
+    for (FlowTransport t : {FlowTransport::GradientFrame, FlowTransport::DonorCell, FlowTransport::GradientFrameLimited})
       expect_agreement(flat, build_sequence_program(se), "2-D open vessel, spin echo (per-step stencil kernel)", t);
   }
 

@@ -21,6 +21,7 @@ class TestGpuSimRanks : public QObject {
   QTemporaryDir dir_;
   QString mpirun_;
   QString last_err_;  // the last run's stderr
+  QString transport_;  // the row's --flow-transport (empty: none)
 
   QString path(const QString& name) const { return dir_.filePath(name); }
   QStringList simulate_args(const QString& scenario, const QString& tag, const QString& backend) const {
@@ -29,6 +30,7 @@ class TestGpuSimRanks : public QObject {
   }
   Output simulate(const QString& scenario, const QString& tag, const QString& backend, int np) {
     QStringList args = simulate_args(scenario, tag, backend);
+    if (!transport_.isEmpty()) args << "--flow-transport" << transport_;
     const Run r = np == 1 ? mrwb_test::run_program(MRWB_CLI_PATH, args, 600000)
                           : mrwb_test::run_program(mpirun_, mrwb_test::mpirun_prefix(np) + args, 600000);
     last_err_ = r.err;
@@ -56,21 +58,28 @@ class TestGpuSimRanks : public QObject {
     // The copy engines where the GPUs reach each other (the default), else NCCL (MRWB_HALO_TRANSPORT=nccl).
     QTest::addColumn<bool>("copy_engines");
     QTest::addColumn<int>("stepping");  // the ranks that time-step fluid cells (and name their exchange); 0: all
+    QTest::addColumn<QString>("transport");  // --flow-transport; empty: the scenario's (gradient_frame)
     const QString bifurcation = QString(MRWB_SOURCE_DIR) + "/phantoms/bifurcation.json";
-    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2 << 0 << false << 0;
-    QTest::newRow("3-D tree, 2 GPUs, halo 1 (exchange every step)") << "tree_3d.json" << 2 << 1 << false << 0;
-    QTest::newRow("3-D tree, 2 GPUs, halo 8") << "tree_3d.json" << 2 << 8 << false << 0;
-    QTest::newRow("3-D tree, 2 GPUs, copy engines") << "tree_3d.json" << 2 << 0 << true << 0;
-    QTest::newRow("3-D tree, 2 GPUs, copy engines, halo 1") << "tree_3d.json" << 2 << 1 << true << 0;
-    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2 << 0 << false << 0;
-    QTest::newRow("2-D bifurcation, 2 GPUs, copy engines") << bifurcation << 2 << 0 << true << 0;
+    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2 << 0 << false << 0 << QString();
+    QTest::newRow("3-D tree, 2 GPUs, halo 1 (exchange every step)") << "tree_3d.json" << 2 << 1 << false << 0 << QString();
+    QTest::newRow("3-D tree, 2 GPUs, halo 8") << "tree_3d.json" << 2 << 8 << false << 0 << QString();
+    QTest::newRow("3-D tree, 2 GPUs, copy engines") << "tree_3d.json" << 2 << 0 << true << 0 << QString();
+    QTest::newRow("3-D tree, 2 GPUs, copy engines, halo 1") << "tree_3d.json" << 2 << 1 << true << 0 << QString();
+    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2 << 0 << false << 0 << QString();
+    QTest::newRow("2-D bifurcation, 2 GPUs, copy engines") << bifurcation << 2 << 0 << true << 0 << QString();
+    // The limited second-order transport reads two planes a step: with the default 4 halo planes an exchange every
+    // 2 steps, with 2 every step.
+    const QString limited = "gradient_frame_limited";
+    QTest::newRow("3-D tree, 2 GPUs, limited transport") << "tree_3d.json" << 2 << 0 << false << 0 << limited;
+    QTest::newRow("3-D tree, 2 GPUs, limited transport, halo 2") << "tree_3d.json" << 2 << 2 << false << 0 << limited;
+    QTest::newRow("3-D tree, 2 GPUs, limited transport, copy engines") << "tree_3d.json" << 2 << 0 << true << 0 << limited;
     if (mrwb::gpu::device_count() >= 4) {
-      QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0 << false << 0;
-      QTest::newRow("3-D tree, 4 GPUs, copy engines") << "tree_3d.json" << 4 << 0 << true << 0;
+      QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0 << false << 0 << QString();
+      QTest::newRow("3-D tree, 4 GPUs, copy engines") << "tree_3d.json" << 4 << 0 << true << 0 << QString();
       // Rank 0 holds no fluid (test_rank_decomposition): it steps and exchanges nothing, yet joins the copy
       // engines' collective set-up, and rank 1 skips it.
-      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle") << "thin_vessel.json" << 4 << 0 << false << 3;
-      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle, copy engines") << "thin_vessel.json" << 4 << 0 << true << 3;
+      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle") << "thin_vessel.json" << 4 << 0 << false << 3 << QString();
+      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle, copy engines") << "thin_vessel.json" << 4 << 0 << true << 3 << QString();
     }
   }
   void gpu_ranks_equal_one_gpu() {
@@ -79,8 +88,10 @@ class TestGpuSimRanks : public QObject {
     QFETCH(int, halo);
     QFETCH(bool, copy_engines);
     QFETCH(int, stepping);
+    QFETCH(QString, transport);
+    transport_ = transport;
     if (!scenario.startsWith('/')) scenario = path(scenario);
-    const QString tag = QString("s%1_%2_%3").arg(qHash(scenario)).arg(np).arg(halo);
+    const QString tag = QString("s%1_%2_%3%4").arg(qHash(scenario)).arg(np).arg(halo).arg(transport.isEmpty() ? "" : "_l");
     const Output one = simulate(scenario, tag + "_one", "cuda", 1);
     const Output cpu = simulate(scenario, tag + "_cpu", "cpu", 1);
     if (halo > 0) qputenv("MRWB_HALO_PLANES", QByteArray::number(halo));
@@ -95,6 +106,10 @@ class TestGpuSimRanks : public QObject {
     QVERIFY2(last_err_.contains(expected), qPrintable("expected '" + expected + "' in: " + last_err_.right(3000)));
     qInfo("%s", qPrintable(expected));
     QCOMPARE(static_cast<int>(last_err_.count("cuda engine: halo exchange")), stepping > 0 ? stepping : np);
+    if (!transport.isEmpty()) {  // two planes read a step: H halo planes last H / 2 steps (H = 4 by default here)
+      const QString every = QString("halo traffic every %1 steps").arg((halo > 0 ? halo : 4) / 2);
+      QVERIFY2(last_err_.contains(every), qPrintable("expected '" + every + "' in: " + last_err_.right(3000)));
+    }
     QVERIFY(!one.k.empty() && !cpu.k.empty() && !ranks.k.empty());
     QCOMPARE(ranks.k.size(), one.k.size());
     QCOMPARE(ranks.truth.size(), one.truth.size());

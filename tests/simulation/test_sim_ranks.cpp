@@ -72,27 +72,41 @@ class TestSimRanks : public QObject {
   void mpirun_equals_one_process_data() {
     QTest::addColumn<int>("np");
     QTest::addColumn<bool>("ranks_option");
-    QTest::newRow("mpirun -np 2") << 2 << false;
-    QTest::newRow("mpirun -np 3") << 3 << false;
-    QTest::newRow("--ranks 2") << 2 << true;
+    QTest::addColumn<QString>("transport");  // empty: the scenario's (gradient_frame)
+    QTest::newRow("mpirun -np 2") << 2 << false << QString();
+    QTest::newRow("mpirun -np 3") << 3 << false << QString();
+    QTest::newRow("--ranks 2") << 2 << true << QString();
+    // The limited second-order transport reads two planes beyond a cell: a halo of 2.
+    QTest::newRow("mpirun -np 3, limited transport") << 3 << false << QString("gradient_frame_limited");
   }
   void mpirun_equals_one_process() {
     QFETCH(int, np);
     QFETCH(bool, ranks_option);
-    const QString tag = QString("np%1%2").arg(np).arg(ranks_option ? "r" : "");
+    QFETCH(QString, transport);
+    const QString tag = QString("np%1%2%3").arg(np).arg(ranks_option ? "r" : "").arg(transport.isEmpty() ? "" : "l");
     QStringList args = simulate_args(tag);
     if (ranks_option) args << "--ranks" << QString::number(np);
+    Output one = one_;
+    int halo = 1;
+    if (!transport.isEmpty()) {
+      args << "--flow-transport" << transport;
+      const Run r1 = mrwb_test::run_mrwb(simulate_args("one_" + transport) << "--flow-transport" << transport);
+      QVERIFY2(r1.code == 0, qPrintable(r1.err));
+      one = read_output(path("one_" + transport + ".h5"), path("one_" + transport + "_truth.h5"));
+      halo = transport_halo_planes(*parse_flow_transport(transport.toStdString()));
+    }
     const Run r = ranks_option ? mrwb_test::run_mrwb(args) : mrwb_test::run_program(mpirun_, mpirun_prefix(np) + args);
     QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
     // The decomposition, once: the 16 z planes in slabs of equal work (the tree's fluid cells in a few planes).
-    const SlabSplit split = slab_split(build_phantom(load_scenario(scenario_.toStdString())), np);
+    const SlabSplit split = slab_split(build_phantom(load_scenario(scenario_.toStdString())), np, halo);
     QCOMPARE(r.out, QString::fromStdString(decomposition_text(split)) + "\n");
-    QVERIFY(r.out.startsWith(QString("ranks %1: z planes [0,").arg(np)) && r.out.endsWith(",16), halo 1\n"));
+    QVERIFY(r.out.startsWith(QString("ranks %1: z planes [0,").arg(np)) && r.out.endsWith(QString(",16), halo %1\n").arg(halo)));
     const Output o = read_output(path(tag + ".h5"), path(tag + "_truth.h5"));
-    QCOMPARE(o.k.size(), one_.k.size());
-    QCOMPARE(o.truth.size(), one_.truth.size());
-    const double ek = mrwb::test::rel_rms(o.k, one_.k), et = mrwb::test::rel_rms(o.truth, one_.truth);
-    qInfo("%d ranks: relative RMS k-space %.3g, truth %.3g", np, ek, et);
+    QCOMPARE(o.k.size(), one.k.size());
+    QCOMPARE(o.truth.size(), one.truth.size());
+    if (!transport.isEmpty()) QVERIFY(mrwb::test::rel_rms(one.k, one_.k) > 1e-4);  // the transports differ here
+    const double ek = mrwb::test::rel_rms(o.k, one.k), et = mrwb::test::rel_rms(o.truth, one.truth);
+    qInfo("%d ranks%s: relative RMS k-space %.3g, truth %.3g", np, transport.isEmpty() ? "" : qPrintable(", " + transport), ek, et);
     QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
     QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
   }

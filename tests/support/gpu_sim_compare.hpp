@@ -38,7 +38,7 @@ inline Runs compare_engines(const mrwb::CellPhantom& ph, const mrwb::SequencePro
   for (auto ty : ph.type) fluid += ty == static_cast<std::uint8_t>(mrwb::CellType::Fluid);
   const Runs r{rel_rms(kb, ka), rel_rms(tb, ta)};
   qInfo("%s (%s): %dx%dx%d cells (%zu fluid), %d readouts: CPU %.3f s, CUDA %.3f s; k-space rel. RMS %.3g, truth %.3g",
-        what, transport == mrwb::FlowTransport::GradientFrame ? "gradient frame" : "donor cell", ph.nx, ph.ny, ph.nz,
+        what, std::string(mrwb::to_string(transport)).c_str(), ph.nx, ph.ny, ph.nz,
         fluid, prog.readouts, cpu_s, cuda_s, r.dk, r.dt);
   return r;
 }

@@ -22,6 +22,7 @@
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/tr_progress.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
+#include "mrwb/simulation/transport_limited_ops.hpp"
 
 namespace mrwb {
 namespace {
@@ -120,7 +121,8 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
   };
   std::barrier sync(n_threads, complete);
 
-  const bool frame = flow_transport_ == FlowTransport::GradientFrame && moving;
+  const bool frame = in_gradient_frame(flow_transport_) && moving;
+  const bool limited = second_order(flow_transport_) && moving;
   const std::vector<FrameChange> frame_change = frame_changes(prog);  // moving_step_table.hpp
   auto worker = [&](int t) {
     // The gradient frame (transport_cell_ops.hpp: face_turn, frame_turn_by_motion): k in cycles per cell, followed by every thread alike.
@@ -202,6 +204,12 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
             auto tm = transport::donor_cell_gather<float>(ix, iy, iz, nx, ny_l, nz_l, Ax, Ay, Az, ux_l, uy_l, uz_l, type_l,
                                                           PD_l, static_cast<float>(scale), true, open_end_l, nullptr,
                                                           frame ? face_turn : nullptr);
+            if (limited) {
+              const auto A = transport::limited_gather_correction<float>(ix, iy, iz, nx, ny_l, nz_l, Ax, Ay, Az, ux_l, uy_l,
+                                                                         uz_l, type_l, PD_l, static_cast<float>(scale), true,
+                                                                         open_end_l, face_turn);
+              tm = {tm.x + A.x, tm.y + A.y, tm.z + A.z};
+            }
             if (frame && ph.type[i] == transport::k_fluid)
               transport::frame_turn_by_motion(tm, motion_k_cell, ph.ux[i], ph.uy[i], uz ? uz[i] : 0.f, scale);
             m = {tm.x, tm.y, tm.z};

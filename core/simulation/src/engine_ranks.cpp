@@ -7,7 +7,7 @@
 
 namespace mrwb {
 
-int SimulationEngine::rank_halo_planes(int, int) const { return k_transport_halo_planes; }
+int SimulationEngine::rank_halo_planes(int, int) const { return transport_halo_planes(flow_transport_); }
 
 void SimulationEngine::run_held_slab(const CellPhantom&, const SlabSplit&, const SequenceProgram&, const CoilMaps&,
                                      std::span<std::complex<float>>,

@@ -11,7 +11,55 @@
 
 namespace mrwb {
 
-FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid) {
+namespace {
+
+// The limited correction's faces of every fluid cell (LimitedFace): faces to a fluid neighbour with a flux,
+// whose UU is a fluid cell or fresh inflow through an open face (transport_limited_ops.hpp's rules).
+void add_limited_faces(const CellPhantom& ph, std::span<const std::uint32_t> fluid, const std::vector<std::int32_t>& face,
+                       int faces, FluidStencil& s) {
+  const std::size_t n = ph.size(), nf = fluid.size();
+  const float* u_axis[3] = {ph.ux.data(), ph.uy.data(), ph.uz.size() == n ? ph.uz.data() : nullptr};
+  std::vector<LimitedFace> list(nf * faces);
+  std::vector<int> count(nf, 0);
+  for (std::size_t r = 0; r < nf; ++r) {
+    const std::size_t i = fluid[r];
+    for (int f = 0; f < faces; ++f) {
+      const std::int32_t j = face[r * faces + f];
+      if (j < 0) continue;
+      const float* u = u_axis[f / 2];
+      const float dir = (f & 1) ? -1.f : 1.f;
+      const float ui = u ? u[i] : 0.f, uj = u ? u[fluid[static_cast<std::size_t>(j)]] : 0.f;
+      const float c = 0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui));  // transport_cell_ops.hpp's face expression
+      const float out = c * dir;
+      if (out == 0.f) continue;
+      LimitedFace F;
+      F.near = j | (f << k_face_shift);
+      F.coef = out;
+      // UU: across the cell's opposite face (outflow), or beyond the neighbour across this face (inflow).
+      const std::size_t up = out > 0.f ? r : static_cast<std::size_t>(j);
+      const std::int32_t beyond = face[up * faces + (out > 0.f ? (f ^ 1) : f)];
+      const float u_up = u ? u[fluid[up]] : 0.f;
+      if (beyond >= 0) {
+        F.far = beyond;
+      } else if (beyond == k_face_open && u_up * (out > 0.f ? dir : -dir) > 0.f) {
+        F.far = k_far_fresh;  // fresh spins enter U through that face
+        F.ghost_pd = ph.PD[fluid[up]];
+      } else {
+        continue;  // a wall or an outflow: no correction
+      }
+      list[r * faces + count[r]++] = F;
+    }
+  }
+  s.limited_slots = nf ? *std::max_element(count.begin(), count.end()) : 0;
+  if (s.limited_slots > fluid::k_max_limited_slots) throw std::logic_error("add_limited_faces: more faces than a cell has");
+  s.limited.assign(static_cast<std::size_t>(s.limited_slots) * nf, LimitedFace{});
+  for (std::size_t r = 0; r < nf; ++r)
+    for (int k = 0; k < count[r]; ++k) s.limited[k * nf + r] = list[r * faces + k];
+}
+
+}  // namespace
+
+FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, bool second_order) {
   const std::size_t n = ph.size(), nf = fluid.size();
   if (ph.ux.size() != n || ph.uy.size() != n) throw std::invalid_argument("build_fluid_stencil: no velocity field");
   const int faces = ph.nz > 1 ? 6 : 4;
@@ -61,6 +109,7 @@ FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uin
   s.inflow.assign(static_cast<std::size_t>(s.in_slots) * nf, FluidInflow{});
   for (std::size_t r = 0; r < nf; ++r)
     for (int k = 0; k < n_in[r]; ++k) s.inflow[k * nf + r] = {up[r * faces + k], up_c[r * faces + k]};
+  if (second_order) add_limited_faces(ph, fluid, face, faces, s);
   return s;
 }
 

@@ -160,6 +160,8 @@ struct StencilFluid {
   const float2* __restrict__ out_fresh;    // stencil: Σ outflow c_f, fresh inflow · PD
   const FluidInflow* __restrict__ inflow;  // [slot][rank]
   const FrameStep* __restrict__ frames;    // per step: the gradient frame (Frame kernels only)
+  const LimitedFace* __restrict__ limited; // [slot][rank] the limited correction's faces (Limited kernels only)
+  int limited_slots;
   const float4* __restrict__ u;            // [rank] velocity (x, y, z, 0), cells per flow step (Frame kernels only)
   int nf;                                  // < 2^31 (checked on the host): 32-bit index math
   int slots;                               // inflow slots per cell
@@ -169,7 +171,7 @@ struct StencilFluid {
   // reads before the next exchange are not stepped (the whole [0, nf) undecomposed).
   int act_lo, act_hi, block0;
 };
-template <int C, bool Frame>
+template <int C, bool Frame, bool Limited = false>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     stencil_step(CellGrid g, CellData d, StencilFluid f, const FluidStep* __restrict__ steps,
                  const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
@@ -231,6 +233,11 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
       if constexpr (Frame) {
         tr[q] = fluid::stencil_transport(raw, of[q].x, of[q].y, first[q], more, f.nf, f.slots, Ax, Ay, Az, S.scale,
                                          &fresh[q], face_turn);
+        if constexpr (Limited) {
+          const transport::Mag3<float> A = fluid::limited_stencil_correction(raw, f.limited + r[q], f.nf, f.limited_slots,
+                                                                             Ax, Ay, Az, S.scale, face_turn);
+          tr[q] = {tr[q].x + A.x, tr[q].y + A.y, tr[q].z + A.z};
+        }
         const float4 u = f.u[r[q]];
         float c, sn;
         fluid::frame_motion_turn(f.frames[k], u.x, u.y, u.z, S.scale, &c, &sn);
@@ -404,7 +411,8 @@ struct SlabRun {
   std::size_t own_first = 0, own_end = 0;  // cells of the held grid this rank owns
   std::size_t halo_cells = 0;              // cells of the halo planes on each side
   std::size_t plane_cells = 0;
-  int exchange_every = 1;                  // steps between halo exchanges: the halo's planes
+  int exchange_every = 1;                  // steps between halo exchanges: the halo's planes / reach
+  int reach = 1;                           // planes a step reads beyond a cell (transport_halo_planes)
   bool lower = false, upper = false;       // neighbours below and above
   // The exchange: by the copy engines where the ranks share a host and their GPUs reach each other (IpcHalo:
   // 4.5 % faster than NCCL on the strong case over 4 H200s, 8.4 % on the weak one, docs/benchmarks.md), else
@@ -442,7 +450,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (const char* env = std::getenv("MRWB_HALO_PLANES")) most = std::clamp(std::atoi(env), 1, k_max_halo_planes);
     int H = 1;
     while (H * 2 <= most && H * 2 <= planes / std::max(1, ranks)) H *= 2;
-    return H;
+    return std::max(H, transport_halo_planes(flow_transport_));  // the limited transport reads two planes a step
   }
 
   void run_held_slab(const CellPhantom& held, const SlabSplit& split, const SequenceProgram& prog, const CoilMaps& coils,
@@ -463,7 +471,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.own_end = own_end - held_first;
     s.halo_cells = static_cast<std::size_t>(split.halo) * split.plane_cells;
     s.plane_cells = split.plane_cells;
-    s.exchange_every = split.halo;
+    s.reach = transport_halo_planes(flow_transport_);
+    if (split.halo % s.reach != 0) throw std::invalid_argument("run_held_slab: halo planes not a multiple of the transport's reach");
+    s.exchange_every = split.halo / s.reach;
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
     if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
@@ -526,8 +536,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
     if (stencil_path)
       stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n),
-                                                frame = flow_transport_ == FlowTransport::GradientFrame]() mutable {
-        return stencil_host(ph, prog, std::move(fluid), frame, cancel);
+                                                frame = in_gradient_frame(flow_transport_),
+                                                limited = second_order(flow_transport_)]() mutable {
+        return stencil_host(ph, prog, std::move(fluid), frame, limited, cancel);
       });
     const auto t_stencil = std::chrono::steady_clock::now();
     // The closed-form cells' tissue as a table and a 16-bit entry per cell where it can be (a few
@@ -657,13 +668,13 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::vector<float2> out_fresh;
   };
   static StencilHost stencil_host(const CellPhantom& ph, const SequenceProgram& prog, std::vector<std::uint32_t> fluid,
-                                  bool frame, const CancelToken& cancel) {
+                                  bool frame, bool limited, const CancelToken& cancel) {
     StencilHost h;
     h.fluid = std::move(fluid);
     const std::size_t nf = h.fluid.size();
     h.steps = fluid_step_table(ph, prog, h.trs_at, frame);
     cancel.throw_if_cancelled();
-    h.sten = build_fluid_stencil(ph, h.fluid);
+    h.sten = build_fluid_stencil(ph, h.fluid, limited);
     if (h.sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
       throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
     cancel.throw_if_cancelled();
@@ -819,10 +830,14 @@ class CudaSimulationEngine final : public SimulationEngine {
     d_tissue.upload(st.tissue.data());
     d_out_fresh.upload(h.out_fresh.data());
     if (!sten.inflow.empty()) d_inflow.upload(sten.inflow.data());
+    const bool limited = sten.limited_slots > 0;
+    DeviceBuffer<LimitedFace> d_limited(limited ? sten.limited.size() : 0);
+    if (limited) d_limited.upload(sten.limited.data());
     state0.upload(h.m0.data());
     const int C = cells_per_thread(nf);
-    auto kernel = frame ? (C == 4 ? stencil_step<4, true> : C == 2 ? stencil_step<2, true> : stencil_step<1, true>)
-                        : (C == 4 ? stencil_step<4, false> : C == 2 ? stencil_step<2, false> : stencil_step<1, false>);
+    auto kernel = limited ? (C == 4 ? stencil_step<4, true, true> : C == 2 ? stencil_step<2, true, true> : stencil_step<1, true, true>)
+                  : frame ? (C == 4 ? stencil_step<4, true> : C == 2 ? stencil_step<2, true> : stencil_step<1, true>)
+                          : (C == 4 ? stencil_step<4, false> : C == 2 ? stencil_step<2, false> : stencil_step<1, false>);
     const int span = block_span(nf, C, kernel);
     // A rank's own fluid cells and halo traffic: ranks follow grid order (nccl_halo.hpp).
     auto rank_of = [&](std::size_t cell) {
@@ -846,12 +861,15 @@ class CudaSimulationEngine final : public SimulationEngine {
                      static_cast<int>(nf) - halo.recv_upper_begin, slab->exchange ? "" : " (exchange left out: timing only)");
     }
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
-                         d_inflow.get(), frame ? d_frames.get() : nullptr, frame ? d_u.get() : nullptr,
+                         d_inflow.get(), frame ? d_frames.get() : nullptr, limited ? d_limited.get() : nullptr,
+                         sten.limited_slots, frame ? d_u.get() : nullptr,
                          static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi, 0, static_cast<int>(nf), 0};
-    // Deep halo: d steps after an exchange, a cell of halo depth > H − 1 − d is read by no cell before the next
-    // exchange (transport moves one plane per step), so the step skips it; with H = 1 it steps no halo cell.
-    // lo_at[D], hi_at[D]: the ranks stepped with D halo planes on either side.
-    const int H = slab ? slab->exchange_every : 1;
+    // Deep halo: d steps after an exchange, a cell of halo depth > H − R·(1 + d) is read by no cell before the
+    // next exchange (a step reads R planes beyond a cell: the reach, 1 for the donor cell, 2 for the limited
+    // transport), so the step skips it; with H = R it steps no halo cell. lo_at[D], hi_at[D]: the ranks stepped
+    // with D halo planes on either side.
+    const int R = slab ? slab->reach : 1, E = slab ? slab->exchange_every : 1;
+    const int H = R * E;
     std::vector<int> lo_at(H, 0), hi_at(H, static_cast<int>(nf));
     if (slab) {
       for (int D = 0; D < H; ++D) {
@@ -873,8 +891,8 @@ class CudaSimulationEngine final : public SimulationEngine {
         t.n_steps, nf, t.trs_at, t.counter.get(),
         [&](int j, cudaLaunchConfig_t& cfg) {
           StencilFluid fj = f;
-          fj.act_lo = lo_at[H - 1 - j % H];
-          fj.act_hi = hi_at[H - 1 - j % H];
+          fj.act_lo = lo_at[H - R * (1 + j % E)];
+          fj.act_hi = hi_at[H - R * (1 + j % E)];
           fj.block0 = fj.act_lo / span;
           cfg.gridDim = dim3(static_cast<unsigned>(std::max(1, (fj.act_hi + span - 1) / span - fj.block0)));
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,

@@ -6,14 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "mrwb/base/simulation_model.hpp"
 #include "mrwb/phantom/phantom.hpp"
 
 namespace mrwb {
 
 // Planes one side of a slab that the time-stepped transport reads from the neighbour: the donor-cell
 // gather (transport_cell_ops.hpp) reads the face neighbours only, and the gradient frame's face turns
-// are the same for every face of an axis, so one plane in either transport.
+// are the same for every face of an axis, so one plane in either; the limited second-order correction
+// (transport_limited_ops.hpp) reads two cells along each axis, so two planes.
 constexpr int k_transport_halo_planes = 1;
+constexpr int transport_halo_planes(FlowTransport t) { return second_order(t) ? 2 : k_transport_halo_planes; }
 
 struct SlabSplit {
   int axis = 2;        // 2: z planes; 1: y rows of a 2-D grid

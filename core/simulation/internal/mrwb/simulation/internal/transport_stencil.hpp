@@ -17,6 +17,7 @@
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/internal/moving_step_table.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
+#include "mrwb/simulation/transport_limited_ops.hpp"
 
 namespace mrwb {
 
@@ -40,17 +41,36 @@ struct alignas(8) FluidInflow {
   float coef = 0.f;
 };
 
+// One face of a fluid cell to a fluid neighbour for the limited second-order correction
+// (transport_limited_ops.hpp), 16 bytes (one load on the device). The face's upwind cell U, downwind D and
+// the cell UU upwind of U: with coef > 0 the flow leaves the cell through the face (U the cell, D `near`,
+// UU `far` across the cell's opposite face, turned by that face), with coef < 0 it enters (U `near`, D the
+// cell, UU `far` beyond the neighbour, turned by the face twice). Faces whose UU is a wall or an outflow
+// get no correction (φ(0) = 0) and are not listed.
+constexpr std::int32_t k_far_fresh = -2;  // UU stands for fresh, fully relaxed spins (0, 0, ghost_pd)
+struct alignas(16) LimitedFace {
+  std::int32_t near = -1;  // rank | face << k_face_shift; −1: no more faces (filled from slot 0)
+  std::int32_t far = k_far_fresh;  // rank of UU, or k_far_fresh
+  float coef = 0.f;        // face Courant number at scale 1, signed as above
+  float ghost_pd = 0.f;    // far == k_far_fresh: the fresh spins' Mz
+};
+
 struct FluidStencil {
   int in_slots = 0;     // slots per cell: the most inflow faces of any cell (≤ 4 in 2-D, ≤ 6 in 3-D)
   std::size_t nf = 0;   // fluid cells (ranks: positions in the ascending fluid list)
   std::vector<float> out;            // [rank] Σ outflow c_f
   std::vector<float> fresh;          // [rank] Σ inflow c_f through open faces, times PD
   std::vector<FluidInflow> inflow;   // [slot · nf + rank]
+  // The limited second-order correction (empty: the donor cell alone): the most listed faces of a cell, and
+  // the faces [slot · nf + rank].
+  int limited_slots = 0;
+  std::vector<LimitedFace> limited;
 };
 
 // The stencil of the fluid cells `fluid` (ascending global indices, all of type Fluid) of `ph`, faces as
 // fluid_face_ranks decides them (open grid boundary, vessel ends). InputError beyond 2^28 fluid cells.
-FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid);
+// `second_order`: with the limited correction's faces (transport_limited_ops.hpp).
+FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, bool second_order = false);
 
 namespace fluid {
 
@@ -102,15 +122,62 @@ MRWB_HD transport::Mag3<float> stencil_transport(const transport::Mag3<float>& m
   return {m.x + scale * dx, m.y + scale * dy, m.z + scale * dz};
 }
 
-// The stencil step of rank r read straight from the tables (the CPU twin and tests; host only).
+// The limited second-order correction of a cell (rank r, magnetization m) from its listed faces `faces`
+// (stride nf, n_slots <= k_max_limited_slots of them), added to stencil_transport's result: the same
+// expressions as limited_gather_correction on the grid. `face_turn` as stencil_transport's (null: the lab
+// frame). One face at a time: holding every face's entry and neighbours in registers first was slower on an
+// H200 (tube 0.25-0.33 s against 0.23 s, docs/benchmarks.md).
+constexpr int k_max_limited_slots = 6;
+MRWB_HD transport::Mag3<float> limited_stencil_correction(const transport::Mag3<float>& m, const LimitedFace* faces,
+                                                           std::size_t nf, int n_slots, const float* Mx, const float* My,
+                                                           const float* Mz, float scale, const float* face_turn) {
+  transport::Mag3<float> acc{0.f, 0.f, 0.f};
+  for (int s = 0; s < n_slots; ++s) {
+    const LimitedFace F = faces[s * nf];
+    if (F.near < 0) break;
+    const std::int32_t j = F.near & k_rank_mask;
+    const int f = F.near >> k_face_shift;
+    float tc = 1.f, ts = 0.f;
+    if (face_turn) {
+      tc = face_turn[2 * f];
+      ts = face_turn[2 * f + 1];
+    }
+    const transport::Mag3<float> mj = transport::turned(transport::Mag3<float>{Mx[j], My[j], Mz[j]}, tc, ts);
+    const float c = F.coef * scale;
+    transport::Mag3<float> uu{0.f, 0.f, F.ghost_pd};
+    if (F.far >= 0) uu = {Mx[F.far], My[F.far], Mz[F.far]};
+    if (c > 0.f) {
+      // Outflow: UU across the cell's opposite face.
+      if (F.far >= 0 && face_turn) uu = transport::turned(uu, face_turn[2 * (f ^ 1)], face_turn[2 * (f ^ 1) + 1]);
+      const transport::Mag3<float> A = transport::limited_face_correction(uu, m, mj, c);
+      acc = {acc.x - A.x, acc.y - A.y, acc.z - A.z};
+    } else {
+      // Inflow: UU beyond the neighbour, two cells along the face.
+      if (F.far >= 0 && face_turn) uu = transport::turned(uu, tc * tc - ts * ts, 2.f * tc * ts);
+      const transport::Mag3<float> A = transport::limited_face_correction(uu, mj, m, -c);
+      acc = {acc.x + A.x, acc.y + A.y, acc.z + A.z};
+    }
+  }
+  return acc;
+}
+
+// The stencil step of rank r read straight from the tables (the CPU twin and tests; host only), with the
+// limited correction when the stencil has it.
 inline transport::Mag3<float> stencil_transport(const FluidStencil& s, std::size_t r, const float* Mx,
                                                         const float* My, const float* Mz, float scale, float* fresh_z,
                                                         const float* face_turn = nullptr) {
   FluidInflow first[k_preloaded_inflows];
   for (int k = 0; k < k_preloaded_inflows; ++k) first[k] = k < s.in_slots ? s.inflow[k * s.nf + r] : FluidInflow{};
   const FluidInflow* more = s.in_slots > k_preloaded_inflows ? s.inflow.data() + k_preloaded_inflows * s.nf + r : nullptr;
-  return stencil_transport(transport::Mag3<float>{Mx[r], My[r], Mz[r]}, s.out[r], s.fresh[r], first, more, s.nf,
-                           s.in_slots, Mx, My, Mz, scale, fresh_z, face_turn);
+  const transport::Mag3<float> m{Mx[r], My[r], Mz[r]};
+  transport::Mag3<float> t = stencil_transport(m, s.out[r], s.fresh[r], first, more, s.nf, s.in_slots, Mx, My, Mz, scale,
+                                               fresh_z, face_turn);
+  if (s.limited_slots > 0) {
+    const transport::Mag3<float> A =
+        limited_stencil_correction(m, s.limited.data() + r, s.nf, s.limited_slots, Mx, My, Mz, scale, face_turn);
+    t = {t.x + A.x, t.y + A.y, t.z + A.z};
+  }
+  return t;
 }
 
 }  // namespace fluid
