@@ -43,11 +43,13 @@ class TestModelComparison : public QObject {
   // teaching_inflow_spoiled_gre (60°, TR 10 ms, 32², 8 × 8 spins): fresh blood enters a saturated slice, and the
   // donor cell's mixing spreads its front downstream (the Eulerian image some 10 % of the peak darker in the
   // inflow edge's first voxel columns). The limited transport keeps the front: the difference to the
-  // reference at most 0.6 times the first-order scheme's.
+  // reference at most 0.6 times the first-order scheme's (the scenario ships with the limited transport).
   void inflowFrontWithTheLimitedTransport() {
     Scenario s = load_scenario(MRWB_SOURCE_DIR "/phantoms/teaching_inflow_spoiled_gre.json");
+    QCOMPARE(s.simulation.flow_transport, FlowTransport::GradientFrameLimited);  // the scenario's own choice
     s.backend = Backend::Cpu;
     s.simulation.spins_per_axis = 8;
+    s.simulation.flow_transport = FlowTransport::GradientFrame;  // compare_models' Eulerian run: the first-order one
     const ModelComparison c = compare_models(s, {}, {});
     const double limited = limited_difference(s, c);
     qInfo("teaching_inflow_spoiled_gre: Eulerian vs Lagrangian (8 x 8 spins) %.2f %% (gradient frame), %.2f %% (limited)",
