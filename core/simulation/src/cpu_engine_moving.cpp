@@ -146,9 +146,7 @@ void CpuSimulationEngine::run_time_stepped(const CellPhantom& ph, const Sequence
     // phase: three quarters of a plain GRE readout's flow phase at 1 mm cells, docs/flow_transport.md.)
     double motion_k_cell[3] = {0, 0, 0};
     auto motion_k = [&](double dkx, double dky, double dkz) {
-      motion_k_cell[0] = frame_k_cell[0] + 0.5 * dkx * ph.cell_size_m;
-      motion_k_cell[1] = frame_k_cell[1] + 0.5 * dky * ph.cell_size_m;
-      motion_k_cell[2] = frame_k_cell[2] + 0.5 * dkz * ph.cell_size_m;
+      transport::frame_motion_k(frame_k_cell, dkx, dky, dkz, ph.cell_size_m, motion_k_cell);
     };
     // This thread's blocks: t, t + T, t + 2T, ...
     auto for_own_rows = [&](auto&& fn) {

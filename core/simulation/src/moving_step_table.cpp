@@ -111,11 +111,11 @@ std::vector<FrameStep> fluid_frame_table(std::span<const FluidStep> table, doubl
     if (S.frame == static_cast<std::int16_t>(FrameChange::Restart)) k_cell[0] = k_cell[1] = k_cell[2] = 0;
     if (S.frame == static_cast<std::int16_t>(FrameChange::Conjugate))
       for (double& k : k_cell) k = -k;
-    // The moving cell's turn takes k's mean over the step (cpu_engine_moving.cpp: motion_k), the face turns k
-    // at its start, where the transported state is.
-    out[j].k_cell[0] = static_cast<float>(k_cell[0] + 0.5 * S.dk_x * cell_size_m);
-    out[j].k_cell[1] = static_cast<float>(k_cell[1] + 0.5 * S.dk_y * cell_size_m);
-    out[j].k_cell[2] = static_cast<float>(k_cell[2] + 0.5 * S.dk_z * cell_size_m);
+    // The moving cell's turn takes k's mean over the step, the face turns k at its start, where the transported
+    // state is.
+    double mean_k[3];
+    transport::frame_motion_k(k_cell, S.dk_x, S.dk_y, S.dk_z, cell_size_m, mean_k);
+    for (int a = 0; a < 3; ++a) out[j].k_cell[a] = static_cast<float>(mean_k[a]);
     transport::frame_face_turns(k_cell, out[j].face_turn);
     k_cell[0] += S.dk_x * cell_size_m;
     k_cell[1] += S.dk_y * cell_size_m;

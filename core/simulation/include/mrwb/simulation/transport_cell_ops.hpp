@@ -119,6 +119,16 @@ MRWB_HD void frame_face_turns(const double (&k_cell)[3], T (&face_turn)[12]) {
   }
 }
 
+// The k a moving cell's turn takes over a step that adds the moment (dkx, dky, dkz) [cycles/m]: k's mean over the
+// step, k at its start (k_cell, cycles per cell) plus half the step's moment, since the program spreads an
+// interval's moment evenly over its steps. The CPU grid path and the step tables (fluid_frame_table) both take it.
+MRWB_HD void frame_motion_k(const double (&k_cell)[3], double dkx, double dky, double dkz, double cell_m,
+                            double (&mean_k_cell)[3]) {
+  mean_k_cell[0] = k_cell[0] + 0.5 * dkx * cell_m;
+  mean_k_cell[1] = k_cell[1] + 0.5 * dky * cell_m;
+  mean_k_cell[2] = k_cell[2] + 0.5 * dkz * cell_m;
+}
+
 // What a spin gathers in the gradient frame by moving: m = M·exp(+i 2π k·x) turns by exp(+i 2π k·δ) when
 // the spin moves by δ (u·scale cells along each axis), since d m / dt = i 2π (k·v) m along its path: k_cell is
 // k's mean over the step (k at its start plus half its moment), which makes the turn exact for a constant

@@ -14,6 +14,8 @@
 // Where U's upwind neighbour is missing: a face open to fresh inflow stands for fully relaxed spins
 // M = (0, 0, PD) (the inflow front stays sharp at the inlet); a wall or an outflow gives no correction
 // (the donor cell, φ(0) = 0).
+// A step reads two cells along each axis (the donor cell one): ranks hold two halo planes
+// (rank_decomposition.hpp: transport_halo_planes).
 // docs/flow_transport.md derives the scheme and what it measured. Shared by the CPU engine's grid gather,
 // the stencil's CPU twin and the CUDA kernel.
 #include <cstdint>
@@ -23,9 +25,6 @@
 #include "mrwb/simulation/transport_cell_ops.hpp"
 
 namespace mrwb::transport {
-
-// Cells a limited step reads on either side along an axis (the donor cell reads one).
-constexpr int k_limited_reach_cells = 2;
 
 // The monotonized-central limiter of van Leer 1977, φ(r) = max(0, min(2r, (1 + r) / 2, 2)), for r = ab / bb;
 // 0 when there is no downwind difference (bb = 0: nothing to correct). Measured against van Leer's smooth
