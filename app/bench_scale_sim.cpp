@@ -1,10 +1,11 @@
 // `mrwb bench --suite scale`, the simulator's part: Jurczuk et al. 2016's liver-like slab over ranks (one GPU
-// each, halos through NCCL; CPU engines without GPUs), strong scaling (one slab on 1, 2, 4 ... ranks) and weak
+// each, halos by the copy engines or NCCL; CPU engines without GPUs) in z planes or y rows, whichever axis
+// slab_split would choose (MRWB_SPLIT_AXIS=y|z: that one), strong scaling (one slab on 1, 2, 4 ... ranks) and weak
 // scaling (a slab of fixed thickness per rank). The suite starts each run as `mpirun -np N mrwb bench --suite
 // scale` with MRWB_SCALE_SIM_RANK set; that process is one rank (scale_sim_rank): it builds the slab, warms
 // the engine (CUDA context, NCCL communicator) on a thin slab, and times the engine's run between two
 // agreements of every rank; rank 0 prints the seconds. Building the phantom is not timed; GPU ranks build only
-// their held planes (organ_slab_planes), so the slab may exceed one GPU and one rank's share of the host.
+// their held planes or rows (organ_slab_planes), so the slab may exceed one GPU and one rank's share of the host.
 #include <chrono>
 #include <complex>
 #include <cstdio>
@@ -70,11 +71,13 @@ SlabCase decode(const std::string& text) {
   return c;
 }
 
-// Planes [z_begin, z_end) of the case's slab or stack, velocities in m/s (organ_slab_planes).
-OrganSlabPlanes case_planes(const SlabCase& c, int z_begin, int z_end) {
+// Planes [z_begin, z_end) of the case's slab or stack, rows [y_begin, y_end) of them (y_end < 0: all),
+// velocities in m/s (organ_slab_planes).
+OrganSlabPlanes case_planes(const SlabCase& c, int z_begin, int z_end, int y_begin = 0, int y_end = -1) {
   const OrganSlabSpec spec = liver_slab_spec(c.nx, c.ny, c.nz, c.cell_m);
-  return c.copies > 0 ? organ_slab_stack_planes(spec, c.copies, "bench slab", k_liver_slab_max_bytes, z_begin, z_end, c.offset)
-                      : organ_slab_planes(spec, "bench slab", k_liver_slab_max_bytes, z_begin, z_end);
+  return c.copies > 0 ? organ_slab_stack_planes(spec, c.copies, "bench slab", k_liver_slab_max_bytes, z_begin, z_end, c.offset,
+                                                y_begin, y_end)
+                      : organ_slab_planes(spec, "bench slab", k_liver_slab_max_bytes, z_begin, z_end, y_begin, y_end);
 }
 
 // The slab (or stack) and its GE over the whole of it (the image is the projection along z), as the sim suite
@@ -205,38 +208,61 @@ int scale_sim_rank(const BenchOptions&) {
     const bool held_only = comm && ranks > 1 && c.backend == Backend::Cuda;
     const SlabRun r = held_only ? SlabRun{{}, case_sequence(c)} : slab_run(c);
     CellPhantom held;
-    SlabSplit split;
+    SlabSplit split;  // as the engine plays it (played_split)
+    SequenceProgram played = r.prog;
     if (held_only) {
-      CellPhantom shape;  // the whole grid's sizes, for the split
-      shape.nx = c.nx, shape.ny = c.ny, shape.nz = c.planes();
-      split = slab_split(shape, ranks, engine->rank_halo_planes(shape.nz, ranks));
-      const int me = comm->rank();
-      {
-        // Slabs of equal work (balance_slabs), then each rank builds its held planes of the balanced split. A
-        // stack's weights come from one copy with its caps (periodic_plane_work); a slab's: each rank weighs
-        // the planes of its equal slab and the ranks share the weights (own and halo work as one complex
-        // value a plane).
-        PlaneWork work;
-        if (c.copies > 0) {
-          SlabCase one = c;
-          one.copies = 1;
-          one.offset = 0;
-          work = periodic_plane_work(plane_work(case_planes(one, 0, one.planes()).ph, split.plane_cells), shape.nz, c.offset);
-        } else {
-          const OrganSlabPlanes own = case_planes(c, split.begin(me), split.end(me));
-          const PlaneWork mine = plane_work(own.ph, split.plane_cells);
-          std::vector<std::complex<double>> shared(static_cast<std::size_t>(shape.nz));
-          for (std::size_t p = 0; p < mine.own.size(); ++p) shared[split.begin(me) + p] = {mine.own[p], mine.halo[p]};
-          comm->all_gather(shared, split.begin(me), split.end(me));
-          for (const auto& v : shared) {
-            work.own.push_back(v.real());
-            work.halo.push_back(v.imag());
-          }
+      const int me = comm->rank(), nz = c.planes();
+      auto halo = [&](int planes) { return engine->rank_halo_planes(planes, ranks); };
+      // The work of the z planes and of the y rows (rank_decomposition.hpp), then the axis and bounds slab_split
+      // would choose for the whole. A stack's come from one copy with its caps (periodic_plane_work; every row holds
+      // each plane of the copy `copies` times); a slab's: each rank weighs the planes of an equal slab of z planes
+      // and the ranks share them (own and halo work as one complex value a plane) and add up their rows.
+      PlaneWork zw, yw;
+      if (c.copies > 0) {
+        SlabCase one = c;
+        one.copies = 1;
+        one.offset = 0;
+        const CellPhantom copy = case_planes(one, 0, one.planes()).ph;
+        zw = periodic_plane_work(plane_work(copy, copy.slice_size()), nz, c.offset);
+        yw = row_work(copy);
+        for (std::size_t y = 0; y < yw.own.size(); ++y) {
+          yw.own[y] = static_cast<double>(c.nx) * nz + (yw.own[y] - static_cast<double>(c.nx) * one.planes()) * c.copies;
+          yw.halo[y] *= c.copies;
         }
-        balance_slabs(split, work);
-        if (me == 0) std::fprintf(stderr, "%s\n", decomposition_text(split).c_str());
+      } else {
+        SlabSplit equal;
+        equal.planes = nz;
+        equal.ranks = ranks;
+        const OrganSlabPlanes own = case_planes(c, equal.begin(me), equal.end(me));
+        const PlaneWork mine = plane_work(own.ph, own.ph.slice_size()), rows = row_work(own.ph);
+        std::vector<std::complex<double>> shared(static_cast<std::size_t>(nz));
+        for (std::size_t p = 0; p < mine.own.size(); ++p) shared[equal.begin(me) + p] = {mine.own[p], mine.halo[p]};
+        comm->all_gather(shared, equal.begin(me), equal.end(me));
+        for (const auto& v : shared) {
+          zw.own.push_back(v.real());
+          zw.halo.push_back(v.imag());
+        }
+        std::vector<std::complex<double>> row_sums(static_cast<std::size_t>(c.ny));
+        for (std::size_t y = 0; y < row_sums.size(); ++y) row_sums[y] = {rows.own[y], rows.halo[y]};
+        comm->sum_in_rank_order(row_sums);
+        for (const auto& v : row_sums) {
+          yw.own.push_back(v.real());
+          yw.halo.push_back(v.imag());
+        }
       }
-      OrganSlabPlanes part = case_planes(c, split.held_begin(me), split.held_end(me));
+      // MRWB_SPLIT_AXIS=y|z: that axis instead of the one chosen (A/B measurements).
+      SplitAxis along = SplitAxis::Auto;
+      if (const char* env = std::getenv("MRWB_SPLIT_AXIS")) along = parse_split_axis(env).value_or(SplitAxis::Auto);
+      const SlabSplit chosen = choose_slab_split(c.nx, c.ny, nz, ranks, halo, along, &zw, &yw);
+      if (me == 0) std::fprintf(stderr, "%s\n", decomposition_text(chosen).c_str());
+      // Each rank builds its held planes (or rows, played with y and z swapped) of the chosen split.
+      OrganSlabPlanes part = chosen.rows_of_3d ? case_planes(c, 0, nz, chosen.held_begin(me), chosen.held_end(me))
+                                               : case_planes(c, chosen.held_begin(me), chosen.held_end(me));
+      if (chosen.rows_of_3d) {
+        part.ph = swap_y_z(part.ph);
+        played = swap_y_z(r.prog);
+      }
+      split = played_split(chosen);
       scale_organ_slab_flow(part.ph, comm->max_over_ranks(part.u_max_m_per_s));
       part.ph.whole_courant_speed = comm->max_over_ranks(max_courant_speed(part.ph));
       empty_halo_cells(part.ph, split, me);
@@ -251,7 +277,7 @@ int scale_sim_rank(const BenchOptions&) {
     if (comm) comm->all_agree(true);
     const auto t0 = std::chrono::steady_clock::now();
     if (held_only) {
-      engine->run_held_slab(held, split, r.prog, CoilMaps{}, samples, {}, {}, {});
+      engine->run_held_slab(held, split, played, CoilMaps{}, samples, {}, {}, {});
     } else {
       std::vector<std::complex<float>> truth(c.backend == Backend::Cpu ? r.ph.size() : 0);
       engine->run(r.ph, r.prog, samples, truth, {}, {});
@@ -287,7 +313,7 @@ int scale_simulator(const BenchOptions& options, nlohmann::json& report) {
   const int per_rank_planes = strong.nz / 4;
   const int most = devices > 0 ? devices : 2;
   std::printf("Simulator over %s ranks: liver slab %dx%dx%d, GE %d PE (strong); weak: a copy of a %d-plane slab between "
-              "caps per rank, every rank's bounds half a copy in\n",
+              "caps per rank, the stack half a copy out of step\n",
               devices > 0 ? "GPU" : "CPU", strong.nx, strong.ny, strong.nz, strong.pe, per_rank_planes - 2);
   std::printf("%-6s %12s %11s %12s %11s\n", "ranks", "strong s", "efficiency", "weak s", "efficiency");
   nlohmann::json rows = nlohmann::json::array();
@@ -295,7 +321,8 @@ int scale_simulator(const BenchOptions& options, nlohmann::json& report) {
   bool ok = true;
   for (int n = 1; n <= most; n *= 2) {
     // Weak: n copies of a slab of per_rank_planes − 2 planes between caps, the stack starting half a copy in, so
-    // that each rank's slab holds the same planes and its bounds cut the vessels where they are densest.
+    // that in z planes each rank's slab holds the same planes and its bounds cut the vessels where they are densest
+    // (in y rows each rank holds its rows of every copy).
     SlabCase weak = strong;
     weak.nz = per_rank_planes - 2;
     weak.copies = n;

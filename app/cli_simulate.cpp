@@ -146,7 +146,7 @@ SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequen
 }  // namespace
 
 struct SimulateOptions {
-  std::string scenario, out, traj_out, backend, model, flow_transport, velocity_out, seq;
+  std::string scenario, out, traj_out, backend, model, flow_transport, velocity_out, seq, split_axis = "auto";
   std::vector<std::string> truth;
   PngOptions png;
   bool quiet = false;
@@ -212,7 +212,10 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
     if (imported->adc_samples() == 0)
       throw InputError(o.seq + ": the sequence has no ADC to simulate (allowed: at least one block with an ADC)");
   }
+  const std::optional<SplitAxis> split_axis = parse_split_axis(o.split_axis);
+  if (!split_axis) throw InputError("--split-axis: '" + o.split_axis + "' (allowed: auto, y, z)");
   auto engine = simulate_engine(s, comm);
+  engine->set_split_axis(*split_axis);
   if (!quiet)
     std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
               << simulation_model_text(s.simulation) << ")\n";
@@ -263,9 +266,12 @@ Action add_simulate(CLI::App& app) {
                   "Eulerian flow transport: gradient_frame | gradient_frame_limited (second order, flux-limited) | donor_cell (default: the scenario's simulation.flow_transport)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
   sub->add_option("--ranks", o->ranks,
-                  "Split the simulation into N slabs of z planes (a 2-D phantom: y rows), one process each (with --backend "
-                  "cuda one GPU each, halos through NCCL), by running this command through `mpirun -np N` (1 to 256; "
-                  "under mpirun: its -np)");
+                  "Split the simulation into N slabs of z planes or y rows (a 2-D phantom: y rows), one process each (with "
+                  "--backend cuda one GPU each, halos by the GPUs' copy engines or NCCL), by running this command through "
+                  "`mpirun -np N` (1 to 256; under mpirun: its -np)");
+  sub->add_option("--split-axis", o->split_axis,
+                  "With --ranks, the axis a 3-D phantom's slabs cut: auto (the one whose balanced slabs leave the busiest rank "
+                  "the least work, halo included) | y | z (default: auto)");
   return [o] { return run_as_ranks(o->ranks, [o](RankComm* comm) { return simulate_command(*o, comm); }); };
 }
 

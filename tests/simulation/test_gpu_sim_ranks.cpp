@@ -1,7 +1,7 @@
-// `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos by the copy engines between the GPUs of one
-// host (CUDA IPC) or (MRWB_HALO_TRANSPORT=nccl) through NCCL: `mpirun -np 2` (and 4 where the host has 4 GPUs) against the one-GPU run
+// `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos through CUDA IPC between the GPUs of one
+// host (by peer stores, or MRWB_HALO_TRANSPORT=copy by the copy engines) or (MRWB_HALO_TRANSPORT=nccl) through NCCL: `mpirun -np 2` (and 4 where the host has 4 GPUs) against the one-GPU run
 // (relative RMS <= 1e-6, the bar of the CPU ranks) and the CPU reference (<= 1e-4, CUDA against its CPU twin),
-// on the moving 3-D tree of test_sim_ranks and on a 2-D bifurcation split in y rows; the deep halo (exchanged
+// on the moving 3-D tree of test_sim_ranks (in z planes and in y rows) and on a 2-D bifurcation split in y rows; the deep halo (exchanged
 // every H steps) at the engine's default H and at 1 and 8 planes; each transport. SKIPs visibly without two
 // CUDA devices, MPI or NCCL.
 #include <QtTest>
@@ -22,6 +22,7 @@ class TestGpuSimRanks : public QObject {
   QString mpirun_;
   QString last_err_;  // the last run's stderr
   QString transport_;  // the row's --flow-transport (empty: none)
+  QString axis_;       // the row's --split-axis for the ranks (empty: none, auto)
 
   QString path(const QString& name) const { return dir_.filePath(name); }
   QStringList simulate_args(const QString& scenario, const QString& tag, const QString& backend) const {
@@ -31,6 +32,7 @@ class TestGpuSimRanks : public QObject {
   Output simulate(const QString& scenario, const QString& tag, const QString& backend, int np) {
     QStringList args = simulate_args(scenario, tag, backend);
     if (!transport_.isEmpty()) args << "--flow-transport" << transport_;
+    if (np > 1 && !axis_.isEmpty()) args << "--split-axis" << axis_;
     const Run r = np == 1 ? mrwb_test::run_program(MRWB_CLI_PATH, args, 600000)
                           : mrwb_test::run_program(mpirun_, mrwb_test::mpirun_prefix(np) + args, 600000);
     last_err_ = r.err;
@@ -55,54 +57,69 @@ class TestGpuSimRanks : public QObject {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<int>("np");
     QTest::addColumn<int>("halo");  // MRWB_HALO_PLANES, the deep halo's most planes; 0: the engine's default
-    // The copy engines where the GPUs reach each other (the default), else NCCL (MRWB_HALO_TRANSPORT=nccl).
-    QTest::addColumn<bool>("copy_engines");
+    // MRWB_HALO_TRANSPORT: ipc (CUDA IPC by peer stores where the GPUs reach each other; the default), copy (CUDA
+    // IPC by the copy engines) or nccl.
+    QTest::addColumn<QString>("exchange");
     QTest::addColumn<int>("stepping");  // the ranks that time-step fluid cells (and name their exchange); 0: all
     QTest::addColumn<QString>("transport");  // --flow-transport; empty: the scenario's (gradient_frame)
+    QTest::addColumn<QString>("axis");       // --split-axis; empty: not given (auto; a 2-D grid's y rows)
     const QString bifurcation = QString(MRWB_SOURCE_DIR) + "/phantoms/bifurcation.json";
-    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2 << 0 << false << 0 << QString();
-    QTest::newRow("3-D tree, 2 GPUs, halo 1 (exchange every step)") << "tree_3d.json" << 2 << 1 << false << 0 << QString();
-    QTest::newRow("3-D tree, 2 GPUs, halo 8") << "tree_3d.json" << 2 << 8 << false << 0 << QString();
-    QTest::newRow("3-D tree, 2 GPUs, copy engines") << "tree_3d.json" << 2 << 0 << true << 0 << QString();
-    QTest::newRow("3-D tree, 2 GPUs, copy engines, halo 1") << "tree_3d.json" << 2 << 1 << true << 0 << QString();
-    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2 << 0 << false << 0 << QString();
-    QTest::newRow("2-D bifurcation, 2 GPUs, copy engines") << bifurcation << 2 << 0 << true << 0 << QString();
+    QTest::newRow("3-D tree, 2 GPUs") << "tree_3d.json" << 2 << 0 << QString("nccl") << 0 << QString() << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, halo 1 (exchange every step)") << "tree_3d.json" << 2 << 1 << QString("nccl") << 0 << QString() << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, halo 8") << "tree_3d.json" << 2 << 8 << QString("nccl") << 0 << QString() << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, peer stores") << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << QString() << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, peer stores, halo 1") << "tree_3d.json" << 2 << 1 << QString("ipc") << 0 << QString() << QString("z");
+    QTest::newRow("2-D bifurcation, 2 GPUs") << bifurcation << 2 << 0 << QString("nccl") << 0 << QString() << QString();
+    QTest::newRow("2-D bifurcation, 2 GPUs, peer stores") << bifurcation << 2 << 0 << QString("ipc") << 0 << QString() << QString();
     // The limited second-order transport reads two planes a step: with the default 4 halo planes an exchange every
     // 2 steps, with 2 every step.
     const QString limited = "gradient_frame_limited";
-    QTest::newRow("3-D tree, 2 GPUs, limited transport") << "tree_3d.json" << 2 << 0 << false << 0 << limited;
-    QTest::newRow("3-D tree, 2 GPUs, limited transport, halo 2") << "tree_3d.json" << 2 << 2 << false << 0 << limited;
-    QTest::newRow("3-D tree, 2 GPUs, limited transport, copy engines") << "tree_3d.json" << 2 << 0 << true << 0 << limited;
+    QTest::newRow("3-D tree, 2 GPUs, limited transport") << "tree_3d.json" << 2 << 0 << QString("nccl") << 0 << limited << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, limited transport, halo 2") << "tree_3d.json" << 2 << 2 << QString("nccl") << 0 << limited << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, limited transport, peer stores") << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << limited << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, the copy engines") << "tree_3d.json" << 2 << 0 << QString("copy") << 0 << QString() << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, y rows, the copy engines") << "tree_3d.json" << 2 << 0 << QString("copy") << 0 << QString() << QString("y");
+    // y rows of the 3-D tree (played with y and z swapped), and the axis the engine picks.
+    QTest::newRow("3-D tree, 2 GPUs, y rows") << "tree_3d.json" << 2 << 0 << QString("nccl") << 0 << QString() << QString("y");
+    QTest::newRow("3-D tree, 2 GPUs, y rows, peer stores") << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << QString() << QString("y");
+    QTest::newRow("3-D tree, 2 GPUs, y rows, limited transport, peer stores")
+        << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << limited << QString("y");
+    QTest::newRow("3-D tree, 2 GPUs, the axis chosen, peer stores") << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << QString() << QString();
     if (mrwb::gpu::device_count() >= 4) {
-      QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0 << false << 0 << QString();
-      QTest::newRow("3-D tree, 4 GPUs, copy engines") << "tree_3d.json" << 4 << 0 << true << 0 << QString();
+      QTest::newRow("3-D tree, 4 GPUs, y rows, peer stores") << "tree_3d.json" << 4 << 0 << QString("ipc") << 0 << QString() << QString("y");
+      QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0 << QString("nccl") << 0 << QString() << QString("z");
+      QTest::newRow("3-D tree, 4 GPUs, peer stores") << "tree_3d.json" << 4 << 0 << QString("ipc") << 0 << QString() << QString("z");
       // Rank 0 holds no fluid (test_rank_decomposition): it steps and exchanges nothing, yet joins the copy
       // engines' collective set-up, and rank 1 skips it.
-      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle") << "thin_vessel.json" << 4 << 0 << false << 3 << QString();
-      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle, copy engines") << "thin_vessel.json" << 4 << 0 << true << 3 << QString();
+      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle") << "thin_vessel.json" << 4 << 0 << QString("nccl") << 3 << QString() << QString("z");
+      QTest::newRow("thin vessel, 4 GPUs, rank 0 idle, peer stores") << "thin_vessel.json" << 4 << 0 << QString("ipc") << 3 << QString() << QString("z");
     }
   }
   void gpu_ranks_equal_one_gpu() {
     QFETCH(QString, scenario);
     QFETCH(int, np);
     QFETCH(int, halo);
-    QFETCH(bool, copy_engines);
+    QFETCH(QString, exchange);
     QFETCH(int, stepping);
     QFETCH(QString, transport);
+    QFETCH(QString, axis);
     transport_ = transport;
+    axis_ = axis;
     if (!scenario.startsWith('/')) scenario = path(scenario);
-    const QString tag = QString("s%1_%2_%3%4").arg(qHash(scenario)).arg(np).arg(halo).arg(transport.isEmpty() ? "" : "_l");
+    const QString tag = QString("s%1_%2_%3%4_%5").arg(qHash(scenario)).arg(np).arg(halo).arg(transport.isEmpty() ? "" : "_l").arg(axis);
     const Output one = simulate(scenario, tag + "_one", "cuda", 1);
     const Output cpu = simulate(scenario, tag + "_cpu", "cpu", 1);
     if (halo > 0) qputenv("MRWB_HALO_PLANES", QByteArray::number(halo));
-    if (!copy_engines) qputenv("MRWB_HALO_TRANSPORT", "nccl");
+    qputenv("MRWB_HALO_TRANSPORT", exchange.toUtf8());
     qputenv("MRWB_SIM_TIMING", "1");  // the engine names its halo transport
     const Output ranks = simulate(scenario, tag + "_ranks", "cuda", np);
     qunsetenv("MRWB_HALO_PLANES");
     qunsetenv("MRWB_HALO_TRANSPORT");
     qunsetenv("MRWB_SIM_TIMING");
-    // The copy engines where asked and the GPUs reach each other (GPU ranks take devices 0, 1, ... of this host).
-    const QString expected = !copy_engines || !mrwb::gpu::peer_access(0, 1) ? "halo exchange through NCCL" : "halo exchange by the copy engines";
+    // CUDA IPC where asked and the GPUs reach each other (GPU ranks take devices 0, 1, ... of this host).
+    const QString expected = exchange == "nccl" || !mrwb::gpu::peer_access(0, 1) ? "halo exchange through NCCL"
+                             : exchange == "copy" ? "halo exchange through CUDA IPC by the copy engines"
+                                                  : "halo exchange through CUDA IPC by peer stores";
     QVERIFY2(last_err_.contains(expected), qPrintable("expected '" + expected + "' in: " + last_err_.right(3000)));
     qInfo("%s", qPrintable(expected));
     QCOMPARE(static_cast<int>(last_err_.count("cuda engine: halo exchange")), stepping > 0 ? stepping : np);

@@ -1,6 +1,7 @@
 // The slab decomposition of the CPU engine without MPI: the split arithmetic, the serial communicator, and
 // N ranks played by N threads of this process (an in-process RankComm) against the one-process run on
-// moving phantoms whose flow crosses the slab boundaries: 3-D (z slabs), 2-D (y rows) and the static path.
+// moving phantoms whose flow crosses the slab boundaries: 3-D (z slabs and y rows, the axis chosen by the work),
+// 2-D (y rows) and the static path.
 #include <QtTest>
 
 #include <cmath>
@@ -32,11 +33,13 @@ struct RunOut {
 };
 
 // The engine on `ph` as `ranks` ranks (0: no communicator at all); rank 0's samples and truth.
-RunOut run_ranks(const CellPhantom& ph, const SequenceProgram& prog, int ranks, int threads = 1) {
+RunOut run_ranks(const CellPhantom& ph, const SequenceProgram& prog, int ranks, int threads = 1,
+                 SplitAxis along = SplitAxis::Auto) {
   ThreadRanks shared(std::max(1, ranks));
   std::vector<RunOut> out(std::max(1, ranks));
   auto one = [&](int r) {
     CpuSimulationEngine engine(threads);
+    engine.set_split_axis(along);
     ThreadRankComm comm(shared, r);
     if (ranks > 0) engine.set_rank_comm(&comm, [&](const SlabSplit& s) { out[r].splits.push_back(decomposition_text(s)); });
     out[r].samples.resize(static_cast<std::size_t>(prog.readouts) * prog.nx);
@@ -117,7 +120,7 @@ class TestRankDecomposition : public QObject {
   void thinVesselLeavesOuterRanksWithoutFluid() {
     const CellPhantom ph = build_phantom(scenario_from_json_text(mrwb_test::k_idle_ranks_scenario, "idle ranks"));
     QVERIFY(phantom_moves(ph));
-    const SlabSplit s = slab_split(ph, 4, 4);
+    const SlabSplit s = slab_split(ph, 4, 4, SplitAxis::Z);
     for (int r = 0; r < 4; ++r) {
       int fluid = 0;
       for (std::size_t i = s.held_begin(r) * ph.slice_size(); i < s.held_end(r) * ph.slice_size(); ++i)
@@ -243,7 +246,7 @@ class TestRankDecomposition : public QObject {
   void slab_phantom_of_a_rank() {
     const CellPhantom ph = oblique_vessel(12, 9, true);
     const SequenceProgram prog = encoded_lines(12, 4, 12e-3);
-    const SlabSplit split = slab_split(ph, 3);  // planes [0,3) [3,6) [6,9)
+    const SlabSplit split = slab_split(ph, 3, 1, SplitAxis::Z);  // planes [0,3) [3,6) [6,9)
     const CellPhantom s = slab_phantom(ph, split, 1);
     QCOMPARE(s.nz, 5);
     QCOMPARE(s.z0_m, ph.z_m(2));
@@ -263,9 +266,105 @@ class TestRankDecomposition : public QObject {
     // A slab without moving cells of its own still steps with the rest.
     CellPhantom still = ph;
     for (std::size_t i = 2 * ph.slice_size(); i < ph.size(); ++i) still.uz[i] = still.ux[i] = still.uy[i] = 0.f;
-    const CellPhantom quiet = slab_phantom(still, slab_split(still, 3), 2);
+    const CellPhantom quiet = slab_phantom(still, slab_split(still, 3, 1, SplitAxis::Z), 2);
     QVERIFY(phantom_moves(quiet));
     QCOMPARE(max_courant_speed(quiet), max_courant_speed(still));
+  }
+
+  // A grid with y and z exchanged is the same object: swapping twice gives it back, and the swapped phantom
+  // under the swapped program (y and z moments exchanged) gives the same k-space and, swapped back, the same
+  // truth (the cells' sums in another order: float rounding only), with flow crossing every plane and row.
+  void swapped_axes_play_the_same_scan() {
+    CellPhantom ph = oblique_vessel(12, 9, true);
+    for (std::size_t i = 0; i < ph.size(); ++i)
+      if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) ph.uy[i] = 0.3f;
+    const SequenceProgram prog = encoded_lines(12, 4, 12e-3);
+    const CellPhantom sw = swap_y_z(ph);
+    QCOMPARE(sw.ny, 9);
+    QCOMPARE(sw.nz, 12);
+    QCOMPARE(sw.y0_m, ph.z0_m);
+    const std::size_t i = (static_cast<std::size_t>(5) * ph.ny + 7) * ph.nx + 3, j = (static_cast<std::size_t>(7) * sw.ny + 5) * sw.nx + 3;
+    QCOMPARE(sw.uy[j], ph.uz[i]);  // cell (3, 7, 5) is cell (3, 5, 7) of the swapped grid
+    QCOMPARE(sw.uz[j], ph.uy[i]);
+    QCOMPARE(sw.dB_T[j], ph.dB_T[i]);
+    const CellPhantom back = swap_y_z(sw);
+    QVERIFY(back.PD == ph.PD && back.type == ph.type && back.ux == ph.ux && back.uy == ph.uy && back.uz == ph.uz &&
+            back.dB_T == ph.dB_T && back.ny == ph.ny && back.z0_m == ph.z0_m);
+    const RunOut a = run_ranks(ph, prog, 0), b = run_ranks(sw, swap_y_z(prog), 0);
+    std::vector<cf> truth;
+    swap_y_z_cells(b.truth, truth, sw.nx, sw.ny, sw.nz);
+    const double ek = mrwb::test::rel_rms(b.samples, a.samples), et = mrwb::test::rel_rms(truth, a.truth);
+    qInfo("swapped y and z: k-space %.3g, truth %.3g", ek, et);
+    QVERIFY(mrwb::test::rel_rms(a.samples, std::vector<cf>(a.samples.size())) > 0.5);
+    QVERIFY2(ek <= 1e-6 && et <= 1e-6, qPrintable(QString("%1 %2").arg(ek).arg(et)));
+  }
+
+  // A thin slab's vessel tree lies in a few of its z planes but spreads over its y rows: split automatically, the
+  // organ slab goes by y rows, whose busiest rank has less work than the z planes' (each axis balanced with the
+  // GPU ranks' 4-plane halo); named, either axis; the rows over 2 and 3 ranks give the one-process run (the
+  // engine plays them with y and z swapped). At rest: z planes.
+  void slab_split_picks_the_axis_with_less_work() {
+    const OrganSlabSpec spec{40, 36, 12, 0.5e-3, 12, 1.25e-3, "liver"};
+    const CellPhantom slab = organ_slab_phantom(spec, "test slab", std::size_t{1} << 30);
+    for (int ranks : {2, 3}) {
+      const SlabSplit autos = slab_split(slab, ranks, 4), z = slab_split(slab, ranks, 4, SplitAxis::Z),
+                      y = slab_split(slab, ranks, 4, SplitAxis::Y);
+      auto busiest = [&](const SlabSplit& s, const PlaneWork& w) {
+        double m = 0;
+        for (int r = 0; r < ranks; ++r) m = std::max(m, slab_work(s, w, r));
+        return m;
+      };
+      const double wz = busiest(z, plane_work(slab, slab.slice_size())), wy = busiest(y, row_work(slab));
+      qInfo("%d ranks: %s, busiest %.4g; %s, busiest %.4g; auto: %s", ranks, decomposition_text(z).c_str(), wz,
+            decomposition_text(y).c_str(), wy, decomposition_text(autos).c_str());
+      QVERIFY(!z.rows_of_3d && z.axis == 2 && y.rows_of_3d && y.axis == 1);
+      QCOMPARE(y.plane_cells, static_cast<std::size_t>(spec.nx) * spec.nz);
+      QVERIFY(wy < wz);
+      QCOMPARE(decomposition_text(autos), decomposition_text(y));
+      QVERIFY(decomposition_text(y).find("y rows [0,") != std::string::npos);
+      QCOMPARE(played_split(y).axis, 2);
+      QVERIFY_THROWS_EXCEPTION(std::logic_error, slab_phantom(slab, y, 0));
+    }
+    QCOMPARE(slab_split(uniform_phantom(4, 30, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary, 6), 3).axis, 2);
+    // Named: a 2-D grid has no z planes; more ranks than rows and planes, refused naming both.
+    QVERIFY_THROWS_EXCEPTION(InputError, slab_split(uniform_phantom(8, 5, 1e-3, 1.f, 1.f, 0.1f, CellType::Stationary), 2, 1, SplitAxis::Z));
+    try {
+      slab_split(slab, 37, 1);
+      QFAIL("no refusal");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.find("12 z planes and 36 y rows") != std::string::npos && what.find("allowed: 1 to 36") != std::string::npos,
+               what.c_str());
+    }
+    // Played: rows over 2 and 3 in-process ranks against one process, a program with moments on every axis.
+    const SequenceProgram prog = encoded_lines(spec.nx, 6, spec.nx * spec.cell_m);
+    const RunOut one = run_ranks(slab, prog, 0);
+    for (int ranks : {2, 3}) {
+      const RunOut rows = run_ranks(slab, prog, ranks, 1, SplitAxis::Y);
+      QCOMPARE(rows.splits.size(), std::string::size_type{1});
+      QVERIFY(rows.splits[0].find("y rows") != std::string::npos);
+      const double ek = mrwb::test::rel_rms(rows.samples, one.samples), et = mrwb::test::rel_rms(rows.truth, one.truth);
+      qInfo("%s: k-space %.3g, truth %.3g", rows.splits[0].c_str(), ek, et);
+      QVERIFY2(ek <= 1e-6 && et <= 1e-6, qPrintable(QString("%1 %2").arg(ek).arg(et)));
+    }
+  }
+
+  // The organ slab's rows built alone (ranks split along y build only theirs): every cell as in the whole build.
+  void organ_slab_by_rows() {
+    const OrganSlabSpec spec{40, 36, 12, 0.5e-3, 12, 1.25e-3, "liver"};
+    const CellPhantom whole = organ_slab_phantom(spec, "test slab", std::size_t{1} << 30);
+    OrganSlabPlanes part = organ_slab_planes(spec, "test slab", std::size_t{1} << 30, 0, spec.nz, 10, 23);
+    QVERIFY(part.u_max_m_per_s > 0);
+    scale_organ_slab_flow(part.ph, organ_slab_planes(spec, "test slab", std::size_t{1} << 30, 0, spec.nz).u_max_m_per_s);
+    QCOMPARE(part.ph.ny, 13);
+    QVERIFY(std::abs(part.ph.y0_m - whole.y_m(10)) < 1e-12);
+    const CellPhantom want = crop_phantom(whole, 0, 10, 0, whole.nx, 13, whole.nz);
+    QVERIFY(part.ph.type == want.type && part.ph.PD == want.PD && part.ph.ux == want.ux && part.ph.uy == want.uy &&
+            part.ph.uz == want.uz);
+    int fluid = 0;
+    for (auto t : want.type) fluid += t == static_cast<std::uint8_t>(CellType::Fluid);
+    QVERIFY(fluid > 0);
+    QVERIFY_THROWS_EXCEPTION(InputError, organ_slab_planes(spec, "test slab", std::size_t{1} << 30, 0, spec.nz, 20, 20));
   }
 
   // The bench's organ slab built plane by plane, as ranks that hold only their planes build it: every cell
@@ -348,7 +447,7 @@ class TestRankDecomposition : public QObject {
 
     // Truth under moments on every axis; k-space with no encoding along z (where the copies differ only in place).
     const SequenceProgram prog = encoded_lines(spec.nx, 6, spec.nx * spec.cell_m);
-    const RunOut stack = run_ranks(st, prog, 2);
+    const RunOut stack = run_ranks(st, prog, 2, 1, SplitAxis::Z);
     QCOMPARE(stack.splits.size(), std::string::size_type{1});
     QVERIFY(stack.splits[0].find("[0,12) [12,24)") != std::string::npos);  // the bound in the middle copy
     int crossing = 0;  // blood moving through the bound's planes
@@ -358,7 +457,7 @@ class TestRankDecomposition : public QObject {
     std::vector<cf> stack_copy(stack.truth.begin() + static_cast<std::ptrdiff_t>(T * plane),
                                stack.truth.begin() + static_cast<std::ptrdiff_t>(2 * T * plane));
     const SequenceProgram flat = encoded_lines(spec.nx, 6, spec.nx * spec.cell_m, false);
-    const RunOut stack_flat = run_ranks(st, flat, 2), sub_flat = run_ranks(part.ph, flat, 0);
+    const RunOut stack_flat = run_ranks(st, flat, 2, 1, SplitAxis::Z), sub_flat = run_ranks(part.ph, flat, 0);
     std::vector<cf> thrice(sub_flat.samples.size());
     for (std::size_t i = 0; i < thrice.size(); ++i) thrice[i] = 3.f * sub_flat.samples[i];
     const double e_truth = mrwb::test::rel_rms(stack_copy, sub.truth), e_samples = mrwb::test::rel_rms(stack_flat.samples, thrice);
@@ -395,30 +494,40 @@ class TestRankDecomposition : public QObject {
     QTest::addColumn<int>("nz");
     QTest::addColumn<bool>("moving");
     QTest::addColumn<int>("ranks");
-    QTest::newRow("3-D moving, 2 ranks") << 14 << 9 << true << 2;
-    QTest::newRow("3-D moving, 3 ranks") << 14 << 9 << true << 3;
-    QTest::newRow("3-D moving, a plane per rank") << 10 << 4 << true << 4;
-    QTest::newRow("2-D moving, 3 ranks") << 16 << 1 << true << 3;
-    QTest::newRow("3-D static, 3 ranks") << 14 << 9 << false << 3;
+    QTest::addColumn<QString>("axis");
+    QTest::newRow("3-D moving, 2 ranks, z planes") << 14 << 9 << true << 2 << "z";
+    QTest::newRow("3-D moving, 3 ranks, z planes") << 14 << 9 << true << 3 << "z";
+    QTest::newRow("3-D moving, a plane per rank") << 10 << 4 << true << 4 << "z";
+    QTest::newRow("3-D moving, 2 ranks, y rows") << 14 << 9 << true << 2 << "y";
+    QTest::newRow("3-D moving, 3 ranks, y rows") << 14 << 9 << true << 3 << "y";
+    QTest::newRow("3-D moving, 3 ranks, the axis chosen") << 14 << 9 << true << 3 << "auto";
+    QTest::newRow("2-D moving, 3 ranks") << 16 << 1 << true << 3 << "auto";
+    QTest::newRow("3-D static, 3 ranks") << 14 << 9 << false << 3 << "auto";
   }
   void ranks_equal_one_process() {
     QFETCH(int, n);
     QFETCH(int, nz);
     QFETCH(bool, moving);
     QFETCH(int, ranks);
+    QFETCH(QString, axis);
     const CellPhantom ph = oblique_vessel(n, nz, moving);
     const SequenceProgram prog = encoded_lines(n, 6, n * 1e-3);
+    const SplitAxis along = *parse_split_axis(axis.toStdString());
     const RunOut one = run_ranks(ph, prog, 0, 2);
-    const RunOut many = run_ranks(ph, prog, ranks);
+    const RunOut many = run_ranks(ph, prog, ranks, 1, along);
     QCOMPARE(many.splits.size(), std::size_t{1});
-    QVERIFY(many.splits[0].find("ranks " + std::to_string(ranks) + ": " + (nz > 1 ? "z planes" : "y rows")) == 0);
+    const SlabSplit split = slab_split(ph, ranks, k_transport_halo_planes, along);
+    QCOMPARE(many.splits[0], decomposition_text(split));
+    QVERIFY(many.splits[0].find("ranks " + std::to_string(ranks) + ": " + (nz > 1 && !split.rows_of_3d ? "z planes" : "y rows")) == 0);
+    if (axis != "auto") QCOMPARE(split.rows_of_3d, axis == "y");
     const double e_samples = mrwb::test::rel_rms(many.samples, one.samples);
     const double e_truth = mrwb::test::rel_rms(many.truth, one.truth);
     qInfo("%s: relative RMS samples %.3g, truth %.3g", many.splits[0].c_str(), e_samples, e_truth);
     QVERIFY2(e_samples <= 1e-6, qPrintable(QString::number(e_samples)));
     QVERIFY2(e_truth <= 1e-6, qPrintable(QString::number(e_truth)));
-    // The cells are advanced exactly as in one process: only the signal's order of summation differs.
-    QVERIFY(many.truth == one.truth);
+    // In slabs of the grid's own planes the cells are advanced exactly as in one process: only the signal's order
+    // of summation differs. (In y rows of a 3-D grid its swapped twin's cells take the axes' phases in another order.)
+    if (!split.rows_of_3d) QVERIFY(many.truth == one.truth);
   }
 };
 

@@ -1,4 +1,4 @@
-// `mrwb simulate` over MPI ranks (mpi/, the CPU engine in z slabs): `mpirun -np 2` and `-np 3`, and
+// `mrwb simulate` over MPI ranks (mpi/, the CPU engine in slabs of z planes or y rows): `mpirun -np 2` and `-np 3`, and
 // `--ranks 2`, equal the one-process run on a moving 3-D phantom whose vessels cross the slab boundaries;
 // a failing or killed rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks
 // values are refused. Skipped when the build has no MPI or mpirun is missing.
@@ -59,7 +59,7 @@ class TestSimRanks : public QObject {
     const CellPhantom ph = build_phantom(load_scenario(scenario_.toStdString()));
     QVERIFY(ph.nz > 1 && ph.uz.size() == ph.size());
     for (int ranks : {2, 3}) {
-      const SlabSplit s = slab_split(ph, ranks);
+      const SlabSplit s = slab_split(ph, ranks, k_transport_halo_planes, SplitAxis::Z);
       for (int r = 1; r < ranks; ++r)
         for (int z : {s.begin(r) - 1, s.begin(r)}) {
           int crossing = 0;
@@ -73,19 +73,28 @@ class TestSimRanks : public QObject {
     QTest::addColumn<int>("np");
     QTest::addColumn<bool>("ranks_option");
     QTest::addColumn<QString>("transport");  // empty: the scenario's (gradient_frame)
-    QTest::newRow("mpirun -np 2") << 2 << false << QString();
-    QTest::newRow("mpirun -np 3") << 3 << false << QString();
-    QTest::newRow("--ranks 2") << 2 << true << QString();
+    QTest::addColumn<QString>("axis");       // --split-axis; empty: not given (auto)
+    QTest::newRow("mpirun -np 2, z planes") << 2 << false << QString() << QString("z");
+    QTest::newRow("mpirun -np 3, z planes") << 3 << false << QString() << QString("z");
+    QTest::newRow("--ranks 2, z planes") << 2 << true << QString() << QString("z");
+    // y rows of a 3-D grid: played with y and z swapped, the truth swapped back.
+    QTest::newRow("mpirun -np 2, y rows") << 2 << false << QString() << QString("y");
+    QTest::newRow("mpirun -np 3, y rows") << 3 << false << QString() << QString("y");
+    QTest::newRow("--ranks 3, the axis chosen") << 3 << true << QString() << QString();
     // The limited second-order transport reads two planes beyond a cell: a halo of 2.
-    QTest::newRow("mpirun -np 3, limited transport") << 3 << false << QString("gradient_frame_limited");
+    QTest::newRow("mpirun -np 3, limited transport, z planes") << 3 << false << QString("gradient_frame_limited") << QString("z");
+    QTest::newRow("mpirun -np 3, limited transport, y rows") << 3 << false << QString("gradient_frame_limited") << QString("y");
   }
   void mpirun_equals_one_process() {
     QFETCH(int, np);
     QFETCH(bool, ranks_option);
     QFETCH(QString, transport);
-    const QString tag = QString("np%1%2%3").arg(np).arg(ranks_option ? "r" : "").arg(transport.isEmpty() ? "" : "l");
+    QFETCH(QString, axis);
+    const QString tag =
+        QString("np%1%2%3%4").arg(np).arg(ranks_option ? "r" : "").arg(transport.isEmpty() ? "" : "l").arg(axis.isEmpty() ? "a" : axis);
     QStringList args = simulate_args(tag);
     if (ranks_option) args << "--ranks" << QString::number(np);
+    if (!axis.isEmpty()) args << "--split-axis" << axis;
     Output one = one_;
     int halo = 1;
     if (!transport.isEmpty()) {
@@ -97,16 +106,22 @@ class TestSimRanks : public QObject {
     }
     const Run r = ranks_option ? mrwb_test::run_mrwb(args) : mrwb_test::run_program(mpirun_, mpirun_prefix(np) + args);
     QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
-    // The decomposition, once: the 16 z planes in slabs of equal work (the tree's fluid cells in a few planes).
-    const SlabSplit split = slab_split(build_phantom(load_scenario(scenario_.toStdString())), np, halo);
+    // The decomposition, once: the 16 z planes or 32 y rows in slabs of equal work (the tree's fluid cells in a
+    // few planes).
+    const SlabSplit split = slab_split(build_phantom(load_scenario(scenario_.toStdString())), np, halo,
+                                       *parse_split_axis(axis.isEmpty() ? "auto" : axis.toStdString()));
     QCOMPARE(r.out, QString::fromStdString(decomposition_text(split)) + "\n");
-    QVERIFY(r.out.startsWith(QString("ranks %1: z planes [0,").arg(np)) && r.out.endsWith(QString(",16), halo %1\n").arg(halo)));
+    if (axis == "z")
+      QVERIFY(r.out.startsWith(QString("ranks %1: z planes [0,").arg(np)) && r.out.endsWith(QString(",16), halo %1\n").arg(halo)));
+    if (axis == "y")
+      QVERIFY(r.out.startsWith(QString("ranks %1: y rows [0,").arg(np)) && r.out.endsWith(QString(",32), halo %1\n").arg(halo)));
     const Output o = read_output(path(tag + ".h5"), path(tag + "_truth.h5"));
     QCOMPARE(o.k.size(), one.k.size());
     QCOMPARE(o.truth.size(), one.truth.size());
     if (!transport.isEmpty()) QVERIFY(mrwb::test::rel_rms(one.k, one_.k) > 1e-4);  // the transports differ here
     const double ek = mrwb::test::rel_rms(o.k, one.k), et = mrwb::test::rel_rms(o.truth, one.truth);
-    qInfo("%d ranks%s: relative RMS k-space %.3g, truth %.3g", np, transport.isEmpty() ? "" : qPrintable(", " + transport), ek, et);
+    qInfo("%s%s: relative RMS k-space %.3g, truth %.3g", qPrintable(r.out.trimmed()),
+          transport.isEmpty() ? "" : qPrintable(", " + transport), ek, et);
     QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
     QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
   }
@@ -180,9 +195,16 @@ class TestSimRanks : public QObject {
     for (const char* n : {"0", "257"})
       mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", n}, {"--ranks", "allowed: 1 to 256"});
     if (QTest::currentTestFailed()) return;
-    // More ranks than z planes: found by the ranks themselves, said once by rank 0.
-    mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", "17"}, {"--ranks", "16 z planes", "allowed: 1 to 16"},
-                              60000);
+    // More ranks than z planes and y rows: found by the ranks themselves, said once by rank 0; along z, more than
+    // its planes; an axis that is none.
+    mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", "33"},
+                              {"--ranks", "16 z planes and 32 y rows", "allowed: 1 to 32"}, 60000);
+    if (QTest::currentTestFailed()) return;
+    mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", "17", "--split-axis", "z"},
+                              {"--ranks", "16 z planes", "allowed: 1 to 16"}, 60000);
+    if (QTest::currentTestFailed()) return;
+    mrwb_test::expect_refused(out.path(), base + QStringList{"--ranks", "2", "--split-axis", "x"},
+                              {"--split-axis", "'x'", "allowed: auto, y, z"}, 60000);
     if (QTest::currentTestFailed()) return;
     // Under mpirun, --ranks must match its -np.
     const Run r = mrwb_test::run_program(mpirun_, mpirun_prefix(2) + base + QStringList{"--ranks", "3"});

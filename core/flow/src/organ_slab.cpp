@@ -13,13 +13,17 @@
 namespace mrwb {
 
 OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& s, const std::string& where, std::size_t max_bytes, int z_begin,
-                                  int z_end) {
+                                  int z_end, int y_begin, int y_end) {
   // A part of a 3-D slab keeps two planes at least: a grid of one plane is a 2-D slice to the discretisation.
   const int least = s.nz > 1 ? 2 : 1;
   if (z_begin < 0 || z_end > s.nz || z_end - z_begin < least)
     throw InputError(where + ": planes [" + std::to_string(z_begin) + ", " + std::to_string(z_end) + ") of a slab of " +
                      std::to_string(s.nz) + " (allowed: 0 <= begin, begin + " + std::to_string(least) + " <= end <= " +
                      std::to_string(s.nz) + ")");
+  if (y_end < 0) y_end = s.ny;
+  if (y_begin < 0 || y_end > s.ny || y_end <= y_begin)
+    throw InputError(where + ": rows [" + std::to_string(y_begin) + ", " + std::to_string(y_end) + ") of a slab of " +
+                     std::to_string(s.ny) + " (allowed: 0 <= begin < end <= " + std::to_string(s.ny) + ")");
   VesselTreeSpec spec;
   spec.generator = "organ_tree";
   spec.dims = 3;
@@ -32,11 +36,11 @@ OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& s, const std::string& whe
   const VesselTree tree = generate_vessel_tree(spec, where);
   CellGrid g;
   g.nx = s.nx;
-  g.ny = s.ny;
+  g.ny = y_end - y_begin;
   g.nz = z_end - z_begin;
   g.cell_m = s.cell_m;
-  // Plane z of the whole sits at −(nz − 1)/2 + z cells; a part starts at its first plane's place.
-  g.origin_m = {-0.5 * (s.nx - 1) * s.cell_m, -0.5 * (s.ny - 1) * s.cell_m, (z_begin - 0.5 * (s.nz - 1)) * s.cell_m};
+  // Plane z of the whole sits at −(nz − 1)/2 + z cells (row y likewise); a part starts at its first plane's place.
+  g.origin_m = {-0.5 * (s.nx - 1) * s.cell_m, (y_begin - 0.5 * (s.ny - 1)) * s.cell_m, (z_begin - 0.5 * (s.nz - 1)) * s.cell_m};
   const VesselCells cells = discretise_vessels(tree, g, where, max_bytes);
   FlowSpec flow;
   flow.enabled = true;
@@ -44,7 +48,7 @@ OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& s, const std::string& whe
 
   OrganSlabPlanes out;
   CellPhantom& ph = out.ph;
-  ph = uniform_phantom(s.nx, s.ny, s.cell_m, 0.f, 0.f, 0.f, CellType::Background);
+  ph = uniform_phantom(s.nx, g.ny, s.cell_m, 0.f, 0.f, 0.f, CellType::Background);
   ph.nz = g.nz;
   const std::size_t n = g.size();
   ph.PD.assign(n, 0.f);
@@ -97,7 +101,7 @@ void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s) {
 int organ_slab_stack_planes_total(const OrganSlabSpec& s, int copies) { return copies * (s.nz + 2); }
 
 OrganSlabPlanes organ_slab_stack_planes(const OrganSlabSpec& s, int copies, const std::string& where, std::size_t max_bytes,
-                                        int z_begin, int z_end, int offset) {
+                                        int z_begin, int z_end, int offset, int y_begin, int y_end) {
   const int T = s.nz + 2, total = organ_slab_stack_planes_total(s, copies);
   if (offset < 0 || offset >= T)
     throw InputError(where + ": offset " + std::to_string(offset) + " (allowed: 0 to " + std::to_string(T - 1) + ")");
@@ -105,7 +109,7 @@ OrganSlabPlanes organ_slab_stack_planes(const OrganSlabSpec& s, int copies, cons
     throw InputError(where + ": planes [" + std::to_string(z_begin) + ", " + std::to_string(z_end) + ") of a stack of " +
                      std::to_string(copies) + " slabs of " + std::to_string(s.nz) + " + 2 planes (allowed: at least one copy of " +
                      "2 planes or more, 0 <= begin, begin + 2 <= end <= " + std::to_string(total) + ")");
-  const OrganSlabPlanes one = organ_slab_planes(s, where, max_bytes, 0, s.nz);
+  const OrganSlabPlanes one = organ_slab_planes(s, where, max_bytes, 0, s.nz, y_begin, y_end);
   const CellPhantom& b = one.ph;
   OrganSlabPlanes out;
   out.u_max_m_per_s = one.u_max_m_per_s;

@@ -211,8 +211,10 @@ CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
   return ph;
 }
 
-CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz) {
-  CellPhantom c;  // the scalars of `ph`, not its arrays (a rank's slab of a phantom larger than memory twice)
+namespace {
+// The scalars of `ph`, not its arrays (a rank's slab of a phantom larger than memory twice), on an nx × ny × nz grid.
+CellPhantom phantom_scalars(const CellPhantom& ph, int nx, int ny, int nz) {
+  CellPhantom c;
   c.cell_size_m = ph.cell_size_m;
   c.flow_dt_s = ph.flow_dt_s;
   c.whole_courant_speed = ph.whole_courant_speed;
@@ -220,6 +222,23 @@ CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, 
   c.nx = nx;
   c.ny = ny;
   c.nz = nz;
+  return c;
+}
+// fn(to.a, from.a) for each per-cell array a of a phantom but uy and uz (which swap_y_z exchanges).
+template <typename Fn>
+void each_cell_array_but_uy_uz(CellPhantom& to, const CellPhantom& from, Fn fn) {
+  fn(to.PD, from.PD);
+  fn(to.T1_s, from.T1_s);
+  fn(to.T2_s, from.T2_s);
+  fn(to.dB_T, from.dB_T);
+  fn(to.type, from.type);
+  fn(to.ux, from.ux);
+  fn(to.open_end, from.open_end);
+}
+}  // namespace
+
+CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz) {
+  CellPhantom c = phantom_scalars(ph, nx, ny, nz);
   c.x0_m = ph.x_m(x0);
   c.y0_m = ph.y_m(y0);
   c.z0_m = ph.z_m(z0);
@@ -233,16 +252,28 @@ CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, 
                     dst.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(z) * ny + y) * nx));
       }
   };
-  crop(c.PD, ph.PD);
-  crop(c.T1_s, ph.T1_s);
-  crop(c.T2_s, ph.T2_s);
-  crop(c.dB_T, ph.dB_T);
-  crop(c.type, ph.type);
-  crop(c.ux, ph.ux);
+  each_cell_array_but_uy_uz(c, ph, crop);
   crop(c.uy, ph.uy);
   crop(c.uz, ph.uz);
-  crop(c.open_end, ph.open_end);
   return c;
+}
+
+CellPhantom swap_y_z(const CellPhantom& ph) {
+  CellPhantom s = phantom_scalars(ph, ph.nx, ph.nz, ph.ny);
+  s.x0_m = ph.x0_m;
+  s.y0_m = ph.z0_m;
+  s.z0_m = ph.y0_m;
+  auto swap = [&](auto& dst, const auto& src) {
+    if (src.size() == ph.size()) swap_y_z_cells(src, dst, ph.nx, ph.ny, ph.nz);
+  };
+  each_cell_array_but_uy_uz(s, ph, swap);
+  // A grid without uz has no through-plane motion: the swapped grid's uy is zero.
+  if (ph.uz.size() == ph.size())
+    swap(s.uy, ph.uz);
+  else if (ph.uy.size() == ph.size())
+    s.uy.assign(ph.size(), 0.f);
+  swap(s.uz, ph.uy);
+  return s;
 }
 
 }  // namespace mrwb

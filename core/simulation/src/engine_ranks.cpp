@@ -16,10 +16,35 @@ void SimulationEngine::run_held_slab(const CellPhantom&, const SlabSplit&, const
 }
 
 SlabSplit SimulationEngine::rank_split(const CellPhantom& ph) const {
-  const int ranks = decomposed() ? comm_->size() : 1;
-  SlabSplit split = slab_split(ph, ranks, rank_halo_planes(ph.nz > 1 ? ph.nz : ph.ny, ranks));
-  if (decomposed() && on_split_) on_split_(split);
-  return split;
+  if (decomposed() && played_split_) return *played_split_;
+  return slab_split(ph, 1);
+}
+
+bool SimulationEngine::play_decomposed(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
+                                       std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                                       const ProgressFn& progress, const CancelToken& cancel) {
+  if (!decomposed() || played_split_) return false;
+  const int ranks = comm_->size();
+  const SlabSplit split = slab_split(ph, ranks, [&](int planes) { return rank_halo_planes(planes, ranks); }, split_axis_);
+  if (on_split_) on_split_(split);
+  struct Playing {  // played_split_ for this run only, exceptions included
+    std::optional<SlabSplit>& p;
+    ~Playing() { p.reset(); }
+  } playing{played_split_};
+  played_split_ = played_split(split);
+  if (!split.rows_of_3d) {
+    run(ph, prog, coils, samples, cell_truth, progress, cancel);
+    return true;
+  }
+  CoilMaps swapped_coils;
+  swapped_coils.ncoils = coils.ncoils;
+  swap_y_z_cells(coils.sens, swapped_coils.sens, ph.nx, ph.ny, ph.nz);
+  std::vector<std::complex<float>> truth(cell_truth.size());
+  run(swap_y_z(ph), swap_y_z(prog), swapped_coils, samples, truth, progress, cancel);
+  std::vector<std::complex<float>> back;
+  swap_y_z_cells(truth, back, ph.nx, ph.nz, ph.ny);
+  std::copy(back.begin(), back.end(), cell_truth.begin());
+  return true;
 }
 
 void SimulationEngine::reduce_samples(std::span<std::complex<double>> sums, std::span<std::complex<float>> samples) const {

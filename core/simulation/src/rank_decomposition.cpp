@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
@@ -14,20 +15,111 @@ int SlabSplit::begin(int r) const {
   return static_cast<int>(range_begin(static_cast<std::size_t>(planes), ranks, r));
 }
 
-SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo) {
+std::optional<SplitAxis> parse_split_axis(std::string_view text) {
+  if (text == "auto") return SplitAxis::Auto;
+  if (text == "y") return SplitAxis::Y;
+  if (text == "z") return SplitAxis::Z;
+  return std::nullopt;
+}
+
+const char* split_axis_name(SplitAxis a) { return a == SplitAxis::Y ? "y" : a == SplitAxis::Z ? "z" : "auto"; }
+
+namespace {
+// `planes` planes of `plane_cells` cells along `axis` over `ranks`, balanced by `work` (null: equal slabs);
+// nullopt where a slab would be thinner than its halo.
+std::optional<SlabSplit> split_along(int axis, bool rows_of_3d, int planes, std::size_t plane_cells, int ranks,
+                                     const std::function<int(int)>& halo, const PlaneWork* work) {
   SlabSplit s;
-  s.axis = ph.nz > 1 ? 2 : 1;
-  s.planes = s.axis == 2 ? ph.nz : ph.ny;
-  s.plane_cells = s.axis == 2 ? ph.slice_size() : static_cast<std::size_t>(ph.nx);
-  s.halo = ranks > 1 ? halo : 0;
+  s.axis = axis;
+  s.rows_of_3d = rows_of_3d;
+  s.planes = planes;
+  s.plane_cells = plane_cells;
   s.ranks = ranks;
+  const int h = ranks > 1 ? halo(planes) : 0;
+  s.halo = h;
   // A slab at least as thick as the halo, so the halo comes from the next rank alone.
-  const int most = s.planes / (halo > 1 ? halo : 1);
-  if (ranks < 1 || ranks > most)
-    throw InputError("--ranks: " + std::to_string(ranks) + " ranks for a phantom of " + std::to_string(s.planes) + " " +
-                     (s.axis == 2 ? "z planes" : "y rows (2-D)") + " (allowed: 1 to " + std::to_string(most) + ")");
-  if (ranks > 1 && phantom_moves(ph)) balance_slabs(s, plane_work(ph, s.plane_cells));
+  if (ranks < 1 || ranks > planes / std::max(1, h)) return std::nullopt;
+  if (ranks > 1 && work) balance_slabs(s, *work);
   return s;
+}
+
+double busiest(const SlabSplit& s, const PlaneWork& w) {
+  double most = 0;
+  for (int r = 0; r < s.ranks; ++r) most = std::max(most, slab_work(s, w, r));
+  return most;
+}
+
+[[noreturn]] void refuse_ranks(int ranks, const std::string& planes, int most) {
+  throw InputError("--ranks: " + std::to_string(ranks) + " ranks for a phantom of " + planes + " (allowed: 1 to " +
+                   std::to_string(std::max(1, most)) + ")");
+}
+}  // namespace
+
+SlabSplit choose_slab_split(int nx, int ny, int nz, int ranks, const std::function<int(int)>& halo, SplitAxis along,
+                            const PlaneWork* z_work, const PlaneWork* y_work) {
+  const std::size_t x = static_cast<std::size_t>(nx);
+  const auto z = along == SplitAxis::Y ? std::nullopt : split_along(2, false, nz, x * ny, ranks, halo, z_work);
+  const auto y = along == SplitAxis::Z ? std::nullopt : split_along(1, true, ny, x * nz, ranks, halo, y_work);
+  if (z && y) {
+    // Auto: the busiest rank's work, halo included, decides; at rest (no work) the z planes.
+    if (!z_work || !y_work) return *z;
+    return busiest(*y, *y_work) < busiest(*z, *z_work) ? *y : *z;
+  }
+  if (z) return *z;
+  if (y) return *y;
+  auto most = [&](int planes) {
+    int m = 0;
+    while (m + 1 <= planes && split_along(2, false, planes, 1, m + 1, halo, nullptr)) ++m;
+    return m;
+  };
+  if (along == SplitAxis::Z) refuse_ranks(ranks, std::to_string(nz) + " z planes", most(nz));
+  if (along == SplitAxis::Y) refuse_ranks(ranks, std::to_string(ny) + " y rows", most(ny));
+  refuse_ranks(ranks, std::to_string(nz) + " z planes and " + std::to_string(ny) + " y rows", std::max(most(nz), most(ny)));
+}
+
+SlabSplit slab_split(const CellPhantom& ph, int ranks, const std::function<int(int)>& halo, SplitAxis along) {
+  const bool moves = ranks > 1 && phantom_moves(ph);
+  if (ph.nz <= 1) {
+    if (along == SplitAxis::Z)
+      throw InputError("--split-axis: z for a 2-D phantom (one z plane; allowed: auto, y)");
+    const PlaneWork w = moves ? plane_work(ph, static_cast<std::size_t>(ph.nx)) : PlaneWork{};
+    const auto s = split_along(1, false, ph.ny, static_cast<std::size_t>(ph.nx), ranks, halo, moves ? &w : nullptr);
+    if (!s) {
+      int m = 0;
+      while (m + 1 <= ph.ny && split_along(1, false, ph.ny, 1, m + 1, halo, nullptr)) ++m;
+      refuse_ranks(ranks, std::to_string(ph.ny) + " y rows (2-D)", m);
+    }
+    return *s;
+  }
+  PlaneWork zw, yw;
+  if (moves) {
+    if (along != SplitAxis::Y) zw = plane_work(ph, ph.slice_size());
+    if (along != SplitAxis::Z) yw = row_work(ph);
+  }
+  return choose_slab_split(ph.nx, ph.ny, ph.nz, ranks, halo, along, moves && along != SplitAxis::Y ? &zw : nullptr,
+                           moves && along != SplitAxis::Z ? &yw : nullptr);
+}
+
+SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo, SplitAxis along) {
+  return slab_split(ph, ranks, [halo](int) { return halo; }, along);
+}
+
+SlabSplit played_split(SlabSplit split) {
+  if (split.rows_of_3d) split.axis = 2;
+  return split;
+}
+
+PlaneWork row_work(const CellPhantom& ph) {
+  PlaneWork w{std::vector<double>(static_cast<std::size_t>(ph.ny), static_cast<double>(ph.nx) * ph.nz),
+              std::vector<double>(static_cast<std::size_t>(ph.ny), 0.0)};
+  if (ph.type.size() != ph.size()) return w;
+  for (std::size_t i = 0; i < ph.size(); ++i)
+    if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
+      const std::size_t y = (i / static_cast<std::size_t>(ph.nx)) % static_cast<std::size_t>(ph.ny);
+      w.own[y] += k_stepped_cell_work;
+      w.halo[y] += k_stepped_cell_work;
+    }
+  return w;
 }
 
 PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells) {
@@ -116,6 +208,8 @@ void balance_slabs(SlabSplit& s, const PlaneWork& w) {
 }
 
 CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank) {
+  if (split.axis == 1 && split.rows_of_3d)
+    throw std::logic_error("slab_phantom: y rows of a 3-D grid are played on swap_y_z's grid (played_split)");
   const int b = split.held_begin(rank), e = split.held_end(rank);
   CellPhantom s = split.axis == 2 ? crop_phantom(ph, 0, 0, b, ph.nx, ph.ny, e - b) : crop_phantom(ph, 0, b, 0, ph.nx, e - b, 1);
   if (phantom_moves(ph)) s.whole_courant_speed = max_courant_speed(ph);
@@ -135,7 +229,7 @@ void empty_halo_cells(CellPhantom& s, const SlabSplit& split, int rank) {
 }
 
 std::string decomposition_text(const SlabSplit& s) {
-  std::string t = "ranks " + std::to_string(s.ranks) + ": " + (s.axis == 2 ? "z planes" : "y rows");
+  std::string t = "ranks " + std::to_string(s.ranks) + ": " + (s.axis == 2 && !s.rows_of_3d ? "z planes" : "y rows");
   for (int r = 0; r < s.ranks; ++r) t += " [" + std::to_string(s.begin(r)) + "," + std::to_string(s.end(r)) + ")";
   return t + ", halo " + std::to_string(s.halo);
 }

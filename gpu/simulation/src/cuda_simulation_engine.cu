@@ -414,12 +414,14 @@ struct SlabRun {
   int exchange_every = 1;                  // steps between halo exchanges: the halo's planes / reach
   int reach = 1;                           // planes a step reads beyond a cell (transport_halo_planes)
   bool lower = false, upper = false;       // neighbours below and above
-  // The exchange: by the copy engines where the ranks share a host and their GPUs reach each other (IpcHalo:
-  // 4.5 % faster than NCCL on the strong case over 4 H200s, 8.4 % on the weak one, docs/benchmarks.md), else
-  // through NCCL (made at the first decomposed run, kept by the engine); MRWB_HALO_TRANSPORT=nccl forces NCCL.
+  // The exchange: through CUDA IPC where the ranks share a host and their GPUs reach each other (IpcHalo, by
+  // peer stores; MRWB_HALO_TRANSPORT=copy: by the copy engines, which were 4.5 % faster than NCCL on the strong
+  // case over 4 H200s, 8.4 % on the weak one, docs/benchmarks.md), else through NCCL (made at the first
+  // decomposed run, kept by the engine); MRWB_HALO_TRANSPORT=nccl forces NCCL.
   NcclHalo* halo = nullptr;
   RankComm* comm = nullptr;
-  bool copy_engines = false;
+  bool ipc = false;
+  bool ipc_copy_engines = false;
   // MRWB_HALO_EXCHANGE=0 leaves the exchange out: timing only (what the exchange costs, and each rank's own
   // step time with no rank waiting for another); the halo goes stale and the result is wrong.
   bool exchange = true;
@@ -433,6 +435,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   void run(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
            std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
            const ProgressFn& progress, const CancelToken& cancel) override {
+    if (play_decomposed(ph, prog, coils, samples, cell_truth, progress, cancel)) return;
     if (decomposed()) {
       run_slab(ph, prog, coils, samples, cell_truth, progress, cancel);
       return;
@@ -479,8 +482,11 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
     s.halo = halo_.get();
     s.comm = comm_;
-    s.copy_engines = true;
-    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT"); env && std::string(env) == "nccl") s.copy_engines = false;
+    s.ipc = true;
+    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT")) {
+      s.ipc = std::string(env) != "nccl";
+      s.ipc_copy_engines = std::string(env) == "copy";
+    }
     if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
@@ -587,7 +593,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     // neighbours' traffic with it is empty both ways) but joins the set-up here and leaves it (an agreement of
     // every rank) after its own work; the others do both in run_time_stepped_stencil.
     std::unique_ptr<IpcHalo> idle_halo;
-    if (slab && slab->exchange && slab->copy_engines && !slab->comm->all_agree(!stencil_path) && !stencil_path)
+    if (slab && slab->exchange && slab->ipc && !slab->comm->all_agree(!stencil_path) && !stencil_path)
       idle_halo = IpcHalo::open(*slab->comm, {nullptr, nullptr}, 0, FluidHaloRanges{}, stream.s);
     if (stencil_path) {
       // The device plays closed-form passes while the host thread finishes the fluid cells' tables.
@@ -806,7 +812,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     const StepTable t(std::move(h.steps), std::move(h.trs_at));
     if (t.n_steps == 0 || nf == 0) {
       // Nothing to step or exchange, but the copy engines' set-up is collective (run_grid's idle_halo).
-      if (slab && slab->exchange && slab->copy_engines)
+      if (slab && slab->exchange && slab->ipc)
         IpcHalo::open(*slab->comm, {nullptr, nullptr}, 0, FluidHaloRanges{}, stream);
       return;
     }
@@ -882,9 +888,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     // Declared after the state buffers: its destructor waits for the neighbours' copies into them.
     std::unique_ptr<IpcHalo> ipc;
     if (slab && slab->exchange) {
-      if (slab->copy_engines) ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream);
+      if (slab->ipc) ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream, slab->ipc_copy_engines);
       if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1')
-        std::fprintf(stderr, "cuda engine: halo exchange %s\n", ipc ? "by the copy engines (CUDA IPC)" : "through NCCL");
+        std::fprintf(stderr, "cuda engine: halo exchange %s%s\n", ipc ? "through CUDA IPC " : "through NCCL", ipc ? ipc->how() : "");
     }
     const FluidStep* steps = t.steps.get();
     play_step_graph(

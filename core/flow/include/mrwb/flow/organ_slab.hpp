@@ -27,12 +27,13 @@ CellPhantom organ_slab_phantom(const OrganSlabSpec& spec, const std::string& whe
 // spec.nz, at their place in the whole (each cell as the whole build makes it), the fluid cells' velocities
 // still in m/s, with their largest |ux| + |uy| + |uz|. scale_organ_slab_flow then takes the largest over
 // every rank's planes (the whole slab's) and turns them into cells per flow step as organ_slab_phantom does.
+// Rows [y_begin, y_end) of those planes only (y_end < 0: every row), for ranks split along y.
 struct OrganSlabPlanes {
   CellPhantom ph;
   double u_max_m_per_s = 0;
 };
 OrganSlabPlanes organ_slab_planes(const OrganSlabSpec& spec, const std::string& where, std::size_t max_bytes, int z_begin,
-                                  int z_end);
+                                  int z_end, int y_begin = 0, int y_end = -1);
 void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s);
 
 // A stack of `copies` of the slab `s` along z, each between two planes of parenchyma (its vessels end in closed
@@ -45,6 +46,6 @@ void scale_organ_slab_flow(CellPhantom& ph, double u_max_m_per_s);
 // through the middle of the vessels: a weak-scaling case whose every rank has the same work and halo traffic.
 int organ_slab_stack_planes_total(const OrganSlabSpec& s, int copies);
 OrganSlabPlanes organ_slab_stack_planes(const OrganSlabSpec& s, int copies, const std::string& where, std::size_t max_bytes,
-                                        int z_begin, int z_end, int offset = 0);
+                                        int z_begin, int z_end, int offset = 0, int y_begin = 0, int y_end = -1);
 
 }  // namespace mrwb

@@ -1,6 +1,7 @@
 #pragma once
 // A phantom discretised into square (2-D, nz = 1) or cubic (3-D) cells, the isochromats of Jurczuk et al. 2016,
 // stored as SoA arrays indexed (iz·ny + iy)·nx + ix.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -53,6 +54,24 @@ CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s,
 // The box of nx × ny × nz cells from cell (x0, y0, z0) of `ph` as its own phantom (positions kept): the
 // sub-volumes of the CPU slab estimate, the z bands of a multi-slice run and the slabs of GPU ranks.
 CellPhantom crop_phantom(const CellPhantom& ph, int x0, int y0, int z0, int nx, int ny, int nz);
+
+// The same cells with the y and z axes exchanged: cell (x, y, z) becomes cell (x, z, y) of an nx × nz × ny grid,
+// uy and uz and the y and z origins exchanged. Slab ranks split a 3-D grid along y by playing it so (its y rows
+// become whole planes); swapping twice gives the phantom back.
+CellPhantom swap_y_z(const CellPhantom& ph);
+// Values on the cells of an nx × ny × nz grid (`blocks` grids one after another: coil maps, a truth per coil)
+// into `out` in the order of swap_y_z's grid.
+template <typename T>
+void swap_y_z_cells(const std::vector<T>& in, std::vector<T>& out, int nx, int ny, int nz) {
+  const std::size_t grid = static_cast<std::size_t>(nx) * ny * nz, blocks = grid ? in.size() / grid : 0;
+  out.resize(in.size());
+  for (std::size_t b = 0; b < blocks; ++b)
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y) {
+        const T* from = in.data() + b * grid + (static_cast<std::size_t>(z) * ny + y) * nx;
+        std::copy(from, from + nx, out.data() + b * grid + (static_cast<std::size_t>(y) * nz + z) * nx);
+      }
+}
 
 // Cells along z of `spec` on a grid of `matrix` voxels over fov_m: 1 for a 2-D slice, else
 // round(slab_thickness_m / cell) (at least 1) with cubic cells of the in-plane size.

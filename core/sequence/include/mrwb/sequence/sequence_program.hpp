@@ -1,6 +1,7 @@
 #pragma once
 // A pulse sequence flattened into the timed events the simulator steps through.
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct SequenceProgram {
   std::vector<std::uint8_t> line_flags;  // [line] LineFlag bits (raw_data.hpp); unacquired lines 0
   double duration_s = 0;
 };
+
+// The program played on a phantom whose y and z axes are exchanged (swap_y_z, phantom.hpp): each event's y and z
+// gradient moments exchanged, so every cell sees the phase it would see in the grid as given.
+inline SequenceProgram swap_y_z(SequenceProgram p) {
+  for (SeqEvent& e : p.events) std::swap(e.dk_y, e.dk_z);
+  return p;
+}
 
 // Built from a scenario's sequence by build_sequence_program (sequence_scenario.hpp), from a Pulseq file by
 // seq::to_sequence_program (sequence_blocks.hpp).

@@ -1,9 +1,14 @@
 #pragma once
-// The cell grid split over ranks (processes) in slabs of whole planes along its outermost axis: z for a
-// 3-D grid, y for a 2-D one (nz = 1). Each rank advances the cells of its slab and reads `halo` planes
-// of each neighbour's slab, which the rank communicator (rank_comm.hpp) refreshes before every step.
+// The cell grid split over ranks (processes) in slabs of whole planes: z planes or y rows of a 3-D grid, y rows
+// of a 2-D one (nz = 1). Each rank advances the cells of its slab and reads `halo` planes of each neighbour's
+// slab, which the rank communicator (rank_comm.hpp) refreshes before every step. The engines play slabs along
+// the grid's outermost axis; a 3-D grid split into y rows is played with its y and z axes exchanged (swap_y_z),
+// so that its rows are whole planes and x stays the readout axis.
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mrwb/base/simulation_model.hpp"
@@ -18,12 +23,27 @@ namespace mrwb {
 constexpr int k_transport_halo_planes = 1;
 constexpr int transport_halo_planes(FlowTransport t) { return second_order(t) ? 2 : k_transport_halo_planes; }
 
+// Which axis a 3-D grid is split along: the one whose balanced slabs leave the busiest rank the least work
+// (a thin slab's vessel tree lies in a few of its z planes but spreads over its y rows), or one named.
+enum class SplitAxis { Auto, Y, Z };
+std::optional<SplitAxis> parse_split_axis(std::string_view text);  // "auto", "y", "z"
+const char* split_axis_name(SplitAxis a);
+
+// What each plane along the split axis adds to a slab's work: `own` as one of the slab's planes (its cells,
+// its fluid cells k_stepped_cell_work times more), `halo` as a halo plane (its fluid cells only: a halo's
+// other cells are emptied), for a stepped halo plane.
+struct PlaneWork {
+  std::vector<double> own, halo;
+};
+
 struct SlabSplit {
-  int axis = 2;        // 2: z planes; 1: y rows of a 2-D grid
+  int axis = 2;        // 2: z planes (of the grid played); 1: y rows
+  // y rows of a 3-D grid: played as the z planes of swap_y_z's grid (axis 2 there; plane_cells nx·nz either way).
+  bool rows_of_3d = false;
   int planes = 1;      // along `axis`
   int ranks = 1;
   int halo = 0;        // planes read from each neighbour
-  std::size_t plane_cells = 0;  // cells per plane (nx·ny along z, nx along y)
+  std::size_t plane_cells = 0;  // cells per plane (nx·ny along z; along y nx·nz, nx in 2-D)
   std::vector<int> first;       // ranks + 1 slab bounds (balance_slabs); empty: slabs of equal thickness
   // Rank r owns planes [begin(r), end(r)): first[r] .. first[r + 1], or with `first` empty equal slabs, the
   // first planes % ranks one plane thicker.
@@ -44,23 +64,29 @@ CellPhantom slab_phantom(const CellPhantom& ph, const SlabSplit& split, int rank
 // ranks that built only their held planes.
 void empty_halo_cells(CellPhantom& held, const SlabSplit& split, int rank);
 // The split of `ph` over `ranks`: slabs of about equal work (balance_slabs over plane_work) when the phantom
-// moves, else of equal thickness; InputError naming --ranks and the allowed range when a rank would get fewer
-// planes than the halo (or none).
-SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes);
+// moves, else of equal thickness; a 3-D grid along `along` (Auto: the axis whose balanced slabs give the
+// smaller largest slab_work, z on a tie and for a phantom at rest). `halo(planes)`: the planes read from each
+// neighbour when `planes` planes are split (the engine's rank_halo_planes). InputError naming --ranks and the
+// allowed range when a rank would get fewer planes than the halo (or none), naming --split-axis for z on a
+// 2-D grid.
+SlabSplit slab_split(const CellPhantom& ph, int ranks, const std::function<int(int)>& halo, SplitAxis along = SplitAxis::Auto);
+SlabSplit slab_split(const CellPhantom& ph, int ranks, int halo = k_transport_halo_planes, SplitAxis along = SplitAxis::Auto);
+// The split of a 3-D grid of nx × ny × nz cells (nz > 1) given its z planes' and y rows' work (null: the phantom
+// is at rest, equal slabs), for ranks that each built only part of the grid; as slab_split.
+SlabSplit choose_slab_split(int nx, int ny, int nz, int ranks, const std::function<int(int)>& halo, SplitAxis along,
+                            const PlaneWork* z_work, const PlaneWork* y_work);
+// `split` (rows_of_3d) as the engines play it: the z planes of swap_y_z's grid.
+SlabSplit played_split(SlabSplit split);
 // A time-stepped cell costs a run far more than a closed-form one (every flow step against every readout
 // pass). On the GPU, a rank's kernel time on the 2000 x 2000 x 140 liver slab (76,801 steps, H100) fits
 // 3.62 s per million stepped cells (halo planes by their stepped share) + 1.91 ms per million closed-form
 // cells + 0.66 s, within 0.09 s of four ranks' times with the exchange left out and of one GPU's
 // (docs/benchmarks.md): about 1900 times as much. The split counts it k_stepped_cell_work times.
 constexpr double k_stepped_cell_work = 1900.0;
-// What each plane along the split axis adds to a slab's work: `own` as one of the slab's planes (its cells,
-// its fluid cells k_stepped_cell_work times more), `halo` as a halo plane (its fluid cells only: a halo's
-// other cells are emptied), for a stepped halo plane.
-struct PlaneWork {
-  std::vector<double> own, halo;
-};
 // The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too).
 PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells);
+// The y rows of a 3-D `ph` (each row's nx·nz cells; a rank's z planes give its part of every row's work).
+PlaneWork row_work(const CellPhantom& ph);
 // The work of `planes` planes that repeat `period` (a stack of copies of one slab, organ_slab_stack_planes),
 // starting `offset` planes into it: plane z works as period's plane (offset + z) mod its length. A rank
 // weighs a stack from one copy instead of building planes it will not hold.

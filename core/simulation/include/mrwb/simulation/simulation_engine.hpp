@@ -3,6 +3,7 @@
 #include <cmath>
 #include <complex>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ class SimulationEngine {
     comm_ = comm;
     on_split_ = std::move(on_split);
   }
+  // The axis a 3-D grid is split along over ranks (slab_split; Auto unless set).
+  void set_split_axis(SplitAxis a) { split_axis_ = a; }
   // Halo planes this engine reads from each neighbour when `planes` are split over `ranks` (the CPU engine
   // one, exchanged every step; the CUDA engine more, exchanged less often).
   virtual int rank_halo_planes(int planes, int ranks) const;
@@ -75,8 +78,15 @@ class SimulationEngine {
 
  protected:
   bool decomposed() const { return comm_ && comm_->size() > 1; }
-  // This rank's slab of `ph` (the whole grid when not decomposed) with `halo` planes from each neighbour,
-  // reported to on_split_.
+  // As one of several ranks, the whole run: the split chosen and reported to on_split_ once, then run() again on
+  // the grid as the engines play it (for y rows of a 3-D grid: swap_y_z's phantom, program and coils, the truth
+  // swapped back), rank_split giving that split. False (nothing done) when not decomposed or already playing:
+  // each engine's run() calls it first.
+  bool play_decomposed(const CellPhantom& ph, const SequenceProgram& program, const CoilMaps& coils,
+                       std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
+                       const ProgressFn& progress, const CancelToken& cancel);
+  // This rank's slab of the grid being played: the split play_decomposed chose (the whole grid when not
+  // decomposed).
   SlabSplit rank_split(const CellPhantom& ph) const;
   // The ranks' signal sums added in rank order, into `samples`.
   void reduce_samples(std::span<std::complex<double>> sums, std::span<std::complex<float>> samples) const;
@@ -85,6 +95,8 @@ class SimulationEngine {
   int spins_per_axis_ = k_default_spins_per_axis;
   RankComm* comm_ = nullptr;
   std::function<void(const SlabSplit&)> on_split_;
+  SplitAxis split_axis_ = SplitAxis::Auto;
+  std::optional<SlabSplit> played_split_;  // while play_decomposed runs
 };
 
 // sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).
