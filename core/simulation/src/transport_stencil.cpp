@@ -6,6 +6,7 @@
 
 #include "moving_twin_steps.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/flow/face_flux.hpp"
 #include "mrwb/simulation/internal/moving_step_ops.hpp"
 #include "mrwb/simulation/internal/transport_stencil.hpp"
 
@@ -29,7 +30,7 @@ void add_limited_faces(const CellPhantom& ph, std::span<const std::uint32_t> flu
       const float* u = u_axis[f / 2];
       const float dir = (f & 1) ? -1.f : 1.f;
       const float ui = u ? u[i] : 0.f, uj = u ? u[fluid[static_cast<std::size_t>(j)]] : 0.f;
-      const float c = 0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui));  // transport_cell_ops.hpp's face expression
+      const float c = face_velocity(dir > 0 ? ui : uj, dir > 0 ? uj : ui);  // as transport_cell_ops.hpp's gather
       const float out = c * dir;
       if (out == 0.f) continue;
       LimitedFace F;
@@ -87,7 +88,7 @@ FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uin
       float c;
       if (code >= 0) {
         const float uj = u ? u[fluid[static_cast<std::size_t>(code)]] : 0.f;
-        c = 0.5f * ((dir > 0 ? ui : uj) + (dir > 0 ? uj : ui));  // transport_cell_ops.hpp's face expression
+        c = face_velocity(dir > 0 ? ui : uj, dir > 0 ? uj : ui);  // as transport_cell_ops.hpp's gather
       } else {
         c = ui;  // open face
       }
