@@ -22,8 +22,6 @@ std::optional<SplitAxis> parse_split_axis(std::string_view text) {
   return std::nullopt;
 }
 
-const char* split_axis_name(SplitAxis a) { return a == SplitAxis::Y ? "y" : a == SplitAxis::Z ? "z" : "auto"; }
-
 namespace {
 // `planes` planes of `plane_cells` cells along `axis` over `ranks`, balanced by `work` (null: equal slabs);
 // nullopt where a slab would be thinner than its halo.

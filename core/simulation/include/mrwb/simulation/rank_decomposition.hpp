@@ -27,7 +27,6 @@ constexpr int transport_halo_planes(FlowTransport t) { return second_order(t) ? 
 // (a thin slab's vessel tree lies in a few of its z planes but spreads over its y rows), or one named.
 enum class SplitAxis { Auto, Y, Z };
 std::optional<SplitAxis> parse_split_axis(std::string_view text);  // "auto", "y", "z"
-const char* split_axis_name(SplitAxis a);
 
 // What each plane along the split axis adds to a slab's work: `own` as one of the slab's planes (its cells,
 // its fluid cells k_stepped_cell_work times more), `halo` as a halo plane (its fluid cells only: a halo's
