@@ -1,5 +1,5 @@
 // `mrwb bench --suite scale`, the simulator's part: Jurczuk et al. 2016's liver-like slab over ranks (one GPU
-// each, halos by the copy engines or NCCL; CPU engines without GPUs) in z planes or y rows, whichever axis
+// each, halos by peer stores or NCCL; CPU engines without GPUs) in z planes or y rows, whichever axis
 // slab_split would choose (MRWB_SPLIT_AXIS=y|z: that one), strong scaling (one slab on 1, 2, 4 ... ranks) and weak
 // scaling (a slab of fixed thickness per rank). The suite starts each run as `mpirun -np N mrwb bench --suite
 // scale` with MRWB_SCALE_SIM_RANK set; that process is one rank (scale_sim_rank): it builds the slab, warms

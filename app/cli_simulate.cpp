@@ -267,7 +267,7 @@ Action add_simulate(CLI::App& app) {
   sub->add_flag("--quiet", o->quiet, "No progress output");
   sub->add_option("--ranks", o->ranks,
                   "Split the simulation into N slabs of z planes or y rows (a 2-D phantom: y rows), one process each (with "
-                  "--backend cuda one GPU each, halos by the GPUs' copy engines or NCCL), by running this command through "
+                  "--backend cuda one GPU each, halos by peer stores between the GPUs of one host or NCCL), by running this command through "
                   "`mpirun -np N` (1 to 256; under mpirun: its -np)");
   sub->add_option("--split-axis", o->split_axis,
                   "With --ranks, the axis a 3-D phantom's slabs cut: auto (the one whose balanced slabs leave the busiest rank "

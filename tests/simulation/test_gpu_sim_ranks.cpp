@@ -1,5 +1,5 @@
 // `mrwb simulate --backend cuda` over MPI ranks, one GPU each, halos through CUDA IPC between the GPUs of one
-// host (by peer stores, or MRWB_HALO_TRANSPORT=copy by the copy engines) or (MRWB_HALO_TRANSPORT=nccl) through NCCL: `mpirun -np 2` (and 4 where the host has 4 GPUs) against the one-GPU run
+// host (peer stores in the step kernels) or (MRWB_HALO_TRANSPORT=nccl) through NCCL: `mpirun -np 2` (and 4 where the host has 4 GPUs) against the one-GPU run
 // (relative RMS <= 1e-6, the bar of the CPU ranks) and the CPU reference (<= 1e-4, CUDA against its CPU twin),
 // on the moving 3-D tree of test_sim_ranks (in z planes and in y rows) and on a 2-D bifurcation split in y rows; the deep halo (exchanged
 // every H steps) at the engine's default H and at 1 and 8 planes; each transport. SKIPs visibly without two
@@ -57,8 +57,8 @@ class TestGpuSimRanks : public QObject {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<int>("np");
     QTest::addColumn<int>("halo");  // MRWB_HALO_PLANES, the deep halo's most planes; 0: the engine's default
-    // MRWB_HALO_TRANSPORT: ipc (CUDA IPC by peer stores where the GPUs reach each other; the default), copy (CUDA
-    // IPC by the copy engines) or nccl.
+    // MRWB_HALO_TRANSPORT: ipc (CUDA IPC by peer stores in the step kernels where the GPUs reach each other; the
+    // default) or nccl.
     QTest::addColumn<QString>("exchange");
     QTest::addColumn<int>("stepping");  // the ranks that time-step fluid cells (and name their exchange); 0: all
     QTest::addColumn<QString>("transport");  // --flow-transport; empty: the scenario's (gradient_frame)
@@ -77,8 +77,9 @@ class TestGpuSimRanks : public QObject {
     QTest::newRow("3-D tree, 2 GPUs, limited transport") << "tree_3d.json" << 2 << 0 << QString("nccl") << 0 << limited << QString("z");
     QTest::newRow("3-D tree, 2 GPUs, limited transport, halo 2") << "tree_3d.json" << 2 << 2 << QString("nccl") << 0 << limited << QString("z");
     QTest::newRow("3-D tree, 2 GPUs, limited transport, peer stores") << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << limited << QString("z");
-    QTest::newRow("3-D tree, 2 GPUs, the copy engines") << "tree_3d.json" << 2 << 0 << QString("copy") << 0 << QString() << QString("z");
-    QTest::newRow("3-D tree, 2 GPUs, y rows, the copy engines") << "tree_3d.json" << 2 << 0 << QString("copy") << 0 << QString() << QString("y");
+    QTest::newRow("3-D tree, 2 GPUs, y rows, peer stores, halo 8") << "tree_3d.json" << 2 << 8 << QString("ipc") << 0 << QString() << QString("y");
+    QTest::newRow("3-D tree, 2 GPUs, limited transport, peer stores, halo 2 (exchange every step)")
+        << "tree_3d.json" << 2 << 2 << QString("ipc") << 0 << QString("gradient_frame_limited") << QString("z");
     // y rows of the 3-D tree (played with y and z swapped), and the axis the engine picks.
     QTest::newRow("3-D tree, 2 GPUs, y rows") << "tree_3d.json" << 2 << 0 << QString("nccl") << 0 << QString() << QString("y");
     QTest::newRow("3-D tree, 2 GPUs, y rows, peer stores") << "tree_3d.json" << 2 << 0 << QString("ipc") << 0 << QString() << QString("y");
@@ -89,8 +90,8 @@ class TestGpuSimRanks : public QObject {
       QTest::newRow("3-D tree, 4 GPUs, y rows, peer stores") << "tree_3d.json" << 4 << 0 << QString("ipc") << 0 << QString() << QString("y");
       QTest::newRow("3-D tree, 4 GPUs") << "tree_3d.json" << 4 << 0 << QString("nccl") << 0 << QString() << QString("z");
       QTest::newRow("3-D tree, 4 GPUs, peer stores") << "tree_3d.json" << 4 << 0 << QString("ipc") << 0 << QString() << QString("z");
-      // Rank 0 holds no fluid (test_rank_decomposition): it steps and exchanges nothing, yet joins the copy
-      // engines' collective set-up, and rank 1 skips it.
+      // Rank 0 holds no fluid (test_rank_decomposition): it steps and exchanges nothing, yet joins the CUDA
+      // IPC collective set-up, and rank 1 skips it.
       QTest::newRow("thin vessel, 4 GPUs, rank 0 idle") << "thin_vessel.json" << 4 << 0 << QString("nccl") << 3 << QString() << QString("z");
       QTest::newRow("thin vessel, 4 GPUs, rank 0 idle, peer stores") << "thin_vessel.json" << 4 << 0 << QString("ipc") << 3 << QString() << QString("z");
     }
@@ -118,8 +119,7 @@ class TestGpuSimRanks : public QObject {
     qunsetenv("MRWB_SIM_TIMING");
     // CUDA IPC where asked and the GPUs reach each other (GPU ranks take devices 0, 1, ... of this host).
     const QString expected = exchange == "nccl" || !mrwb::gpu::peer_access(0, 1) ? "halo exchange through NCCL"
-                             : exchange == "copy" ? "halo exchange through CUDA IPC by the copy engines"
-                                                  : "halo exchange through CUDA IPC by peer stores";
+                                                  : "halo exchange through CUDA IPC by peer stores in the step kernels";
     QVERIFY2(last_err_.contains(expected), qPrintable("expected '" + expected + "' in: " + last_err_.right(3000)));
     qInfo("%s", qPrintable(expected));
     QCOMPARE(static_cast<int>(last_err_.count("cuda engine: halo exchange")), stepping > 0 ? stepping : np);

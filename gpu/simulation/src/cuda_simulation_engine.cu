@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "closed_form_player.cuh"
+#include "halo_flags.cuh"
 #include "ipc_halo.hpp"
 #include "nccl_halo.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
@@ -171,11 +172,40 @@ struct StencilFluid {
   // reads before the next exchange are not stepped (the whole [0, nf) undecomposed).
   int act_lo, act_hi, block0;
 };
+// The ranks block b of a launch steps: [lo, hi), empty when the block holds no active rank.
+struct BlockRanks {
+  int lo, hi;
+};
+__host__ __device__ inline BlockRanks block_ranks(const StencilFluid& f, int b) {
+  const int base = (f.block0 + b) * f.span;
+  return {base > f.act_lo ? base : f.act_lo, base + f.span < f.act_hi ? base + f.span : f.act_hi};
+}
+// Whether a block's ranks meet a send range of an exchange played in the step (ipc_halo.hpp).
+__host__ __device__ inline bool stores_halo(const StepExchange& x, BlockRanks b) {
+  if (!x.push || b.lo >= b.hi) return false;
+  for (int s = 0; s < 2; ++s)
+    if (x.to[s] && b.lo < x.send_end[s] && x.send_begin[s] < b.hi) return true;
+  return false;
+}
+
+// A step that reads a fresh halo: a block whose ranks read halo cells (below x.wait_lo, from x.wait_hi on) waits
+// until the neighbours' step before has stored its traffic here (their done flags reach step number v).
+__device__ __forceinline__ void wait_for_halo(const StepExchange& x, BlockRanks b, int v) {
+  const bool lower = x.done_from[0] && b.lo < b.hi && b.lo < x.wait_lo;
+  const bool upper = x.done_from[1] && b.lo < b.hi && b.hi > x.wait_hi;
+  if (!lower && !upper) return;  // uniform over the block
+  if (threadIdx.x == 0) {
+    if (lower) wait_flag(x.done_from[0], v);
+    if (upper) wait_flag(x.done_from[1], v);
+  }
+  __syncthreads();
+}
+
 template <int C, bool Frame, bool Limited = false>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     stencil_step(CellGrid g, CellData d, StencilFluid f, const FluidStep* __restrict__ steps,
                  const int* __restrict__ counter, int offset, int n_steps, const float* __restrict__ A,
-                 float* __restrict__ B) {
+                 float* __restrict__ B, StepExchange x) {
   constexpr int P = fluid::k_preloaded_inflows;
   __shared__ float2 part[2][k_warps * k_coil_batch];
   int round = 0;
@@ -215,6 +245,13 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
+  // An exchange in the step (through CUDA IPC, ipc_halo.hpp). Past the wait on the step before, this rank is done with
+  // the buffer this step writes: the neighbours may store into its halo (ready, step number k + 1).
+  const BlockRanks mine_ranks = block_ranks(f, static_cast<int>(blockIdx.x));
+  if (x.receive) wait_for_halo(x, mine_ranks, k);
+  if (x.push && blockIdx.x == 0 && threadIdx.x == 0)
+    for (int s = 0; s < 2; ++s)
+      if (x.ready_to[s]) set_flag(x.ready_to[s], k + 1);
   const float *Ax = A, *Ay = A + f.nf, *Az = A + 2 * f.nf;
   bloch::Mag own[C];
   transport::Mag3<float> tr[C];
@@ -252,6 +289,14 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   }
   // After the neighbour loads: they are in flight while the block reduces the signal.
   if (S.sample >= 0) block_signal<C>(g, d.sens, i, mine, own, d.sums, S.sample, part, round);
+  // A block that stores halo traffic waits, its cells computed, until the neighbours have started this step.
+  const bool storing = stores_halo(x, mine_ranks);
+  if (storing) {
+    if (threadIdx.x == 0)
+      for (int s = 0; s < 2; ++s)
+        if (x.ready_from[s]) wait_flag(x.ready_from[s], k + 1);
+    __syncthreads();
+  }
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     if (!active[q]) continue;
@@ -266,6 +311,25 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     B[r[q]] = m.Mx;
     B[f.nf + r[q]] = m.My;
     B[2 * f.nf + r[q]] = m.Mz;
+    if (storing)
+      for (int s = 0; s < 2; ++s)
+        if (x.to[s] && r[q] >= x.send_begin[s] && r[q] < x.send_end[s]) {
+          float* to = x.to[s] + (r[q] - x.send_begin[s]);
+          to[0] = m.Mx;
+          to[x.to_stride[s]] = m.My;
+          to[2 * x.to_stride[s]] = m.Mz;
+        }
+  }
+  // The last storing block tells the neighbours their halo is written (done, step number k + 1).
+  if (storing) {
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0 && atomicAdd(x.blocks_done, 1u) == static_cast<unsigned>(x.push_blocks) - 1) {
+      *x.blocks_done = 0;
+      __threadfence_system();
+      for (int s = 0; s < 2; ++s)
+        if (x.done_to[s]) set_flag(x.done_to[s], k + 1);
+    }
   }
 }
 
@@ -415,13 +479,11 @@ struct SlabRun {
   int reach = 1;                           // planes a step reads beyond a cell (transport_halo_planes)
   bool lower = false, upper = false;       // neighbours below and above
   // The exchange: through CUDA IPC where the ranks share a host and their GPUs reach each other (IpcHalo, by
-  // peer stores; MRWB_HALO_TRANSPORT=copy: by the copy engines, which were 4.5 % faster than NCCL on the strong
-  // case over 4 H200s, 8.4 % on the weak one, docs/benchmarks.md), else through NCCL (made at the first
-  // decomposed run, kept by the engine); MRWB_HALO_TRANSPORT=nccl forces NCCL.
+  // peer stores in the step kernels), else through NCCL (made at the first decomposed run, kept by the engine);
+  // MRWB_HALO_TRANSPORT=nccl forces NCCL.
   NcclHalo* halo = nullptr;
   RankComm* comm = nullptr;
   bool ipc = false;
-  bool ipc_copy_engines = false;
   // MRWB_HALO_EXCHANGE=0 leaves the exchange out: timing only (what the exchange costs, and each rank's own
   // step time with no rank waiting for another); the halo goes stale and the result is wrong.
   bool exchange = true;
@@ -483,10 +545,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.halo = halo_.get();
     s.comm = comm_;
     s.ipc = true;
-    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT")) {
-      s.ipc = std::string(env) != "nccl";
-      s.ipc_copy_engines = std::string(env) == "copy";
-    }
+    if (const char* env = std::getenv("MRWB_HALO_TRANSPORT")) s.ipc = std::string(env) != "nccl";
     if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
@@ -589,7 +648,7 @@ class CudaSimulationEngine final : public SimulationEngine {
                             stream.s, pacer);
     closed.enable_separable(tissue, prog);
     const int total = marks.empty() ? 0 : marks.back();
-    // The copy engines' set-up is collective. A rank with no time-stepped cells exchanges nothing (its
+    // The CUDA IPC set-up is collective. A rank with no time-stepped cells exchanges nothing (its
     // neighbours' traffic with it is empty both ways) but joins the set-up here and leaves it (an agreement of
     // every rank) after its own work; the others do both in run_time_stepped_stencil.
     std::unique_ptr<IpcHalo> idle_halo;
@@ -711,12 +770,13 @@ class CudaSimulationEngine final : public SimulationEngine {
   // Plays a table of n_steps one kernel per step: a CUDA graph of K launches (K even, so step j of the
   // graph reads buffer j % 2; launch(j, cfg) enqueues step j with PDL attributes in cfg) and the counter
   // update, launched until the table is done, the closed-form part and progress queued between launches.
-  // exchange_every = E > 0: launch queues a halo exchange after every E-th step, and the step after it does
-  // not overlap it; K is then a multiple of E, so the exchanges fall on the same steps in every graph launch.
+  // exchange_every = E > 0: a halo exchange follows every E-th step; K is then a multiple of E, so the
+  // exchanges fall on the same steps in every graph launch. exchange_nodes: launch queues it as nodes of its own
+  // after the step, and the step after them does not overlap them (else the steps play it themselves).
   template <typename Launch, typename TrDone>
   void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
                        Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done,
-                       int exchange_every = 0) {
+                       int exchange_every = 0, bool exchange_nodes = false) {
     // Ranks (exchange_every > 0) must all play the same steps and exchanges, so K may not depend on a rank's
     // own cell count: they take the largest K.
     const int unit = std::max(2, exchange_every);  // a power of two
@@ -734,7 +794,7 @@ class CudaSimulationEngine final : public SimulationEngine {
       cfg.blockDim = dim3(k_block);
       cfg.stream = stream;
       cfg.attrs = &pdl;
-      cfg.numAttrs = j > 0 && (exchange_every == 0 || j % exchange_every != 0) ? 1 : 0;
+      cfg.numAttrs = j > 0 && !(exchange_nodes && exchange_every > 0 && j % exchange_every == 0) ? 1 : 0;
       launch(j, cfg);
     }
     advance_counter<<<1, 1, 0, stream>>>(counter, K);
@@ -811,7 +871,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     const std::size_t nf = h.fluid.size();
     const StepTable t(std::move(h.steps), std::move(h.trs_at));
     if (t.n_steps == 0 || nf == 0) {
-      // Nothing to step or exchange, but the copy engines' set-up is collective (run_grid's idle_halo).
+      // Nothing to step or exchange, but the CUDA IPC set-up is collective (run_grid's idle_halo).
       if (slab && slab->exchange && slab->ipc)
         IpcHalo::open(*slab->comm, {nullptr, nullptr}, 0, FluidHaloRanges{}, stream);
       return;
@@ -888,9 +948,17 @@ class CudaSimulationEngine final : public SimulationEngine {
     // Declared after the state buffers: its destructor waits for the neighbours' copies into them.
     std::unique_ptr<IpcHalo> ipc;
     if (slab && slab->exchange) {
-      if (slab->ipc) ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream, slab->ipc_copy_engines);
+      if (slab->ipc) ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream);
       if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1')
-        std::fprintf(stderr, "cuda engine: halo exchange %s%s\n", ipc ? "through CUDA IPC " : "through NCCL", ipc ? ipc->how() : "");
+        std::fprintf(stderr, "cuda engine: halo exchange %s\n", ipc ? "through CUDA IPC by peer stores in the step kernels" : "through NCCL");
+    }
+    // Through CUDA IPC the steps play the exchange themselves: in the step after one, the blocks with ranks
+    // within R planes of a halo (or in it) wait for it.
+    int wait_lo = 0, wait_hi = static_cast<int>(nf);
+    if (ipc) {
+      const std::size_t reach = static_cast<std::size_t>(R) * slab->plane_cells;
+      wait_lo = rank_of(slab->own_first + reach);
+      wait_hi = rank_of(slab->own_end >= reach ? slab->own_end - reach : 0);
     }
     const FluidStep* steps = t.steps.get();
     play_step_graph(
@@ -900,20 +968,25 @@ class CudaSimulationEngine final : public SimulationEngine {
           fj.act_lo = lo_at[H - R * (1 + j % E)];
           fj.act_hi = hi_at[H - R * (1 + j % E)];
           fj.block0 = fj.act_lo / span;
-          cfg.gridDim = dim3(static_cast<unsigned>(std::max(1, (fj.act_hi + span - 1) / span - fj.block0)));
-          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
-                                        static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1]),
-                     "stencil_step launch");
+          const int blocks = std::max(1, (fj.act_hi + span - 1) / span - fj.block0);
+          cfg.gridDim = dim3(static_cast<unsigned>(blocks));
           // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
-          // step kernels return at once and the exchange moves what is there: harmless, every rank does the same.)
-          if (slab && slab->exchange && (j + 1) % slab->exchange_every == 0) {
-            if (ipc)
-              ipc->enqueue((j + 1) & 1, t.counter.get(), j + 1, cfg.stream);
-            else
-              slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
+          // step kernels return at once, their exchange with them, and NCCL moves what is there: harmless, every
+          // rank does the same.)
+          const bool exchanged = slab && slab->exchange && (j + 1) % slab->exchange_every == 0;
+          StepExchange x;
+          if (ipc) {
+            x = ipc->step((j + 1) & 1, exchanged, j % E == 0);
+            x.wait_lo = wait_lo;
+            x.wait_hi = wait_hi;
+            for (int b = 0; b < blocks && x.push; ++b) x.push_blocks += stores_halo(x, block_ranks(fj, b));
           }
+          cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
+                                        static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1], x),
+                     "stencil_step launch");
+          if (exchanged && !ipc) slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
         },
-        closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0);
+        closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0, !ipc);
   }
 };
 

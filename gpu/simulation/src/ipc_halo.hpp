@@ -1,22 +1,19 @@
 #pragma once
-// The halo exchange of GPU ranks that share one host: each rank maps its neighbours' two state buffers (CUDA
-// IPC) and writes its boundary planes straight into their halo ranges, with two handshakes through flags in
-// device memory, all on the step's stream and capturable into its graphs. Two ways to write:
-//  - peer stores (the default): one kernel signals, waits, stores the three arrays' traffic into the neighbours'
-//    buffers over NVLink from its threads, and does the second handshake in its last block. An exchange is one
-//    graph node: with small traffic (slabs of y rows) the copy engines' nodes and the four handshake kernels
-//    around them cost some 90-100 us an exchange on 4 H200s, whatever the bytes (docs/benchmarks.md);
-//  - the copy engines (MRWB_HALO_TRANSPORT=copy): three device-to-device copies a neighbour (one per array, run
-//    side by side) between handshake kernels, taking no SMs: on two H200s 39 us an exchange of 4.1 MB each way,
-//    where NCCL's send and receive took 62 us.
+// The halo exchange of GPU ranks that share one host, played by the step kernels themselves: each rank maps its
+// neighbours' two state buffers (CUDA IPC), and the step after which an exchange runs stores its boundary
+// planes' cells into the neighbours' halo ranges as well as into its own buffer, over NVLink. Handshakes through
+// flags in device memory, numbered by the step (from the step counter in device memory, so a graph replayed
+// many times numbers each anew); for the exchange after step k, number v = k + 1:
+//   1. ready: a rank that has started step k is done with the buffer step k writes (its step k − 1, the last to
+//      read those halo cells, is over): block 0 of step k writes v into the neighbours' flags for it, and the
+//      blocks that store traffic wait, their cells computed, until this rank's flags from the neighbours reach v;
+//   2. the storing blocks write their cells into the neighbours' buffers;
+//   3. done: the last storing block to finish writes v into the neighbours' other flags; in step k + 1 only the
+//      blocks whose ranks read halo cells (within the transport's reach of a halo, or in it) wait for them.
+// No kernel or copy of its own: the exchange's latency hides behind the step's other blocks, and every step
+// keeps its programmatic overlap with the one before. (An exchange kernel of peer stores between the steps, and
+// the copy engines between handshake kernels, were 4-5 % and 20 % slower on 4 H200s, docs/benchmarks.md.)
 // Neighbours with no traffic either way (a rank whose planes hold no time-stepped cell) skip each other.
-//
-// One exchange, its number v (the step after which it runs, from the step counter in device memory, so a
-// graph replayed many times numbers each anew):
-//   1. ready: this rank's steps have finished with its buffer (the neighbours may overwrite its halo): it
-//      writes v into each neighbour's flag for it, and waits until its own flags from the neighbours reach v;
-//   2. the writes into the neighbours' halo ranges;
-//   3. done: the same handshake on two more flags; the next step reads the halo only after it.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -27,6 +24,23 @@
 
 namespace mrwb::gpu {
 
+// What a step kernel needs to play an exchange. Side 0 is the lower neighbour, side 1
+// the upper; a null pointer: nothing that way.
+struct StepExchange {
+  bool push = false;     // this step's result is exchanged: its send ranges go to the neighbours too
+  bool receive = false;  // this step reads a fresh halo: its blocks that read halo cells wait for done
+  float* to[2] = {};     // the neighbour's buffer of the parity this step writes, at where the traffic lands
+  int to_stride[2] = {};  // the neighbour's nf (its arrays' stride)
+  int send_begin[2] = {}, send_end[2] = {};
+  int* ready_to[2] = {};  // sides this rank receives from: "you may write" (v = the step's number + 1)
+  const int* ready_from[2] = {};  // sides this rank sends to
+  int* done_to[2] = {};           // sides this rank sends to: "written" (v = the step's number + 1)
+  const int* done_from[2] = {};   // sides this rank receives from
+  unsigned* blocks_done = nullptr;  // storing blocks of this launch that have finished (0 between launches)
+  int push_blocks = 0;              // blocks of this launch whose ranks meet a send range
+  int wait_lo = 0, wait_hi = 0;     // receive: blocks with ranks below wait_lo or from wait_hi on wait
+};
+
 class IpcHalo {
  public:
   // Collective (every rank of `host` at once), on the current device, after this rank allocated its two state
@@ -35,16 +49,15 @@ class IpcHalo {
   // host, a neighbour with traffic is on a GPU this one cannot reach by peer access (or on the same GPU), or a
   // mapping fails.
   static std::unique_ptr<IpcHalo> open(RankComm& host, std::array<float*, 2> state, int nf, const FluidHaloRanges& r,
-                                       cudaStream_t stream, bool copy_engines = false);
-  // "by peer stores" or "by the copy engines".
-  const char* how() const;
+                                       cudaStream_t stream);
   // Waits for `stream` and, unless unwinding an exception, for every rank (a neighbour may still be writing
   // into this rank's buffers), then unmaps the neighbours' buffers.
   ~IpcHalo();
   IpcHalo(const IpcHalo&) = delete;
   IpcHalo& operator=(const IpcHalo&) = delete;
-  // Queues exchange number *counter + offset on `stream` of state buffer `parity` (0 or 1).
-  void enqueue(int parity, const int* counter, int offset, cudaStream_t stream);
+  // The pointers and send ranges of a step that writes state buffer `parity` (0 or 1), with push and receive set
+  // as given; the caller sets push_blocks and the wait ranges (they depend on its launch).
+  StepExchange step(int parity, bool push, bool receive) const;
 
  private:
   struct Impl;

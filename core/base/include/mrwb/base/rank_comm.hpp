@@ -3,7 +3,7 @@
 // rank_decomposition.hpp: halo planes, signal sums, the cell truth, a final agreement) and the non-Cartesian
 // recon split by voxels or samples (recon/noncart_ranks.hpp: ordered sums, the all-gather). Implemented by
 // SerialRankComm (one process) and by MPI (mpi/simulation). GPU ranks exchange their halos on the device
-// (the copy engines or NCCL, gpu/simulation) and use this for the rest: the IPC handles and the NCCL id travel
+// (peer stores through CUDA IPC or NCCL, gpu/simulation) and use this for the rest: the IPC handles and the NCCL id travel
 // by broadcast_bytes.
 #include <complex>
 #include <cstddef>

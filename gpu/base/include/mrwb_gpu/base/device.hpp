@@ -9,7 +9,7 @@ bool device_available();
 // Devices the CUDA runtime sees (0 with none or no driver).
 int device_count();
 // True when device `from` can read and write device `to`'s memory directly (peer access, e.g. over NVLink):
-// GPU ranks of one host then exchange their halos by the copy engines.
+// GPU ranks of one host then exchange their halos by peer stores (CUDA IPC).
 bool peer_access(int from, int to);
 // "NVIDIA H100 80GB HBM3, 79.1 GiB, sm_90, 132 SMs" or why there is none.
 std::string device_description();
