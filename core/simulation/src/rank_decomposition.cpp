@@ -23,6 +23,25 @@ std::optional<SplitAxis> parse_split_axis(std::string_view text) {
 }
 
 namespace {
+// slab_work of planes [a, b) in O(1): the own planes' prefix sums, and the stepped halo planes below a slab
+// starting at a (below[a]) and above one ending at b (above[b]).
+struct SlabWorkTable {
+  std::vector<double> before, below, above;
+  SlabWorkTable(const PlaneWork& w, int planes, int H)
+      : before(static_cast<std::size_t>(planes) + 1, 0.0),
+        below(static_cast<std::size_t>(planes) + 1, 0.0),
+        above(static_cast<std::size_t>(planes) + 1, 0.0) {
+    for (int p = 0; p < planes; ++p) before[p + 1] = before[p] + w.own[p];
+    for (int e = 0; e <= planes; ++e)
+      for (int d = 1; d < H; ++d) {
+        const double share = static_cast<double>(H - d) / H;
+        if (e > 0 && e - d >= 0) below[e] += share * w.halo[e - d];
+        if (e < planes && e - 1 + d < planes) above[e] += share * w.halo[e - 1 + d];
+      }
+  }
+  double operator()(int a, int b) const { return before[b] - before[a] + below[a] + above[b]; }
+};
+
 // `planes` planes of `plane_cells` cells along `axis` over `ranks`, balanced by `work` (null: equal slabs);
 // nullopt where a slab would be thinner than its halo.
 std::optional<SlabSplit> split_along(int axis, bool rows_of_3d, int planes, std::size_t plane_cells, int ranks,
@@ -42,9 +61,17 @@ std::optional<SlabSplit> split_along(int axis, bool rows_of_3d, int planes, std:
 }
 
 double busiest(const SlabSplit& s, const PlaneWork& w) {
+  const SlabWorkTable work(w, s.planes, s.halo);
   double most = 0;
-  for (int r = 0; r < s.ranks; ++r) most = std::max(most, slab_work(s, w, r));
+  for (int r = 0; r < s.ranks; ++r) most = std::max(most, work(s.begin(r), s.end(r)));
   return most;
+}
+
+// The most ranks `planes` planes take, each slab at least as thick as its halo.
+int most_ranks(int planes, const std::function<int(int)>& halo) {
+  int m = 0;
+  while (m + 1 <= planes && split_along(2, false, planes, 1, m + 1, halo, nullptr)) ++m;
+  return m;
 }
 
 [[noreturn]] void refuse_ranks(int ranks, const std::string& planes, int most) {
@@ -65,14 +92,10 @@ SlabSplit choose_slab_split(int nx, int ny, int nz, int ranks, const std::functi
   }
   if (z) return *z;
   if (y) return *y;
-  auto most = [&](int planes) {
-    int m = 0;
-    while (m + 1 <= planes && split_along(2, false, planes, 1, m + 1, halo, nullptr)) ++m;
-    return m;
-  };
-  if (along == SplitAxis::Z) refuse_ranks(ranks, std::to_string(nz) + " z planes", most(nz));
-  if (along == SplitAxis::Y) refuse_ranks(ranks, std::to_string(ny) + " y rows", most(ny));
-  refuse_ranks(ranks, std::to_string(nz) + " z planes and " + std::to_string(ny) + " y rows", std::max(most(nz), most(ny)));
+  if (along == SplitAxis::Z) refuse_ranks(ranks, std::to_string(nz) + " z planes", most_ranks(nz, halo));
+  if (along == SplitAxis::Y) refuse_ranks(ranks, std::to_string(ny) + " y rows", most_ranks(ny, halo));
+  refuse_ranks(ranks, std::to_string(nz) + " z planes and " + std::to_string(ny) + " y rows",
+               std::max(most_ranks(nz, halo), most_ranks(ny, halo)));
 }
 
 SlabSplit slab_split(const CellPhantom& ph, int ranks, const std::function<int(int)>& halo, SplitAxis along) {
@@ -82,11 +105,7 @@ SlabSplit slab_split(const CellPhantom& ph, int ranks, const std::function<int(i
       throw InputError("--split-axis: z for a 2-D phantom (one z plane; allowed: auto, y)");
     const PlaneWork w = moves ? plane_work(ph, static_cast<std::size_t>(ph.nx)) : PlaneWork{};
     const auto s = split_along(1, false, ph.ny, static_cast<std::size_t>(ph.nx), ranks, halo, moves ? &w : nullptr);
-    if (!s) {
-      int m = 0;
-      while (m + 1 <= ph.ny && split_along(1, false, ph.ny, 1, m + 1, halo, nullptr)) ++m;
-      refuse_ranks(ranks, std::to_string(ph.ny) + " y rows (2-D)", m);
-    }
+    if (!s) refuse_ranks(ranks, std::to_string(ph.ny) + " y rows (2-D)", most_ranks(ph.ny, halo));
     return *s;
   }
   PlaneWork zw, yw;
@@ -144,26 +163,6 @@ PlaneWork periodic_plane_work(const PlaneWork& period, int planes, int offset) {
   return w;
 }
 
-namespace {
-// slab_work of planes [a, b) in O(1): the own planes' prefix sums, and the stepped halo planes below a slab
-// starting at a (below[a]) and above one ending at b (above[b]).
-struct SlabWorkTable {
-  std::vector<double> before, below, above;
-  SlabWorkTable(const PlaneWork& w, int planes, int H)
-      : before(static_cast<std::size_t>(planes) + 1, 0.0),
-        below(static_cast<std::size_t>(planes) + 1, 0.0),
-        above(static_cast<std::size_t>(planes) + 1, 0.0) {
-    for (int p = 0; p < planes; ++p) before[p + 1] = before[p] + w.own[p];
-    for (int e = 0; e <= planes; ++e)
-      for (int d = 1; d < H; ++d) {
-        const double share = static_cast<double>(H - d) / H;
-        if (e > 0 && e - d >= 0) below[e] += share * w.halo[e - d];
-        if (e < planes && e - 1 + d < planes) above[e] += share * w.halo[e - 1 + d];
-      }
-  }
-  double operator()(int a, int b) const { return before[b] - before[a] + below[a] + above[b]; }
-};
-}  // namespace
 
 double slab_work(const SlabSplit& s, const PlaneWork& w, int r) {
   return SlabWorkTable(w, s.planes, s.halo)(s.begin(r), s.end(r));
