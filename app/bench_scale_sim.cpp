@@ -282,8 +282,24 @@ int scale_sim_rank(const BenchOptions&) {
       std::vector<std::complex<float>> truth(c.backend == Backend::Cpu ? r.ph.size() : 0);
       engine->run(r.ph, r.prog, samples, truth, {}, {});
     }
+    const double own_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (comm) comm->all_agree(true);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Each rank's own seconds (to its run's end, before the agreement), with its slab where it holds only that, on
+    // rank 0's stderr: with the exchange left out (MRWB_HALO_EXCHANGE=0) they show how even the ranks' work is.
+    if (comm && ranks > 1) {
+      const int me = comm->rank();
+      std::vector<std::complex<double>> own(static_cast<std::size_t>(ranks));
+      own[static_cast<std::size_t>(me)] = {own_s, static_cast<double>(held_only ? held.size() : r.ph.size())};
+      comm->all_gather(own, static_cast<std::size_t>(me), static_cast<std::size_t>(me) + 1);
+      for (int k = 0; k < ranks && me == 0; ++k) {
+        const std::string slab = held_only ? std::string(split.rows_of_3d ? "y rows [" : "z planes [") +
+                                                 std::to_string(split.begin(k)) + "," + std::to_string(split.end(k)) + "), "
+                                           : std::string();
+        std::fprintf(stderr, "scale-sim rank %d: %s%.0f cells held, own seconds %.4f\n", k, slab.c_str(),
+                     own[static_cast<std::size_t>(k)].imag(), own[static_cast<std::size_t>(k)].real());
+      }
+    }
     if (!comm || comm->rank() == 0) {
       std::printf("%s%.0f\n", k_bytes_tag, device_bytes.real());
       std::printf("%s%.6f\n", k_seconds_tag, s);

@@ -182,6 +182,9 @@ class TestSimRanks : public QObject {
       QVERIFY(rows[i].at("strong_s").get<double>() > 0 && rows[i].at("weak_s").get<double>() > 0);
     }
     QCOMPARE(rows[1].at("weak_nz").get<int>(), 2 * rows[0].at("weak_nz").get<int>());
+    // Each rank's own seconds, said by rank 0 of every run over 2 ranks.
+    QVERIFY2(r.err.contains("scale-sim rank 0: ") && r.err.contains("scale-sim rank 1: ") && r.err.contains("own seconds"),
+             qPrintable(r.err.right(2000)));
     // Beyond one process: a stack of copies over 2 ranks against one copy alone (a sub-volume).
     const auto& beyond = report.at("scale").at("simulator_ranks").at("beyond_one_device");
     QCOMPARE(beyond.at("ranks").get<int>(), 2);
