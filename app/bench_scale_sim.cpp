@@ -218,13 +218,16 @@ int scale_sim_rank(const BenchOptions&) {
       // each plane of the copy `copies` times); a slab's: each rank weighs the planes of an equal slab of z planes
       // and the ranks share them (own and halo work as one complex value a plane) and add up their rows.
       PlaneWork zw, yw;
+      // MRWB_STEPPED_CELL_WORK: a fluid cell's weight instead of k_stepped_cell_work (A/B measurements of the split).
+      double stepped = k_stepped_cell_work;
+      if (const char* env = std::getenv("MRWB_STEPPED_CELL_WORK"); env && std::atof(env) > 0) stepped = std::atof(env);
       if (c.copies > 0) {
         SlabCase one = c;
         one.copies = 1;
         one.offset = 0;
         const CellPhantom copy = case_planes(one, 0, one.planes()).ph;
-        zw = periodic_plane_work(plane_work(copy, copy.slice_size()), nz, c.offset);
-        yw = row_work(copy);
+        zw = periodic_plane_work(plane_work(copy, copy.slice_size(), stepped), nz, c.offset);
+        yw = row_work(copy, stepped);
         for (std::size_t y = 0; y < yw.own.size(); ++y) {
           yw.own[y] = static_cast<double>(c.nx) * nz + (yw.own[y] - static_cast<double>(c.nx) * one.planes()) * c.copies;
           yw.halo[y] *= c.copies;
@@ -234,7 +237,7 @@ int scale_sim_rank(const BenchOptions&) {
         equal.planes = nz;
         equal.ranks = ranks;
         const OrganSlabPlanes own = case_planes(c, equal.begin(me), equal.end(me));
-        const PlaneWork mine = plane_work(own.ph, own.ph.slice_size()), rows = row_work(own.ph);
+        const PlaneWork mine = plane_work(own.ph, own.ph.slice_size(), stepped), rows = row_work(own.ph, stepped);
         std::vector<std::complex<double>> shared(static_cast<std::size_t>(nz));
         for (std::size_t p = 0; p < mine.own.size(); ++p) shared[equal.begin(me) + p] = {mine.own[p], mine.halo[p]};
         comm->all_gather(shared, equal.begin(me), equal.end(me));

@@ -126,27 +126,27 @@ SlabSplit played_split(SlabSplit split) {
   return split;
 }
 
-PlaneWork row_work(const CellPhantom& ph) {
+PlaneWork row_work(const CellPhantom& ph, double stepped_work) {
   PlaneWork w{std::vector<double>(static_cast<std::size_t>(ph.ny), static_cast<double>(ph.nx) * ph.nz),
               std::vector<double>(static_cast<std::size_t>(ph.ny), 0.0)};
   if (ph.type.size() != ph.size()) return w;
   for (std::size_t i = 0; i < ph.size(); ++i)
     if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
       const std::size_t y = (i / static_cast<std::size_t>(ph.nx)) % static_cast<std::size_t>(ph.ny);
-      w.own[y] += k_stepped_cell_work;
-      w.halo[y] += k_stepped_cell_work;
+      w.own[y] += stepped_work;
+      w.halo[y] += stepped_work;
     }
   return w;
 }
 
-PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells) {
+PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells, double stepped_work) {
   const std::size_t planes = plane_cells > 0 ? ph.size() / plane_cells : 0;
   PlaneWork w{std::vector<double>(planes, static_cast<double>(plane_cells)), std::vector<double>(planes, 0.0)};
   if (ph.type.size() != ph.size()) return w;
   for (std::size_t i = 0; i < planes * plane_cells; ++i)
     if (ph.type[i] == static_cast<std::uint8_t>(CellType::Fluid)) {
-      w.own[i / plane_cells] += k_stepped_cell_work;
-      w.halo[i / plane_cells] += k_stepped_cell_work;
+      w.own[i / plane_cells] += stepped_work;
+      w.halo[i / plane_cells] += stepped_work;
     }
   return w;
 }

@@ -171,8 +171,12 @@ struct StencilFluid {
   // The ranks this launch steps, [act_lo, act_hi), from block `block0` on: a deep halo's planes that no cell
   // reads before the next exchange are not stepped (the whole [0, nf) undecomposed).
   int act_lo, act_hi, block0;
+  // Launched block b steps the ranks of block (b + rotate) mod the grid's blocks: the order in which a step's
+  // blocks start (exchange_block_rotation).
+  int rotate;
 };
-// The ranks block b of a launch steps: [lo, hi), empty when the block holds no active rank.
+// The ranks block b of a launch steps (in grid order, before rotation): [lo, hi), empty when the block holds no
+// active rank.
 struct BlockRanks {
   int lo, hi;
 };
@@ -180,25 +184,44 @@ __host__ __device__ inline BlockRanks block_ranks(const StencilFluid& f, int b) 
   const int base = (f.block0 + b) * f.span;
   return {base > f.act_lo ? base : f.act_lo, base + f.span < f.act_hi ? base + f.span : f.act_hi};
 }
-// Whether a block's ranks meet a send range of an exchange played in the step (ipc_halo.hpp).
-__host__ __device__ inline bool stores_halo(const StepExchange& x, BlockRanks b) {
-  if (!x.push || b.lo >= b.hi) return false;
-  for (int s = 0; s < 2; ++s)
-    if (x.to[s] && b.lo < x.send_end[s] && x.send_begin[s] < b.hi) return true;
-  return false;
+// Whether a block's ranks meet the send range to side s (0 lower, 1 upper) of an exchange played in the step
+// (ipc_halo.hpp), and whether they meet either.
+__host__ __device__ inline bool stores_to(const StepExchange& x, BlockRanks b, int s) {
+  return x.push && x.to[s] && b.lo < b.hi && b.lo < x.send_end[s] && x.send_begin[s] < b.hi;
+}
+__host__ __device__ inline bool stores_halo(const StepExchange& x, BlockRanks b) { return stores_to(x, b, 0) || stores_to(x, b, 1); }
+// Whether a block of a step that reads a fresh halo reads the halo from side s: its ranks below x.wait_lo (lower)
+// or from x.wait_hi on (upper).
+__host__ __device__ inline bool waits_for(const StepExchange& x, BlockRanks b, int s) {
+  return x.receive && x.done_from[s] && b.lo < b.hi && (s == 0 ? b.lo < x.wait_lo : b.hi > x.wait_hi);
 }
 
-// A step that reads a fresh halo: a block whose ranks read halo cells (below x.wait_lo, from x.wait_hi on) waits
-// until the neighbours' step before has stored its traffic here (their done flags reach step number v).
+// A step that reads a fresh halo: a block whose ranks read halo cells waits until the neighbours' step before has
+// stored its traffic here (their done flags reach step number v).
 __device__ __forceinline__ void wait_for_halo(const StepExchange& x, BlockRanks b, int v) {
-  const bool lower = x.done_from[0] && b.lo < b.hi && b.lo < x.wait_lo;
-  const bool upper = x.done_from[1] && b.lo < b.hi && b.hi > x.wait_hi;
+  const bool lower = waits_for(x, b, 0), upper = waits_for(x, b, 1);
   if (!lower && !upper) return;  // uniform over the block
   if (threadIdx.x == 0) {
     if (lower) wait_flag(x.done_from[0], v);
     if (upper) wait_flag(x.done_from[1], v);
   }
   __syncthreads();
+}
+
+// The rotation of a step's blocks (StencilFluid::rotate) for its exchange: blocks start about in launch order, and a
+// step's grid is several waves of them on a rank of a large slab. A step that reads a fresh halo runs the blocks
+// that wait for it last (the lower halo's first blocks of the grid rotated to its end, after the upper halo's), so
+// no waiting block holds a slot while others could run; a step that only stores traffic runs its storing blocks
+// first (the upper send range's last blocks rotated to the front, before the lower one's), so the neighbours'
+// done comes early in the step rather than with its last wave.
+inline int exchange_block_rotation(const StencilFluid& f, const StepExchange& x, int blocks) {
+  int n = 0;
+  if (x.receive) {
+    while (n < blocks && waits_for(x, block_ranks(f, n), 0)) ++n;
+    return n % blocks;
+  }
+  while (n < blocks && stores_to(x, block_ranks(f, blocks - 1 - n), 1)) ++n;
+  return (blocks - n) % blocks;
 }
 
 template <int C, bool Frame, bool Limited = false>
@@ -208,6 +231,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
                  float* __restrict__ B, StepExchange x) {
   constexpr int P = fluid::k_preloaded_inflows;
   __shared__ float2 part[2][k_warps * k_coil_batch];
+  const int block = (static_cast<int>(blockIdx.x) + f.rotate) % static_cast<int>(gridDim.x);
   int round = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
@@ -232,7 +256,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int local = q * k_block + static_cast<int>(threadIdx.x);
-    const int t = (f.block0 + static_cast<int>(blockIdx.x)) * f.span + local;
+    const int t = (f.block0 + block) * f.span + local;
     active[q] = local < f.span && t >= f.act_lo && t < f.act_hi;
     mine[q] = active[q] && t >= f.own_lo && t < f.own_hi;
     r[q] = active[q] ? t : 0;
@@ -247,8 +271,8 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
 #endif
   // An exchange in the step (through CUDA IPC, ipc_halo.hpp). Past the wait on the step before, this rank is done with
   // the buffer this step writes: the neighbours may store into its halo (ready, step number k + 1).
-  const BlockRanks mine_ranks = block_ranks(f, static_cast<int>(blockIdx.x));
-  if (x.receive) wait_for_halo(x, mine_ranks, k);
+  const BlockRanks mine_ranks = block_ranks(f, block);
+  wait_for_halo(x, mine_ranks, k);
   if (x.push && blockIdx.x == 0 && threadIdx.x == 0)
     for (int s = 0; s < 2; ++s)
       if (x.ready_to[s]) set_flag(x.ready_to[s], k + 1);
@@ -289,12 +313,13 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
   }
   // After the neighbour loads: they are in flight while the block reduces the signal.
   if (S.sample >= 0) block_signal<C>(g, d.sens, i, mine, own, d.sums, S.sample, part, round);
-  // A block that stores halo traffic waits, its cells computed, until the neighbours have started this step.
+  // A block that stores halo traffic waits, its cells computed, until the neighbours it stores to have started
+  // this step.
   const bool storing = stores_halo(x, mine_ranks);
   if (storing) {
     if (threadIdx.x == 0)
       for (int s = 0; s < 2; ++s)
-        if (x.ready_from[s]) wait_flag(x.ready_from[s], k + 1);
+        if (stores_to(x, mine_ranks, s)) wait_flag(x.ready_from[s], k + 1);
     __syncthreads();
   }
 #pragma unroll
@@ -320,16 +345,17 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
           to[2 * x.to_stride[s]] = m.Mz;
         }
   }
-  // The last storing block tells the neighbours their halo is written (done, step number k + 1).
+  // The last block storing to a side tells that neighbour its halo is written (done, step number k + 1).
   if (storing) {
     __threadfence_system();
     __syncthreads();
-    if (threadIdx.x == 0 && atomicAdd(x.blocks_done, 1u) == static_cast<unsigned>(x.push_blocks) - 1) {
-      *x.blocks_done = 0;
-      __threadfence_system();
+    if (threadIdx.x == 0)
       for (int s = 0; s < 2; ++s)
-        if (x.done_to[s]) set_flag(x.done_to[s], k + 1);
-    }
+        if (stores_to(x, mine_ranks, s) && atomicAdd(x.blocks_done + s, 1u) == static_cast<unsigned>(x.push_blocks[s]) - 1) {
+          x.blocks_done[s] = 0;
+          __threadfence_system();
+          set_flag(x.done_to[s], k + 1);
+        }
   }
 }
 
@@ -929,7 +955,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, limited ? d_limited.get() : nullptr,
                          sten.limited_slots, frame ? d_u.get() : nullptr,
-                         static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi, 0, static_cast<int>(nf), 0};
+                         static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi, 0, static_cast<int>(nf), 0, 0};
     // Deep halo: d steps after an exchange, a cell of halo depth > H − R·(1 + d) is read by no cell before the
     // next exchange (a step reads R planes beyond a cell: the reach, 1 for the donor cell, 2 for the limited
     // transport), so the step skips it; with H = R it steps no halo cell. lo_at[D], hi_at[D]: the ranks stepped
@@ -955,6 +981,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     // Through CUDA IPC the steps play the exchange themselves: in the step after one, the blocks with ranks
     // within R planes of a halo (or in it) wait for it.
     int wait_lo = 0, wait_hi = static_cast<int>(nf);
+    // MRWB_STEP_ORDER=0: the blocks in grid order (A/B measurements of exchange_block_rotation).
+    const char* order_env = std::getenv("MRWB_STEP_ORDER");
+    const bool order_blocks = !(order_env && std::atoi(order_env) == 0);
     if (ipc) {
       const std::size_t reach = static_cast<std::size_t>(R) * slab->plane_cells;
       wait_lo = rank_of(slab->own_first + reach);
@@ -979,7 +1008,9 @@ class CudaSimulationEngine final : public SimulationEngine {
             x = ipc->step((j + 1) & 1, exchanged, j % E == 0);
             x.wait_lo = wait_lo;
             x.wait_hi = wait_hi;
-            for (int b = 0; b < blocks && x.push; ++b) x.push_blocks += stores_halo(x, block_ranks(fj, b));
+            for (int b = 0; b < blocks && x.push; ++b)
+              for (int s = 0; s < 2; ++s) x.push_blocks[s] += stores_to(x, block_ranks(fj, b), s);
+            if (order_blocks) fj.rotate = exchange_block_rotation(fj, x, blocks);
           }
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1], x),

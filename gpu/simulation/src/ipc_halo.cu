@@ -3,11 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "mrwb_gpu/base/cuda_check.hpp"
@@ -41,8 +39,7 @@ struct IpcHalo::Impl {
   RankComm* host = nullptr;
   cudaStream_t stream = nullptr;
   DeviceBuffer<int> flags{k_flags};
-  DeviceBuffer<unsigned> blocks_done{1};
-  std::array<float*, 2> mine{};
+  DeviceBuffer<unsigned> blocks_done{2};
   int nf = 0;
   FluidHaloRanges r;
   // Per neighbour (0 lower, 1 upper): its mapped state buffers and flags, its array length, and where this
@@ -72,12 +69,11 @@ std::unique_ptr<IpcHalo> IpcHalo::open(RankComm& host, std::array<float*, 2> sta
   auto impl = std::make_unique<Impl>();
   impl->host = &host;
   impl->stream = stream;
-  impl->mine = state;
   impl->nf = nf;
   impl->r = r;
   // Zeroed before any rank passes the agreements below, after which a neighbour may signal.
   cuda_check(cudaMemset(impl->flags.get(), 0, k_flags * sizeof(int)), "memset");
-  cuda_check(cudaMemset(impl->blocks_done.get(), 0, sizeof(unsigned)), "memset");
+  cuda_check(cudaMemset(impl->blocks_done.get(), 0, 2 * sizeof(unsigned)), "memset");
   cuda_check(cudaDeviceSynchronize(), "memset");
   const int me = host.rank(), ranks = host.size();
   int device = 0;

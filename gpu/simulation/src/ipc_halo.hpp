@@ -8,8 +8,11 @@
 //      read those halo cells, is over): block 0 of step k writes v into the neighbours' flags for it, and the
 //      blocks that store traffic wait, their cells computed, until this rank's flags from the neighbours reach v;
 //   2. the storing blocks write their cells into the neighbours' buffers;
-//   3. done: the last storing block to finish writes v into the neighbours' other flags; in step k + 1 only the
-//      blocks whose ranks read halo cells (within the transport's reach of a halo, or in it) wait for them.
+//   3. done: the last block storing to a neighbour writes v into that neighbour's other flag (each side counted
+//      apart, so the side whose traffic is stored first is told first); in step k + 1 only the blocks whose ranks
+//      read halo cells (within the transport's reach of a halo, or in it) wait for them.
+// The steps order their blocks for it (stencil_step): a step that stores traffic runs its storing blocks first, so
+// done comes early; a step that reads a fresh halo runs its waiting blocks last, so they find it there.
 // No kernel or copy of its own: the exchange's latency hides behind the step's other blocks, and every step
 // keeps its programmatic overlap with the one before. (An exchange kernel of peer stores between the steps was
 // 2-4 % slower on 4 H200s; the copy engines between handshake kernels left 62.6 % strong-scaling efficiency
@@ -37,8 +40,8 @@ struct StepExchange {
   const int* ready_from[2] = {};  // sides this rank sends to
   int* done_to[2] = {};           // sides this rank sends to: "written" (v = the step's number + 1)
   const int* done_from[2] = {};   // sides this rank receives from
-  unsigned* blocks_done = nullptr;  // storing blocks of this launch that have finished (0 between launches)
-  int push_blocks = 0;              // blocks of this launch whose ranks meet a send range
+  unsigned* blocks_done = nullptr;  // [side] blocks of this launch that have stored to it (0 between launches)
+  int push_blocks[2] = {};          // [side] blocks of this launch whose ranks meet its send range
   int wait_lo = 0, wait_hi = 0;     // receive: blocks with ranks below wait_lo or from wait_hi on wait
 };
 

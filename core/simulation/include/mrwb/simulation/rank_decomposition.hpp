@@ -80,12 +80,15 @@ SlabSplit played_split(SlabSplit split);
 // pass). On the GPU, a rank's kernel time on the 2000 x 2000 x 140 liver slab (76,801 steps, H100) fits
 // 3.62 s per million stepped cells (halo planes by their stepped share) + 1.91 ms per million closed-form
 // cells + 0.66 s, within 0.09 s of four ranks' times with the exchange left out and of one GPU's
-// (docs/benchmarks.md): about 1900 times as much. The split counts it k_stepped_cell_work times.
+// (docs/benchmarks.md): about 1900 times as much. The split counts it k_stepped_cell_work times. (On 4 H200s in
+// y rows with the exchange, 950 and 1400 were slower and 2800 within the runs' spread: a rank's step time goes by
+// whole waves of blocks, so a few more stepped cells on the busiest rank can cost a wave.)
 constexpr double k_stepped_cell_work = 1900.0;
-// The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too).
-PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells);
+// The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too), a fluid cell counted
+// `stepped_work` times.
+PlaneWork plane_work(const CellPhantom& ph, std::size_t plane_cells, double stepped_work = k_stepped_cell_work);
 // The y rows of a 3-D `ph` (each row's nx·nz cells; a rank's z planes give its part of every row's work).
-PlaneWork row_work(const CellPhantom& ph);
+PlaneWork row_work(const CellPhantom& ph, double stepped_work = k_stepped_cell_work);
 // The work of `planes` planes that repeat `period` (a stack of copies of one slab, organ_slab_stack_planes),
 // starting `offset` planes into it: plane z works as period's plane (offset + z) mod its length. A rank
 // weighs a stack from one copy instead of building planes it will not hold.
