@@ -1,7 +1,7 @@
 // g-factor maps by pseudo-multiple replicas (pipeline/gfactor_replica.hpp; Robson et al. 2008) of any
 // reconstruction: at R = 1 the FFT and GRAPPA read g = 1 (the analytic fully sampled noise checked); GRAPPA's
 // g is >= 1 over the object at R = 2, 3; SENSE's replica g agrees with its analytic g (Pruessmann et al.
-// 1999, eq. 23) within 5 % over the object at R = 2, 3, 4; bad options are refused.
+// 1999, eq. 23) within 5 % over the object at R = 2, 3, 4; a cancel stops the replicas; bad options are refused.
 #include <QtTest>
 
 #include <algorithm>
@@ -145,6 +145,32 @@ class TestGfactorReplica : public QObject {
           r.replicas, p, 100 * (p / a - 1));
     QVERIFY(n > 1000);
     QVERIFY(std::abs(p / a - 1) < 0.05);
+  }
+
+  // A cancel while the replicas run (they share the CPU's threads) ends the map with Cancelled, every thread
+  // stopped, and the progress reported never passes the replicas done.
+  void cancelsBetweenReplicas() {
+    const auto maps = loop_coil_sensitivities(kCoils, kN, kN, kFov);
+    const RawData raw = coil_data(maps, 2, 24);
+    ReplicaGfactorOptions r;
+    r.replicas = 10000;
+    CancelToken cancel;
+    double last = 0;
+    bool cancelled = false;
+    try {
+      pseudo_replica_gfactor(raw, method(ReconMethod::Grappa), r,
+                             [&](double f, std::string_view) {
+                               QVERIFY(f >= last && f <= 1.0);
+                               last = f;
+                               if (f >= 0.002) cancel.cancel();
+                             },
+                             cancel);
+    } catch (const Cancelled&) {
+      cancelled = true;
+    }
+    qInfo("cancelled at %.4f of %d replicas", last, r.replicas);
+    QVERIFY(cancelled);
+    QVERIFY(last >= 0.002 && last < 0.5);
   }
 
   void refusesBadOptions() {

@@ -1,10 +1,16 @@
 #include "mrwb/pipeline/gfactor_replica.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/recon/sense.hpp"
 
@@ -47,20 +53,50 @@ GfactorMap pseudo_replica_gfactor(const RawData& raw_in, const ReconOptions& opt
   const Image2D clean = recon->reconstruct(raw, options, {}, cancel);
   const std::vector<float> clean_mag = clean.magnitude();
   const std::size_t n = clean.size();
-  std::vector<double> sum(n, 0.0), sum2(n, 0.0);
   const auto psi = coil_noise_covariance(raw.ncoils, 0.0);
-  for (int r = 0; r < o.replicas; ++r) {
-    cancel.throw_if_cancelled();
-    RawData noisy = raw;
-    add_correlated_noise(noisy, psi, sigma, 0, o.seed + static_cast<unsigned>(r));  // acquired samples only
-    const std::vector<float> m = recon->reconstruct(noisy, options, {}, cancel).magnitude();
-    for (std::size_t i = 0; i < n; ++i) {
-      const double d = static_cast<double>(m[i]) - clean_mag[i];
-      sum[i] += d;
-      sum2[i] += d * d;
+  // The replicas are independent (each its own noise seed): on the CPU they are split over the hardware threads,
+  // each with a reconstructor of its own, and the parts' sums added in part order; a GPU backend keeps one thread
+  // (one device's memory). Progress from the calling thread (part 0), counting every part's replicas.
+  const int parts = options.backend == Backend::Cpu
+                        ? std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, o.replicas)
+                        : 1;
+  std::vector<std::unique_ptr<Reconstructor>> recons(static_cast<std::size_t>(parts));
+  recons[0] = std::move(recon);
+  for (int p = 1; p < parts; ++p) recons[static_cast<std::size_t>(p)] = make_reconstructor(options.method, options.backend);
+  std::vector<std::vector<double>> sums(static_cast<std::size_t>(parts), std::vector<double>(n, 0.0)), sums2 = sums;
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(parts));
+  std::atomic<int> replicas_done{0};
+  std::atomic<bool> stop{false};
+  for_each_range(static_cast<std::size_t>(o.replicas), parts, [&](int p, std::size_t begin, std::size_t end) {
+    const std::size_t k = static_cast<std::size_t>(p);
+    try {
+      for (std::size_t r = begin; r < end && !stop; ++r) {
+        cancel.throw_if_cancelled();
+        RawData noisy = raw;
+        add_correlated_noise(noisy, psi, sigma, 0, o.seed + static_cast<unsigned>(r));  // acquired samples only
+        const std::vector<float> m = recons[k]->reconstruct(noisy, options, {}, cancel).magnitude();
+        for (std::size_t i = 0; i < n; ++i) {
+          const double d = static_cast<double>(m[i]) - clean_mag[i];
+          sums[k][i] += d;
+          sums2[k][i] += d * d;
+        }
+        const int done = ++replicas_done;
+        if (p == 0 && progress) progress(static_cast<double>(done) / o.replicas, "g-factor replicas");
+      }
+    } catch (...) {
+      failed[k] = std::current_exception();
+      stop = true;
     }
-    if (progress) progress(static_cast<double>(r + 1) / o.replicas, "g-factor replicas");
-  }
+  });
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+  std::vector<double> sum(n, 0.0), sum2(n, 0.0);
+  for (int p = 0; p < parts; ++p)
+    for (std::size_t i = 0; i < n; ++i) {
+      sum[i] += sums[static_cast<std::size_t>(p)][i];
+      sum2[i] += sums2[static_cast<std::size_t>(p)][i];
+    }
+  if (progress) progress(1.0, "g-factor replicas");
 
   GfactorMap out;
   out.nx = clean.nx;
