@@ -24,7 +24,7 @@ struct ThreadRanks {
   int size;
   std::barrier<> sync;
   std::vector<std::span<const RankComm::HaloField>> fields;
-  std::vector<std::span<std::complex<double>>> sums;
+  std::vector<std::span<double>> sums;
   struct Part {
     std::complex<float>* whole;
     std::size_t begin, end;
@@ -54,10 +54,11 @@ class ThreadRankComm final : public RankComm {
     }
     s_.sync.arrive_and_wait();
   }
-  void sum_in_rank_order(std::span<std::complex<double>> values) override {
+  using RankComm::sum_in_rank_order;
+  void sum_in_rank_order(std::span<double> values) override {
     s_.sums[rank_] = values;
     s_.sync.arrive_and_wait();
-    std::vector<std::complex<double>> total(values.size());
+    std::vector<double> total(values.size());
     for (std::size_t j = 0; j < values.size(); ++j) {
       total[j] = s_.sums[0][j];
       for (int r = 1; r < s_.size; ++r) total[j] += s_.sums[r][j];

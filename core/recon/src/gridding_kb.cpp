@@ -258,18 +258,17 @@ std::vector<float> density_pipe_menon(const Grid& g, const Samples& s, const Gri
   std::vector<double> w(M, 1.0);
   for (int it = 0; it < p.pipe_menon_iterations; ++it) {
     std::vector<double> grid = gr.spread_weights(k, w.data(), M);
-    // G^D values with G even, so an even count: summed as complex pairs.
-    if (comm) comm->sum_in_rank_order(std::span<cdouble>(reinterpret_cast<cdouble*>(grid.data()), grid.size() / 2));
+    if (comm) comm->sum_in_rank_order(std::span<double>(grid));
     const std::vector<double> c = gr.interpolate_weights(k, grid, M);
     for (std::size_t m = 0; m < M; ++m) w[m] = c[m] > 0 ? w[m] / c[m] : 0.0;
   }
   std::vector<float> out(w.begin(), w.end());
-  cdouble sum{};
+  double sum = 0;
   for (float v : out) sum += v;
-  if (comm) comm->sum_in_rank_order(std::span<cdouble>(&sum, 1));
+  if (comm) comm->sum_in_rank_order(std::span<double>(&sum, 1));
   const double area = band_area(s);
-  if (sum.real() > 0)
-    for (auto& v : out) v = static_cast<float>(v * area / sum.real());  // normalise_to_band over every rank's
+  if (sum > 0)
+    for (auto& v : out) v = static_cast<float>(v * area / sum);  // normalise_to_band over every rank's
   return out;
 }
 

@@ -56,12 +56,12 @@ void MpiRankComm::exchange_halos(std::span<const HaloField> fields) {
   MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
 }
 
-void MpiRankComm::sum_in_rank_order(std::span<std::complex<double>> values) {
+void MpiRankComm::sum_in_rank_order(std::span<double> values) {
   // A chain in rank order, piece by piece: rank r adds its values to the sum of ranks 0 .. r − 1 and passes
   // it on, so the sum is ((v0 + v1) + v2) + ... on any network (MPI_Reduce fixes no order), with one piece of
   // memory per rank; the last rank's total goes to everyone.
-  double* v = reinterpret_cast<double*>(values.data());
-  const std::size_t n = values.size() * 2;  // doubles
+  double* v = values.data();
+  const std::size_t n = values.size();
   std::vector<double> before(std::min(k_piece, n));
   for (std::size_t at = 0; at < n; at += k_piece) {
     const int count = static_cast<int>(std::min(k_piece, n - at));

@@ -29,7 +29,12 @@ class RankComm {
   virtual void exchange_halos(std::span<const HaloField> fields) = 0;
   // values := Σ over ranks of values, added in rank order (0 first) on every rank: deterministic, and the
   // same for any network or reduction algorithm.
-  virtual void sum_in_rank_order(std::span<std::complex<double>> values) = 0;
+  virtual void sum_in_rank_order(std::span<double> values) = 0;
+  // The same for complex values, summed as their real and imaginary parts (std::complex<double> is laid out as
+  // double[2]).
+  void sum_in_rank_order(std::span<std::complex<double>> values) {
+    sum_in_rank_order(std::span<double>(reinterpret_cast<double*>(values.data()), 2 * values.size()));
+  }
   // Rank 0's `whole` receives every rank's [begin, end) of it (the ranks' ranges are disjoint); the other
   // ranks' `whole` is left as it is.
   virtual void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) = 0;
@@ -50,7 +55,8 @@ class SerialRankComm final : public RankComm {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   void exchange_halos(std::span<const HaloField>) override {}
-  void sum_in_rank_order(std::span<std::complex<double>>) override {}
+  using RankComm::sum_in_rank_order;
+  void sum_in_rank_order(std::span<double>) override {}
   void gather_to_root(std::span<std::complex<float>>, std::size_t, std::size_t) override {}
   void all_gather(std::span<std::complex<double>>, std::size_t, std::size_t) override {}
   bool all_agree(bool ok) override { return ok; }

@@ -24,7 +24,8 @@ class MpiRankComm final : public RankComm {
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
   void exchange_halos(std::span<const HaloField> fields) override;
-  void sum_in_rank_order(std::span<std::complex<double>> values) override;
+  using RankComm::sum_in_rank_order;
+  void sum_in_rank_order(std::span<double> values) override;
   void gather_to_root(std::span<std::complex<float>> whole, std::size_t begin, std::size_t end) override;
   void all_gather(std::span<std::complex<double>> whole, std::size_t begin, std::size_t end) override;
   bool all_agree(bool ok) override;
