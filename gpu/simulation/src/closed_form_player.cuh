@@ -4,6 +4,7 @@
 // mrwb/simulation/internal/separable_readout.hpp, composed passes mrwb/simulation/internal/pass_operator.hpp). Kernels in closed_form_player.cu.
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -20,6 +21,12 @@ constexpr int k_sep_block = 128;
 constexpr int k_sep_max_terms = 24;       // coils × groups of shared accumulators per thread
 constexpr int k_sep_max_gradients = 4;    // gradient intervals per pass with shared turn factors
 constexpr int k_max_pass_table_entries = 32;  // tissue entries of the pass tables (more: per cell)
+// Rows per block of a separable pass: 64 on the steps' stream (fewest atomics into P); beside the steps 16,
+// so that a block holds its SM's slots a quarter as long and a step's blocks, which start before any pending
+// block of the pass (stream priorities), wait less for them (4 x H200, the liver slab on 4 GPUs: 3.50 s with
+// 64 rows, 3.35 s with 16, 3.46 s with 4).
+constexpr int k_sep_max_rows = 64;
+constexpr int k_sep_rows_beside_steps = 16;
 // float4 per tissue entry of a pass table: 3 per affine map, 2 of readout factors.
 constexpr int pass_table_width(int maps) { return 3 * maps + 2; }
 static_assert(pass_table_width(k_sep_max_gradients + 1) * k_max_pass_table_entries * sizeof(float4) <= k_device_event_factor_bytes,
@@ -38,14 +45,17 @@ void launch_separable_signal(cudaStream_t stream, const CellGrid& g, const Devic
 
 // Closed-form player: queues the event program for its cells in groups of events ending at a readout
 // (at most 64 events during dummy scans), each split into cell ranges of at most one pacing chunk.
+// beside_steps: `stream` is a low-priority stream of its own that plays beside the fluid cells' steps.
 class ClosedFormPlayer {
  public:
   ClosedFormPlayer(const SequenceProgram& prog, const std::vector<int>& marks, const CellGrid& g, const CellData& d,
-                   const std::uint32_t* list, std::size_t count, cudaStream_t stream, Pacer& pacer)
+                   const std::uint32_t* list, std::size_t count, cudaStream_t stream, Pacer& pacer, bool beside_steps)
       : marks_(marks), g_(g), d_(d), list_(list), count_(list ? count : g.n), has_cells_(count > 0), stream_(stream),
         pacer_(pacer),
-        ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())) {
+        ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())),
+        max_rows_(beside_steps ? k_sep_rows_beside_steps : k_sep_max_rows) {
     if (!ev_.empty()) d_ev_.upload(ev_.data());
+    if (const char* env = std::getenv("MRWB_SEP_ROWS")) max_rows_ = std::clamp(std::atoi(env), 1, k_sep_max_rows);
   }
   // Queues every group whose last event completes at most `tr` TRs (INT_MAX: all). Returns the TRs
   // completed by what has been queued.
@@ -132,11 +142,11 @@ class ClosedFormPlayer {
   }
 
   void queue_separable(std::size_t begin, std::size_t end) {
-    // Up to 64 rows per thread (fewer atomics into P), fewer where that would leave under ~8192 blocks
+    // Up to max_rows_ rows per thread (fewer atomics into P), fewer where that would leave under ~8192 blocks
     // (a 256² slice would otherwise run on 8 blocks); gridDim.y <= 65535.
     const int rows = g_.ny * g_.nz, x_blocks = (g_.nx + k_sep_block - 1) / k_sep_block;
     const long long wide = static_cast<long long>(rows) * x_blocks / 8192;
-    const int rows_per_block = std::max(static_cast<int>(std::clamp<long long>(wide, 1, 64)), (rows + 65534) / 65535);
+    const int rows_per_block = std::max(static_cast<int>(std::clamp<long long>(wide, 1, max_rows_)), (rows + 65534) / 65535);
     const dim3 grid(x_blocks, (rows + rows_per_block - 1) / rows_per_block);
     const std::size_t terms = static_cast<std::size_t>(g_.ncoils * groups_.count);
     int n_grad = std::min(gradients(ev_, begin, end), k_sep_max_gradients);
@@ -183,6 +193,7 @@ class ClosedFormPlayer {
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
   std::unique_ptr<DeviceBuffer<float4>> tables_;  // pass_tables (nullptr: none)
   std::vector<long long> pass_offset_;            // [readout event] its pass table in tables_, −1: none
+  int max_rows_;  // rows per block of a separable pass (MRWB_SEP_ROWS=1..64 overrides: A/B measurements)
 };
 
 }  // namespace mrwb::gpu::sim

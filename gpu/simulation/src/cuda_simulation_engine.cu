@@ -18,6 +18,7 @@
 //  (mrwb/phantom/tissue_table.hpp; per-cell values beyond 65,536 tissues). Host passes over the grid run in
 //  parallel; the fluid cells' tables are built on a host thread while the device plays the first
 //  closed-form passes; the truth image is copied back on its own stream once its last write is queued.
+//  The closed-form part plays on a stream of its own at the lowest priority, beside the steps' stream.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
 //  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
 //  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
@@ -35,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -440,7 +442,8 @@ CellLists split_cells(const CellPhantom& ph, bool moving) {
 // Copies the truth image (8 bytes per cell: 560 MB for the liver slab) to the host on its own stream and
 // host thread as soon as every write to it is queued, while the rest of the run plays: the writes happen
 // at the readouts with a truth sample, so once both parts have queued the TR after the last of them
-// (queued(trs)), the copy waits on an event recorded there. In pieces, stopping early on cancel.
+// (queued(trs)), the copy waits on events recorded there on both parts' streams. In pieces, stopping early
+// on cancel.
 class TruthReadback {
  public:
   TruthReadback(const SequenceProgram& prog, const std::vector<int>& marks, std::span<std::complex<float>> host,
@@ -448,32 +451,36 @@ class TruthReadback {
       : host_(host), device_(device), cancel_(cancel) {
     for (std::size_t e = 0; e < prog.events.size(); ++e)
       if (prog.events[e].kind == EventKind::Readout && prog.events[e].truth_sample >= 0) needed_trs_ = marks[e] + 1;
-    cuda_check(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming), "cudaEventCreate");
+    for (cudaEvent_t& e : written_) cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
   }
   ~TruthReadback() {
     if (copy_.valid()) copy_.wait();
-    cudaEventDestroy(written_);
+    for (cudaEvent_t e : written_) cudaEventDestroy(e);
   }
-  // Both parts have queued `trs` TRs on `stream`.
-  void queued(int trs, cudaStream_t stream) {
+  // Both parts have queued `trs` TRs, on `steps` and `closed_form` (the same stream or two).
+  void queued(int trs, cudaStream_t steps, cudaStream_t closed_form) {
     if (copy_.valid() || needed_trs_ < 0 || trs < needed_trs_ || host_.empty()) return;
-    cuda_check(cudaEventRecord(written_, stream), "cudaEventRecord");
-    copy_ = std::async(std::launch::async, [this] { copy_after(written_); });
+    record(steps, closed_form);
+    copy_ = std::async(std::launch::async, [this] { copy_after(); });
   }
   // After the run: the copy started early, or the whole copy now.
-  void finish(cudaStream_t stream) {
+  void finish(cudaStream_t steps, cudaStream_t closed_form) {
     if (!copy_.valid()) {
-      cuda_check(cudaEventRecord(written_, stream), "cudaEventRecord");
-      copy_after(written_);
+      record(steps, closed_form);
+      copy_after();
     } else {
       copy_.get();
     }
   }
 
  private:
-  void copy_after(cudaEvent_t ready) {
+  void record(cudaStream_t steps, cudaStream_t closed_form) {
+    cuda_check(cudaEventRecord(written_[0], steps), "cudaEventRecord");
+    cuda_check(cudaEventRecord(written_[1], closed_form), "cudaEventRecord");
+  }
+  void copy_after() {
     Stream s;
-    cuda_check(cudaStreamWaitEvent(s.s, ready, 0), "cudaStreamWaitEvent");
+    for (cudaEvent_t e : written_) cuda_check(cudaStreamWaitEvent(s.s, e, 0), "cudaStreamWaitEvent");
     constexpr std::size_t k_piece = std::size_t{8} << 20;  // cells per piece (64 MB)
     // std::complex<float> is two floats (array-compatible by the standard), as float2: copy straight in.
     for (std::size_t first = 0; first < host_.size() && !cancel_.cancelled(); first += k_piece) {
@@ -488,7 +495,7 @@ class TruthReadback {
   const float2* device_;
   const CancelToken& cancel_;
   int needed_trs_ = -1;  // TRs after which nothing writes the truth (−1: no truth sample)
-  cudaEvent_t written_ = nullptr;
+  cudaEvent_t written_[2] = {nullptr, nullptr};
   std::future<void> copy_;
 };
 
@@ -636,7 +643,15 @@ class CudaSimulationEngine final : public SimulationEngine {
     // tissues), else per cell. Velocities reach the device only as the fluid cells' stencils.
     const TissueTable tissue = closed_form_tissue(ph, moving);
     const auto t_tissue = std::chrono::steady_clock::now();
-    Stream stream;
+    // The closed-form part plays on a stream of its own at the lowest priority beside the steps' (the highest),
+    // so that its blocks fill the SMs the steps leave idle (a step's last wave, the gaps between steps) instead
+    // of waiting between their graphs; both parts add into the signal by atomics and write distinct cells.
+    // MRWB_CLOSED_FORM_STREAM=0 plays both on one stream (A/B measurements).
+    Stream stream(Stream::Priority::Highest);
+    std::unique_ptr<Stream> closed_own;
+    if (const char* env = std::getenv("MRWB_CLOSED_FORM_STREAM"); !env || *env != '0')
+      closed_own = std::make_unique<Stream>(Stream::Priority::Lowest);
+    const cudaStream_t closed_stream = closed_own ? closed_own->s : stream.s;
     DeviceBuffer<float> Mx(n), My(n), Mz(n);
     DeviceBuffer<std::uint16_t> entry(tissue.entry.size());
     DeviceBuffer<float4> tissue_values(tissue.values.size());
@@ -661,17 +676,19 @@ class CudaSimulationEngine final : public SimulationEngine {
     cuda_check(cudaDeviceSynchronize(), "setup");
     const auto t_setup = std::chrono::steady_clock::now();
     Pacer pacer(stream.s, cancel);
+    std::unique_ptr<Pacer> closed_own_pacer = closed_own ? std::make_unique<Pacer>(closed_stream, cancel) : nullptr;
+    Pacer& closed_pacer = closed_own_pacer ? *closed_own_pacer : pacer;
     const std::vector<int> marks = tr_progress_marks(prog);
     TruthReadback truth_readback(prog, marks, cell_truth.first(std::min(n, cell_truth.size())), truth.get(), cancel);
     int reported = 0;
     auto tr_done = [&](int trs) {  // progress once per TR (trs: TRs queued so far by both parts)
-      truth_readback.queued(trs, stream.s);
+      truth_readback.queued(trs, stream.s, closed_stream);
       if (!progress) return;
       while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     };
 
     ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form,
-                            stream.s, pacer);
+                            closed_stream, closed_pacer, closed_own != nullptr);
     closed.enable_separable(tissue, prog);
     const int total = marks.empty() ? 0 : marks.back();
     // The CUDA IPC set-up is collective. A rank with no time-stepped cells exchanges nothing (its
@@ -697,6 +714,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
     closed.play_until(INT_MAX);
     cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
+    cuda_check(cudaStreamSynchronize(closed_stream), "simulation kernels");
     idle_halo.reset();
     cancel.throw_if_cancelled();
     const auto t_kernels = std::chrono::steady_clock::now();
@@ -705,7 +723,7 @@ class CudaSimulationEngine final : public SimulationEngine {
       download_signal(sums, rank_sums);
     else
       download_signal(sums, samples);
-    truth_readback.finish(stream.s);
+    truth_readback.finish(stream.s, closed_stream);
     cancel.throw_if_cancelled();  // a cancel during the copy leaves the truth partial: not a result
     if (!marks.empty()) tr_done(marks.back());
     // MRWB_SIM_TIMING=1: where a run's time goes (bench investigations), on stderr.

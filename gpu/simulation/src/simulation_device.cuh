@@ -99,6 +99,17 @@ std::vector<DeviceEvent> device_events(const SequenceProgram& prog);
 struct Stream {
   cudaStream_t s = nullptr;
   Stream() { cuda_check(cudaStreamCreate(&s), "cudaStreamCreate"); }
+  // Lowest / highest: the device's least / greatest priority; the block scheduler starts a pending block of a
+  // higher-priority stream before any of a lower one (running blocks are not preempted).
+  enum class Priority { Lowest, Highest };
+  explicit Stream(Priority p) {
+    int least = 0, greatest = 0;
+    cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    cuda_check(cudaStreamCreateWithPriority(&s, cudaStreamDefault, p == Priority::Lowest ? least : greatest),
+               "cudaStreamCreateWithPriority");
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
   ~Stream() { cudaStreamDestroy(s); }
 };
 
