@@ -216,7 +216,7 @@ int scale_sim_rank(const BenchOptions&) {
       // The work of the z planes and of the y rows (rank_decomposition.hpp), then the axis and bounds slab_split
       // would choose for the whole. A stack's come from one copy with its caps (periodic_plane_work; every row holds
       // each plane of the copy `copies` times); a slab's: each rank weighs the planes of an equal slab of z planes
-      // and the ranks share them (own and halo work as one complex value a plane) and add up their rows.
+      // and the ranks share them and add up their rows.
       PlaneWork zw, yw;
       // MRWB_STEPPED_CELL_WORK: a fluid cell's weight instead of k_stepped_cell_work (A/B measurements of the split).
       double stepped = k_stepped_cell_work;
@@ -238,20 +238,21 @@ int scale_sim_rank(const BenchOptions&) {
         equal.ranks = ranks;
         const OrganSlabPlanes own = case_planes(c, equal.begin(me), equal.end(me));
         const PlaneWork mine = plane_work(own.ph, own.ph.slice_size(), stepped), rows = row_work(own.ph, stepped);
-        std::vector<std::complex<double>> shared(static_cast<std::size_t>(nz));
-        for (std::size_t p = 0; p < mine.own.size(); ++p) shared[equal.begin(me) + p] = {mine.own[p], mine.halo[p]};
-        comm->all_gather(shared, equal.begin(me), equal.end(me));
-        for (const auto& v : shared) {
-          zw.own.push_back(v.real());
-          zw.halo.push_back(v.imag());
+        // Every plane's own and halo work on every rank: each rank's planes, zero elsewhere, added over the ranks
+        // (exact: every plane has one nonzero term). Each rank's rows' work added over the ranks.
+        std::vector<double> planes(2 * static_cast<std::size_t>(nz), 0.0);  // own work of the planes, then halo
+        for (std::size_t p = 0; p < mine.own.size(); ++p) {
+          planes[equal.begin(me) + p] = mine.own[p];
+          planes[static_cast<std::size_t>(nz) + equal.begin(me) + p] = mine.halo[p];
         }
-        std::vector<std::complex<double>> row_sums(static_cast<std::size_t>(c.ny));
-        for (std::size_t y = 0; y < row_sums.size(); ++y) row_sums[y] = {rows.own[y], rows.halo[y]};
-        comm->sum_in_rank_order(row_sums);
-        for (const auto& v : row_sums) {
-          yw.own.push_back(v.real());
-          yw.halo.push_back(v.imag());
-        }
+        comm->sum_in_rank_order(std::span<double>(planes));
+        zw.own.assign(planes.begin(), planes.begin() + nz);
+        zw.halo.assign(planes.begin() + nz, planes.end());
+        std::vector<double> row_sums(rows.own);  // own work of the rows, then halo
+        row_sums.insert(row_sums.end(), rows.halo.begin(), rows.halo.end());
+        comm->sum_in_rank_order(std::span<double>(row_sums));
+        yw.own.assign(row_sums.begin(), row_sums.begin() + c.ny);
+        yw.halo.assign(row_sums.begin() + c.ny, row_sums.end());
       }
       // MRWB_SPLIT_AXIS=y|z: that axis instead of the one chosen (A/B measurements).
       SplitAxis along = SplitAxis::Auto;
@@ -274,8 +275,8 @@ int scale_sim_rank(const BenchOptions&) {
     // What the CUDA engine's memory check (gpu_memory.hpp) asks of the device for the whole phantom: the sum
     // over the GPU ranks of their held planes' (halo planes counted twice), so rank 0 can say whether one GPU
     // would hold it.
-    std::complex<double> device_bytes = static_cast<double>(cuda_simulation_bytes(held_only ? held : r.ph, r.prog, 1));
-    if (held_only) comm->sum_in_rank_order(std::span<std::complex<double>>(&device_bytes, 1));
+    double device_bytes = static_cast<double>(cuda_simulation_bytes(held_only ? held : r.ph, r.prog, 1));
+    if (held_only) comm->sum_in_rank_order(std::span<double>(&device_bytes, 1));
     std::vector<std::complex<float>> samples(static_cast<std::size_t>(r.prog.readouts) * r.prog.nx);
     if (comm) comm->all_agree(true);
     const auto t0 = std::chrono::steady_clock::now();
@@ -292,19 +293,21 @@ int scale_sim_rank(const BenchOptions&) {
     // rank 0's stderr: with the exchange left out (MRWB_HALO_EXCHANGE=0) they show how even the ranks' work is.
     if (comm && ranks > 1) {
       const int me = comm->rank();
-      std::vector<std::complex<double>> own(static_cast<std::size_t>(ranks));
-      own[static_cast<std::size_t>(me)] = {own_s, static_cast<double>(held_only ? held.size() : r.ph.size())};
-      comm->all_gather(own, static_cast<std::size_t>(me), static_cast<std::size_t>(me) + 1);
+      // Each rank's seconds, then its cells held; zero elsewhere, added over the ranks.
+      std::vector<double> own(2 * static_cast<std::size_t>(ranks), 0.0);
+      own[static_cast<std::size_t>(me)] = own_s;
+      own[static_cast<std::size_t>(ranks + me)] = static_cast<double>(held_only ? held.size() : r.ph.size());
+      comm->sum_in_rank_order(std::span<double>(own));
       for (int k = 0; k < ranks && me == 0; ++k) {
         const std::string slab = held_only ? std::string(split.rows_of_3d ? "y rows [" : "z planes [") +
                                                  std::to_string(split.begin(k)) + "," + std::to_string(split.end(k)) + "), "
                                            : std::string();
         std::fprintf(stderr, "scale-sim rank %d: %s%.0f cells held, own seconds %.4f\n", k, slab.c_str(),
-                     own[static_cast<std::size_t>(k)].imag(), own[static_cast<std::size_t>(k)].real());
+                     own[static_cast<std::size_t>(ranks + k)], own[static_cast<std::size_t>(k)]);
       }
     }
     if (!comm || comm->rank() == 0) {
-      std::printf("%s%.0f\n", k_bytes_tag, device_bytes.real());
+      std::printf("%s%.0f\n", k_bytes_tag, device_bytes);
       std::printf("%s%.6f\n", k_seconds_tag, s);
       // MRWB_SCALE_SIM_SAMPLES=path: rank 0 writes the k-space (a BART array, nx x readouts) for a comparison.
       if (const char* path = std::getenv(k_samples_env))

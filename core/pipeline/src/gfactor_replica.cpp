@@ -62,11 +62,13 @@ GfactorMap pseudo_replica_gfactor(const RawData& raw_in, const ReconOptions& opt
                         : 1;
   std::vector<std::unique_ptr<Reconstructor>> recons(static_cast<std::size_t>(parts));
   recons[0] = std::move(recon);
-  for (int p = 1; p < parts; ++p) recons[static_cast<std::size_t>(p)] = make_reconstructor(options.method, options.backend);
-  std::vector<std::vector<double>> sums(static_cast<std::size_t>(parts), std::vector<double>(n, 0.0)), sums2 = sums;
+  for (std::size_t p = 1; p < recons.size(); ++p) recons[p] = make_reconstructor(options.method, options.backend);
+  std::vector<std::vector<double>> sums(static_cast<std::size_t>(parts), std::vector<double>(n, 0.0));
+  std::vector<std::vector<double>> sums2 = sums;
   std::vector<std::exception_ptr> failed(static_cast<std::size_t>(parts));
   std::atomic<int> replicas_done{0};
   std::atomic<bool> stop{false};
+  int reported = 0;  // replicas counted in part 0's last progress call (part 0 only)
   for_each_range(static_cast<std::size_t>(o.replicas), parts, [&](int p, std::size_t begin, std::size_t end) {
     const std::size_t k = static_cast<std::size_t>(p);
     try {
@@ -81,7 +83,7 @@ GfactorMap pseudo_replica_gfactor(const RawData& raw_in, const ReconOptions& opt
           sums2[k][i] += d * d;
         }
         const int done = ++replicas_done;
-        if (p == 0 && progress) progress(static_cast<double>(done) / o.replicas, "g-factor replicas");
+        if (p == 0 && progress) progress(static_cast<double>(reported = done) / o.replicas, "g-factor replicas");
       }
     } catch (...) {
       failed[k] = std::current_exception();
@@ -90,13 +92,15 @@ GfactorMap pseudo_replica_gfactor(const RawData& raw_in, const ReconOptions& opt
   });
   for (const auto& e : failed)
     if (e) std::rethrow_exception(e);
-  std::vector<double> sum(n, 0.0), sum2(n, 0.0);
-  for (int p = 0; p < parts; ++p)
+  // The other parts' sums added into part 0's, in part order.
+  std::vector<double>& sum = sums[0];
+  std::vector<double>& sum2 = sums2[0];
+  for (std::size_t p = 1; p < sums.size(); ++p)
     for (std::size_t i = 0; i < n; ++i) {
-      sum[i] += sums[static_cast<std::size_t>(p)][i];
-      sum2[i] += sums2[static_cast<std::size_t>(p)][i];
+      sum[i] += sums[p][i];
+      sum2[i] += sums2[p][i];
     }
-  if (progress) progress(1.0, "g-factor replicas");
+  if (progress && reported < o.replicas) progress(1.0, "g-factor replicas");
 
   GfactorMap out;
   out.nx = clean.nx;

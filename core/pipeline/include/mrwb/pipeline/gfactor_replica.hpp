@@ -43,8 +43,9 @@ struct GfactorMap {
 constexpr double k_replica_min_snr = 10;
 
 // raw: Cartesian, one slice (a slice of a volume: extract_slice). options: the method and its parameters, as
-// for make_reconstructor (on the CPU backend the replicas run on every hardware thread, a reconstructor each). Throws InputError for replicas outside [2, 10000], noise_sigma < 0, non-Cartesian
-// or volume data (one line, the allowed), Cancelled when cancelled (checked between replicas).
+// for make_reconstructor (on the CPU backend the replicas run on every hardware thread, a reconstructor each).
+// Throws InputError for replicas outside [2, 10000], noise_sigma < 0, non-Cartesian or volume data (one line,
+// the allowed), Cancelled when cancelled (checked between replicas).
 GfactorMap pseudo_replica_gfactor(const RawData& raw, const ReconOptions& options, const ReplicaGfactorOptions& replica,
                                   const ProgressFn& progress = {}, const CancelToken& cancel = {});
 
