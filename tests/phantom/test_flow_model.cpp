@@ -2,6 +2,7 @@
 // lattice velocity.
 #include <QtTest>
 
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/phantom/phantom_discretise.hpp"
 #include "mrwb/phantom/tissue.hpp"
+#include "mrwb/phantom/vessel_geometry.hpp"
 #include "mrwb/phantom/vessel_generators.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
@@ -218,6 +220,92 @@ class TestFlowModel : public QObject {
     qInfo("tube section: %.4g m^2 vs %.4g m^2 exact; %d fluid cells", area, exact, fluid);
     QVERIFY(std::abs(area / exact - 1) < 0.01);
     QVERIFY(fluid > 0 && stationary > 0);
+  }
+
+  // discretise_vessels skips the cells a solid cannot reach, fills those it holds whole without sub-sampling and
+  // splits the rows over threads; the reference here visits every cell of every solid's box, one thread, testing
+  // all of its sub-samples (the plain algorithm). The two must agree bit for bit: fractions, owning segments, types.
+  void discretisationEqualsEveryCellVisited_data() {
+    QTest::addColumn<QString>("generator");
+    QTest::addColumn<int>("dims");
+    QTest::newRow("organ tree, 3-D") << "organ_tree" << 3;
+    QTest::newRow("saccular aneurysm, 3-D") << "aneurysm_saccular" << 3;
+    QTest::newRow("multi-bifurcation, 2-D") << "multi_bifurcation" << 2;
+  }
+  void discretisationEqualsEveryCellVisited() {
+    QFETCH(QString, generator);
+    QFETCH(int, dims);
+    const VesselTree t = generate_vessel_tree(spec_of(generator.toStdString(), dims, 7));
+    Vec3 lo, hi;
+    t.bounds(lo, hi);
+    // About 400,000 cells (several threads' rows), a cell not much smaller than the thinnest vessel.
+    const double extent = dims == 3 ? std::cbrt((hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z) / 4e5)
+                                    : std::sqrt((hi.x - lo.x) * (hi.y - lo.y) / 4e5);
+    const CellGrid g = grid_around_tree(t, extent, 2 * extent);
+    auto in_tissue = [&](const Vec3& p) { return p.x < 0.5 * (lo.x + hi.x); };
+    const VesselCells c = discretise_vessels(t, g, "test", k_flow_memory_limit_bytes, in_tissue);
+
+    const bool is3 = g.nz > 1;
+    const int sub = 4, sub_z = is3 ? sub : 1;
+    const double h = g.cell_m;
+    const auto geo = detail::vessel_geometry(t);
+    std::vector<std::uint64_t> mask(g.size(), 0);
+    std::vector<std::int32_t> segment(g.size(), -1);
+    auto visit = [&](Vec3 a, Vec3 b, int seg, auto&& inside) {
+      auto span = [&](double u, double v, double o, int count, int& i0, int& i1) {
+        i0 = std::max(0, static_cast<int>(std::floor((u - o) / h - 0.5)));
+        i1 = std::min(count - 1, static_cast<int>(std::ceil((v - o) / h + 0.5)));
+      };
+      int x0, x1, y0, y1, z0 = 0, z1 = 0;
+      span(a.x, b.x, g.origin_m.x, g.nx, x0, x1);
+      span(a.y, b.y, g.origin_m.y, g.ny, y0, y1);
+      if (is3) span(a.z, b.z, g.origin_m.z, g.nz, z0, z1);
+      for (int z = z0; z <= z1; ++z)
+        for (int y = y0; y <= y1; ++y)
+          for (int x = x0; x <= x1; ++x) {
+            const Vec3 ctr = g.centre(x, y, z);
+            std::uint64_t m = 0;
+            int bit = 0;
+            for (int sz = 0; sz < sub_z; ++sz)
+              for (int sy = 0; sy < sub; ++sy)
+                for (int sx = 0; sx < sub; ++sx, ++bit) {
+                  const Vec3 p{ctr.x + ((sx + 0.5) / sub - 0.5) * h, ctr.y + ((sy + 0.5) / sub - 0.5) * h,
+                               is3 ? ctr.z + ((sz + 0.5) / sub - 0.5) * h : ctr.z};
+                  if (inside(p)) m |= std::uint64_t{1} << bit;
+                }
+            const std::size_t i = g.index(x, y, z);
+            if (m && (segment[i] < 0 || inside(ctr))) segment[i] = seg;
+            mask[i] |= m;
+          }
+    };
+    for (const auto& q : geo.pieces) {
+      Vec3 a, b;
+      detail::piece_box(q, a, b);
+      visit(a, b, q.segment, [&](const Vec3& p) { return detail::hit_piece(q, p).inside; });
+    }
+    for (const auto& ball : geo.balls)
+      visit(Vec3{ball.c.x - ball.r, ball.c.y - ball.r, ball.c.z - ball.r},
+            Vec3{ball.c.x + ball.r, ball.c.y + ball.r, ball.c.z + ball.r}, ball.segment, [&](const Vec3& p) {
+              const double dx = p.x - ball.c.x, dy = p.y - ball.c.y, dz = p.z - ball.c.z;
+              return dx * dx + dy * dy + dz * dz <= ball.r * ball.r;
+            });
+    std::size_t fluid = 0, partial = 0;
+    for (int z = 0; z < g.nz; ++z)
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {
+          const std::size_t i = g.index(x, y, z);
+          const float f = static_cast<float>(std::popcount(mask[i]) / static_cast<double>(sub * sub * sub_z));
+          const CellType type =
+              f >= 0.5f ? CellType::Fluid : in_tissue(g.centre(x, y, z)) ? CellType::Stationary : CellType::Background;
+          if (c.fluid_fraction[i] != f || c.segment[i] != segment[i] || c.type[i] != static_cast<std::uint8_t>(type))
+            QFAIL(qPrintable(QString("cell (%1, %2, %3): fraction %4 / %5, segment %6 / %7")
+                                 .arg(x).arg(y).arg(z).arg(c.fluid_fraction[i]).arg(f).arg(c.segment[i]).arg(segment[i])));
+          fluid += type == CellType::Fluid;
+          partial += f > 0 && f < 1;
+        }
+    qInfo("%s: %d x %d x %d cells, %zu fluid, %zu partly fluid, all equal", qPrintable(generator), g.nx, g.ny, g.nz, fluid,
+          partial);
+    QVERIFY(fluid > 100 && partial > 100);
   }
 
   void oversizedGridsAreRefusedWithNumbers() {

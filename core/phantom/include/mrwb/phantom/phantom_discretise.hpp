@@ -44,7 +44,8 @@ std::size_t discretise_memory_bytes(const CellGrid& grid);
 constexpr std::size_t k_flow_memory_limit_bytes = std::size_t{4} << 30;
 
 // Throws InputError (naming `where`, the grid size, the bytes and the limit) if the grid does not fit in
-// `memory_limit_bytes`; warns through `warn` when the cell is larger than the smallest radius.
+// `memory_limit_bytes`; warns through `warn` when the cell is larger than the smallest radius. The grid's rows
+// are split over the hardware threads; `in_tissue`, `warn` and `progress` are called from the calling thread.
 VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, const std::string& where,
                                std::size_t memory_limit_bytes = k_flow_memory_limit_bytes,
                                const std::function<bool(const Vec3&)>& in_tissue = {},
