@@ -643,13 +643,14 @@ class CudaSimulationEngine final : public SimulationEngine {
     // tissues), else per cell. Velocities reach the device only as the fluid cells' stencils.
     const TissueTable tissue = closed_form_tissue(ph, moving);
     const auto t_tissue = std::chrono::steady_clock::now();
-    // The closed-form part plays on a stream of its own at the lowest priority beside the steps' (the highest),
-    // so that its blocks fill the SMs the steps leave idle (a step's last wave, the gaps between steps) instead
-    // of waiting between their graphs; both parts add into the signal by atomics and write distinct cells.
-    // MRWB_CLOSED_FORM_STREAM=0 plays both on one stream (A/B measurements).
+    // With fluid cells to step, the closed-form part plays on a stream of its own at the lowest priority beside
+    // the steps' (the highest), so that its blocks fill the SMs the steps leave idle (a step's last wave, the gaps
+    // between steps) instead of waiting between their graphs; both parts add into the signal by atomics and write
+    // distinct cells. A static phantom has only the closed-form part: one stream. MRWB_CLOSED_FORM_STREAM=0 plays
+    // both on one stream (A/B measurements).
     Stream stream(Stream::Priority::Highest);
     std::unique_ptr<Stream> closed_own;
-    if (const char* env = std::getenv("MRWB_CLOSED_FORM_STREAM"); !env || *env != '0')
+    if (const char* env = std::getenv("MRWB_CLOSED_FORM_STREAM"); stencil_path && (!env || *env != '0'))
       closed_own = std::make_unique<Stream>(Stream::Priority::Lowest);
     const cudaStream_t closed_stream = closed_own ? closed_own->s : stream.s;
     DeviceBuffer<float> Mx(n), My(n), Mz(n);
