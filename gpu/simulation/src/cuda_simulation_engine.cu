@@ -18,7 +18,8 @@
 //  (mrwb/phantom/tissue_table.hpp; per-cell values beyond 65,536 tissues). Host passes over the grid run in
 //  parallel; the fluid cells' tables are built on a host thread while the device plays the first
 //  closed-form passes; the truth image is copied back on its own stream once its last write is queued.
-//  The closed-form part plays on a stream of its own at the lowest priority, beside the steps' stream.
+//  With fluid cells to step, the closed-form part plays on a stream of its own at the lowest priority, beside
+//  the steps' stream.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
 //  background cell carry no flux, transport_cell_ops.hpp), so a non-fluid cell obeys the Bloch operator
 //  alone, and playing a Free interval or a dwell in one piece equals its Courant sub-steps (rotations
