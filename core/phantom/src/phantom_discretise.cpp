@@ -84,17 +84,21 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
   const double reach = 0.5 * h * std::sqrt(is3 ? 3.0 : 2.0) * (1 + 1e-9) + 1e-12;
   const std::uint64_t all_samples = sub_z * k_sub * k_sub == 64 ? ~std::uint64_t{0}
                                                                  : (std::uint64_t{1} << (sub_z * k_sub * k_sub)) - 1;
+  enum class Reach { None, Some, All };  // a solid's reach into a cell's sub-samples
   std::atomic<bool> stopped{false};
   for_each_range(static_cast<std::size_t>(parts), parts, [&](int part, std::size_t, std::size_t) {
-    // Marks the sub-samples of every cell of this thread's rows in [lo, hi] that `inside(p)` accepts, where
-    // `near(c)` (the cell's centre) does not rule the whole cell out. row_x(y_m, z_m, xa, xb): false if no
-    // centre of that row is near, else [xa, xb] holds every x of a near centre (a superset: one cell is added
-    // each side, and near() still decides). deep(c): every sub-sample of the cell is inside, by the same margin.
-    auto visit_box = [&](Vec3 lo, Vec3 hi, int segment, auto&& near, auto&& row_x, auto&& deep, auto&& inside) {
+    // Marks the sub-samples of every cell of this thread's rows in [lo, hi] that `inside(p)` accepts.
+    // reach_of(c) (the cell's centre): Reach::None rules the whole cell out, Reach::All puts every sub-sample
+    // inside (both by the margin above), Reach::Some tests them. row_x(y_m, z_m, xa, xb): false if no centre of
+    // that row is reached, else [xa, xb] holds every x of a reached centre (a superset: one cell is added each
+    // side, and reach_of() still decides).
+    auto visit_box = [&](Vec3 lo, Vec3 hi, int segment, auto&& reach_of, auto&& row_x, auto&& inside) {
       auto span = [&](double a, double b, double o, int count, int& i0, int& i1) {
         i0 = std::max(0, static_cast<int>(std::floor((a - o) / h - 0.5)));
         i1 = std::min(count - 1, static_cast<int>(std::ceil((b - o) / h + 0.5)));
       };
+      // Clamped before the cast: a row far from a solid may give an interval far outside the grid.
+      auto index = [&](double v) { return static_cast<int>(std::clamp(v, -2.0, grid.nx + 1.0)); };
       int x0, x1, y0, y1, z0 = 0, z1 = 0;
       span(lo.x, hi.x, grid.origin_m.x, grid.nx, x0, x1);
       span(lo.y, hi.y, grid.origin_m.y, grid.ny, y0, y1);
@@ -106,15 +110,14 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
           const Vec3 row = grid.centre(0, y, z);
           double xa = 0, xb = 0;
           if (!row_x(row.y, row.z, xa, xb)) continue;
-          // Clamped before the cast: a row far from a solid may give an interval far outside the grid.
-          auto index = [&](double v) { return static_cast<int>(std::clamp(v, -2.0, grid.nx + 1.0)); };
           const int xs = std::max(x0, index(std::floor((xa - grid.origin_m.x) / h) - 1));
           const int xe = std::min(x1, index(std::ceil((xb - grid.origin_m.x) / h) + 1));
           for (int x = xs; x <= xe; ++x) {
             const Vec3 c = grid.centre(x, y, z);
-            if (!near(c)) continue;
+            const Reach r = reach_of(c);
+            if (r == Reach::None) continue;
             const std::size_t i = grid.index(x, y, z);
-            if (deep(c)) {
+            if (r == Reach::All) {
               if (out.segment[i] < 0 || inside(c)) out.segment[i] = segment;
               mask[i] |= all_samples;
               continue;
@@ -144,15 +147,18 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
       ++done;
       Vec3 lo, hi;
       detail::piece_box(q, lo, hi);
-      const double r_max = std::max(q.ra, q.rb) + reach;
+      const double r_max = std::max(q.ra, q.rb) + reach, r_all = std::min(q.ra, q.rb) - reach;
       visit_box(
           lo, hi, q.segment,
-          [&](const Vec3& c) {  // along the axis within [−reach, L + reach], from it within r_max
+          [&](const Vec3& c) {
+            // Some: along the axis within [−reach, L + reach], from it within r_max; All: within [reach, L − reach]
+            // and min(ra, rb) − reach.
             const Vec3 v{c.x - q.a.x, c.y - q.a.y, c.z - q.a.z};
             const double s = v.x * q.axis.x + v.y * q.axis.y + v.z * q.axis.z;
-            if (s < -reach || s > q.length_m + reach) return false;
+            if (s < -reach || s > q.length_m + reach) return Reach::None;
             const double d2 = v.x * v.x + v.y * v.y + v.z * v.z - s * s;
-            return d2 <= r_max * r_max;
+            if (d2 > r_max * r_max) return Reach::None;
+            return r_all > 0 && s >= reach && s <= q.length_m - reach && d2 <= r_all * r_all ? Reach::All : Reach::Some;
           },
           [&](double y_m, double z_m, double& xa, double& xb) {
             // Along a row, x = t: v = u + t·ex; the distance² from the axis line is A t² + B t + C' (<= r_max²)
@@ -179,13 +185,6 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
             }
             return xa <= xb + 2 * h;
           },
-          [&](const Vec3& c) {  // within [reach, L − reach] along the axis, within min(ra, rb) − reach of it
-            const Vec3 v{c.x - q.a.x, c.y - q.a.y, c.z - q.a.z};
-            const double s = v.x * q.axis.x + v.y * q.axis.y + v.z * q.axis.z;
-            if (s < reach || s > q.length_m - reach) return false;
-            const double r = std::min(q.ra, q.rb) - reach;
-            return r > 0 && v.x * v.x + v.y * v.y + v.z * v.z - s * s <= r * r;
-          },
           [&](const Vec3& p) { return detail::hit_piece(q, p).inside; });
     }
     for (const auto& b : geo.balls) {
@@ -194,9 +193,13 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
       auto d2 = [&](const Vec3& p) {
         return (p.x - b.c.x) * (p.x - b.c.x) + (p.y - b.c.y) * (p.y - b.c.y) + (p.z - b.c.z) * (p.z - b.c.z);
       };
-      const double r_near = b.r + reach, r_deep = b.r - reach;
+      const double r_near = b.r + reach, r_all = b.r - reach;
       visit_box(
-          lo, hi, b.segment, [&](const Vec3& c) { return d2(c) <= r_near * r_near; },
+          lo, hi, b.segment,
+          [&](const Vec3& c) {
+            const double d = d2(c);
+            return d > r_near * r_near ? Reach::None : r_all > 0 && d <= r_all * r_all ? Reach::All : Reach::Some;
+          },
           [&](double y_m, double z_m, double& xa, double& xb) {
             const double w = r_near * r_near - (y_m - b.c.y) * (y_m - b.c.y) - (z_m - b.c.z) * (z_m - b.c.z);
             if (w < 0) return false;
@@ -204,7 +207,6 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
             xb = b.c.x + std::sqrt(w);
             return true;
           },
-          [&](const Vec3& c) { return r_deep > 0 && d2(c) <= r_deep * r_deep; },
           [&](const Vec3& p) { return d2(p) <= b.r * b.r; });
     }
   });
