@@ -171,21 +171,29 @@ struct StencilFluid {
   int slots;                               // inflow slots per cell
   int span;                                // ranks per block: at most k_block·C, a multiple of 32
   int own_lo, own_hi;                      // ranks of this rank's slab ([0, nf) undecomposed); the rest is halo
-  // The ranks this launch steps, [act_lo, act_hi), from block `block0` on: a deep halo's planes that no cell
-  // reads before the next exchange are not stepped (the whole [0, nf) undecomposed).
-  int act_lo, act_hi, block0;
+  // The ranks this launch steps, [act_lo, act_hi): a deep halo's planes that no cell reads before the next
+  // exchange are not stepped (the whole [0, nf) undecomposed). Block b's span starts at rank first + b·span
+  // (first: act_lo rounded down to a multiple of 32, so warps stay aligned).
+  int act_lo, act_hi, first;
   // Launched block b steps the ranks of block (b + rotate) mod the grid's blocks: the order in which a step's
   // blocks start (exchange_block_rotation).
   int rotate;
+  // Blocks from tail_from on take tail_span ranks each (a light last round, light_last_round); INT_MAX: none.
+  int tail_from, tail_span;
 };
+// The first rank and the span of block b of a launch (in grid order, before rotation).
+__host__ __device__ inline int block_base(const StencilFluid& f, int b) {
+  return b <= f.tail_from ? f.first + b * f.span : f.first + f.tail_from * f.span + (b - f.tail_from) * f.tail_span;
+}
+__host__ __device__ inline int span_of(const StencilFluid& f, int b) { return b < f.tail_from ? f.span : f.tail_span; }
 // The ranks block b of a launch steps (in grid order, before rotation): [lo, hi), empty when the block holds no
 // active rank.
 struct BlockRanks {
   int lo, hi;
 };
 __host__ __device__ inline BlockRanks block_ranks(const StencilFluid& f, int b) {
-  const int base = (f.block0 + b) * f.span;
-  return {base > f.act_lo ? base : f.act_lo, base + f.span < f.act_hi ? base + f.span : f.act_hi};
+  const int base = block_base(f, b), end = base + span_of(f, b);
+  return {base > f.act_lo ? base : f.act_lo, end < f.act_hi ? end : f.act_hi};
 }
 // Whether a block's ranks meet the send range to side s (0 lower, 1 upper) of an exchange played in the step
 // (ipc_halo.hpp), and whether they meet either.
@@ -256,11 +264,12 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     if (threadIdx.x < 12) face_turn[threadIdx.x] = f.frames[k].face_turn[threadIdx.x];
     __syncthreads();
   }
+  const int base = block_base(f, block), span = span_of(f, block);
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int local = q * k_block + static_cast<int>(threadIdx.x);
-    const int t = (f.block0 + block) * f.span + local;
-    active[q] = local < f.span && t >= f.act_lo && t < f.act_hi;
+    const int t = base + local;
+    active[q] = local < span && t >= f.act_lo && t < f.act_hi;
     mine[q] = active[q] && t >= f.own_lo && t < f.own_hi;
     r[q] = active[q] ? t : 0;
     i[q] = active[q] && need_cell ? f.cell[r[q]] : 0;
@@ -858,6 +867,13 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   }
 
+  // A round of stencil_step's blocks costs about as much as k_round_fixed_cells more cells per thread (block_span),
+  // fitted on one H200 to a slab's 0.834 M fluid cells stepped with spans of 1024 (3 rounds of 4 cells a thread:
+  // 3.58 s of kernels), 768 (3 of 3: 3.09 s), 512 (5 of 2: 3.33 s), 384 (6 of 2: 3.86 s) and 256 (9 of 1: 3.78 s),
+  // within 5 %. A smaller c only where the fit saves more than k_round_margin, its error.
+  static constexpr double k_round_fixed_cells = 0.7;
+  static constexpr double k_round_margin = 0.05;
+
   // Cells per thread of stencil_step: the fewest (1, 2, 4) whose resident blocks hold every cell in one
   // wave (a step is latency-bound: a second wave doubles it), else 4. The tube's 178,600 cells: C = 2;
   // the liver slab's 349,596: C = 4. MRWB_STEP_CELLS=1|2|4 overrides (A/B measurements).
@@ -881,17 +897,66 @@ class CudaSimulationEngine final : public SimulationEngine {
     return static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(std::max(1, sms));
   }
 
-  // Ranks per block of stencil_step: the cells spread evenly over every resident block slot of the
-  // device (a multiple of 32, at most k_block·C), so each SM holds about the same number of cells: a
-  // step lasts as long as its busiest SM (the slab's 349,596 cells at C = 4: 391 blocks of 896 instead of
-  // 342 of 1024, 2 or 3 per SM). MRWB_STEP_BALANCE=0 keeps full blocks (A/B measurements).
-  template <typename Kernel>
-  static int block_span(std::size_t count, int C, Kernel kernel) {
-    const int full = k_block * C;
-    if (const char* env = std::getenv("MRWB_STEP_BALANCE"); env && std::atoi(env) == 0) return full;
-    const std::size_t slots = resident_blocks(kernel);
-    const std::size_t even = (count + slots - 1) / slots;
-    return static_cast<int>(std::min<std::size_t>(full, (even + 31) / 32 * 32));
+  // Ranks per block of stencil_step for `count` ranks, `slots` resident blocks (the device's round of blocks).
+  // Within one round: the cells spread evenly over every slot (a multiple of 32, at most k_block·C), so each SM
+  // holds about the same number of cells: a step lasts as long as its busiest SM (the slab's 349,596 cells at
+  // C = 4 take 391 blocks of 896 instead of 342 of 1024, 2 or 3 per SM). Beyond one round a step lasts about
+  // its rounds times a round's time, which grows with the cells each thread takes (a block lasts as long as its
+  // busiest warp; a nearly empty last round costs a whole one) plus a fixed part: c cells a thread cost
+  // rounds(c)·(c + k_round_fixed_cells). A rank's 0.83 M cells take three rounds at c = 4 (the third holding 19 of
+  // 396 blocks) or at c = 3: three rounds of 768-cell blocks instead of 1024, 14 % faster on one H200.
+  // MRWB_STEP_BALANCE=0 keeps full blocks, =1 full blocks beyond one round (and no light last round, as before);
+  // MRWB_STEP_SPAN=n sets the span (A/B measurements, tests).
+  static int block_span(std::size_t count, int C, std::size_t slots) {
+    const std::size_t full = static_cast<std::size_t>(k_block) * static_cast<std::size_t>(C);
+    if (const char* env = std::getenv("MRWB_STEP_SPAN"); env && std::atoi(env) > 0)
+      return std::clamp(std::atoi(env) / 32 * 32, 32, static_cast<int>(full));
+    const char* env = std::getenv("MRWB_STEP_BALANCE");
+    const int balance = env ? std::atoi(env) : 2;
+    if (balance == 0) return static_cast<int>(full);
+    if (count <= slots * full) {
+      const std::size_t even = (count + slots - 1) / slots;
+      return static_cast<int>(std::min<std::size_t>(full, (even + 31) / 32 * 32));
+    }
+    if (balance == 1) return static_cast<int>(full);
+    auto cost = [&](int c) {
+      const std::size_t span = static_cast<std::size_t>(k_block) * static_cast<std::size_t>(c);
+      const std::size_t rounds = ((count + span - 1) / span + slots - 1) / slots;
+      return static_cast<double>(rounds) * (c + k_round_fixed_cells);
+    };
+    int best = C;
+    for (int c = C - 1; c >= 1; --c)
+      if (cost(c) < (1 - k_round_margin) * cost(best)) best = c;
+    return k_block * best;
+  }
+
+  // Blocks beyond one round run in launch order, and a round lasts as long as its busiest warp: where the last
+  // round of full blocks would hold few, its ranks are spread instead over a whole round of light blocks (a
+  // thread taking one or two cells), by the cost of block_span. 2.443 M fluid cells on one H200: six rounds of
+  // 1024 and 10,160 cells in blocks of 32 instead of a seventh round of 10 full blocks, 8.09-8.15 s of kernels
+  // against 8.41-8.55 s. Where a step's blocks are rotated for the exchange (exchange_block_rotation) the last
+  // launched are not the last in grid order: none. Sets f.tail_from / tail_span and returns the launch's blocks
+  // (`blocks` unchanged: none). MRWB_STEP_TAIL=0 or MRWB_STEP_BALANCE=0|1: never, MRWB_STEP_TAIL=2: wherever the
+  // last round is partial (A/B measurements, tests).
+  static int light_last_round(StencilFluid& f, std::size_t count, int C, std::size_t slots, int blocks) {
+    const std::size_t full = static_cast<std::size_t>(k_block) * static_cast<std::size_t>(C);
+    const char* tail_env = std::getenv("MRWB_STEP_TAIL");
+    if (tail_env && std::atoi(tail_env) == 0) return blocks;
+    if (const char* env = std::getenv("MRWB_STEP_BALANCE"); env && std::atoi(env) <= 1) return blocks;
+    if (count <= slots * full || std::getenv("MRWB_STEP_SPAN")) return blocks;
+    const std::size_t rounds = count / (slots * full), rest = count - rounds * slots * full;
+    if (rest == 0) return blocks;
+    const std::size_t tail = ((rest + slots - 1) / slots + 31) / 32 * 32;
+    const int tail_cells = static_cast<int>((tail + k_block - 1) / k_block);
+    // Against the uniform blocks block_span chose (f.span, maybe fewer cells a thread than C).
+    const double uniform = static_cast<double>((static_cast<std::size_t>(blocks) + slots - 1) / slots) *
+                           ((f.span + k_block - 1) / k_block + k_round_fixed_cells);
+    const double light = static_cast<double>(rounds) * (C + k_round_fixed_cells) + tail_cells + k_round_fixed_cells;
+    if (!(light < (1 - k_round_margin) * uniform) && !(tail_env && std::atoi(tail_env) == 2)) return blocks;
+    f.span = static_cast<int>(full);
+    f.tail_from = static_cast<int>(rounds * slots);
+    f.tail_span = static_cast<int>(tail);
+    return f.tail_from + static_cast<int>((rest + tail - 1) / tail);
   }
 
   // Replaces the per-cell tissue (PD, R1, R2, ΔB) of `st` by a table of its distinct values, each cell's
@@ -950,7 +1015,10 @@ class CudaSimulationEngine final : public SimulationEngine {
     auto kernel = limited ? (C == 4 ? stencil_step<4, true, true> : C == 2 ? stencil_step<2, true, true> : stencil_step<1, true, true>)
                   : frame ? (C == 4 ? stencil_step<4, true> : C == 2 ? stencil_step<2, true> : stencil_step<1, true>)
                           : (C == 4 ? stencil_step<4, false> : C == 2 ? stencil_step<2, false> : stencil_step<1, false>);
-    const int span = block_span(nf, C, kernel);
+    // MRWB_STEP_SLOTS=n: a round of n blocks instead of the device's (tests of light_last_round on small grids).
+    const char* slots_env = std::getenv("MRWB_STEP_SLOTS");
+    const std::size_t slots = slots_env && std::atoi(slots_env) > 0 ? static_cast<std::size_t>(std::atoi(slots_env))
+                                                                     : resident_blocks(kernel);
     // A rank's own fluid cells and halo traffic: ranks follow grid order (nccl_halo.hpp).
     auto rank_of = [&](std::size_t cell) {
       return static_cast<int>(std::lower_bound(h.fluid.begin(), h.fluid.end(), static_cast<std::uint32_t>(cell)) - h.fluid.begin());
@@ -975,7 +1043,8 @@ class CudaSimulationEngine final : public SimulationEngine {
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, limited ? d_limited.get() : nullptr,
                          sten.limited_slots, frame ? d_u.get() : nullptr,
-                         static_cast<int>(nf), sten.in_slots, span, own_lo, own_hi, 0, static_cast<int>(nf), 0, 0};
+                         static_cast<int>(nf), sten.in_slots, block_span(nf, C, slots), own_lo, own_hi, 0, static_cast<int>(nf), 0, 0,
+                         INT_MAX, 0};
     // Deep halo: d steps after an exchange, a cell of halo depth > H − R·(1 + d) is read by no cell before the
     // next exchange (a step reads R planes beyond a cell: the reach, 1 for the donor cell, 2 for the limited
     // transport), so the step skips it; with H = R it steps no halo cell. lo_at[D], hi_at[D]: the ranks stepped
@@ -1016,9 +1085,11 @@ class CudaSimulationEngine final : public SimulationEngine {
           StencilFluid fj = f;
           fj.act_lo = lo_at[H - R * (1 + j % E)];
           fj.act_hi = hi_at[H - R * (1 + j % E)];
-          fj.block0 = fj.act_lo / span;
-          const int blocks = std::max(1, (fj.act_hi + span - 1) / span - fj.block0);
-          cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+          // Each launch's span from its own ranks: the deep halo's steps step fewer.
+          fj.first = fj.act_lo / 32 * 32;
+          const std::size_t count = static_cast<std::size_t>(fj.act_hi - fj.first);
+          fj.span = block_span(count, C, slots);
+          int blocks = std::max(1, (fj.act_hi - fj.first + fj.span - 1) / fj.span);
           // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
           // step kernels return at once, their exchange with them, and NCCL moves what is there: harmless, every
           // rank does the same.)
@@ -1028,10 +1099,13 @@ class CudaSimulationEngine final : public SimulationEngine {
             x = ipc->step((j + 1) & 1, exchanged, j % E == 0);
             x.wait_lo = wait_lo;
             x.wait_hi = wait_hi;
-            for (int b = 0; b < blocks && x.push; ++b)
-              for (int s = 0; s < 2; ++s) x.push_blocks[s] += stores_to(x, block_ranks(fj, b), s);
             if (order_blocks) fj.rotate = exchange_block_rotation(fj, x, blocks);
           }
+          // A light last round where the blocks start in grid order (blocks start about in launch order).
+          if (fj.rotate == 0) blocks = light_last_round(fj, count, C, slots, blocks);
+          cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+          for (int b = 0; b < blocks && x.push; ++b)
+            for (int s = 0; s < 2; ++s) x.push_blocks[s] += stores_to(x, block_ranks(fj, b), s);
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1], x),
                      "stencil_step launch");
