@@ -58,6 +58,7 @@
 #include "mrwb/simulation/transport_cell_ops.hpp"
 #include "mrwb_gpu/base/cuda_check.hpp"
 #include "mrwb_gpu/simulation/cuda_simulation_engine.hpp"
+#include "mrwb_gpu/simulation/step_blocks.hpp"
 #include "simulation_device.cuh"
 
 namespace mrwb::gpu {
@@ -151,7 +152,7 @@ FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::ui
 // (mrwb/simulation/internal/transport_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
 // so rank order is grid order): no load is scattered over the grid, and a step makes no face-by-face
 // decision — it reads its upwind neighbours' M and nothing else of theirs. C cells per thread (a block
-// takes f.span ≤ k_block·C consecutive ranks (block_span), strided by k_block, their loads issued together). Everything static
+// takes f.span ≤ k_block·C consecutive ranks (step_blocks.hpp), strided by k_block, their loads issued together). Everything static
 // is loaded before the wait on the previous step (programmatic dependent launch). B = A_MRI · [op(A) +
 // ΔM_F], sampling op(A) first; op is uniform over cells and transport linear, so op(transport(A) −
 // fresh) + fresh = transport(op(A)): the same result as the CPU twin (run_fluid_stencil_cpu), which
@@ -178,7 +179,7 @@ struct StencilFluid {
   // Launched block b steps the ranks of block (b + rotate) mod the grid's blocks: the order in which a step's
   // blocks start (exchange_block_rotation).
   int rotate;
-  // Blocks from tail_from on take tail_span ranks each (a light last round, light_last_round); INT_MAX: none.
+  // Blocks from tail_from on take tail_span ranks each (a light last round, step_blocks.hpp); INT_MAX: none.
   int tail_from, tail_span;
 };
 // The first rank and the span of block b of a launch (in grid order, before rotation).
@@ -867,13 +868,6 @@ class CudaSimulationEngine final : public SimulationEngine {
     }
   }
 
-  // A round of stencil_step's blocks costs about as much as k_round_fixed_cells more cells per thread (block_span),
-  // fitted on one H200 to a slab's 0.834 M fluid cells stepped with spans of 1024 (3 rounds of 4 cells a thread:
-  // 3.58 s of kernels), 768 (3 of 3: 3.09 s), 512 (5 of 2: 3.33 s), 384 (6 of 2: 3.86 s) and 256 (9 of 1: 3.78 s),
-  // within 5 %. A smaller c only where the fit saves more than k_round_margin, its error.
-  static constexpr double k_round_fixed_cells = 0.7;
-  static constexpr double k_round_margin = 0.05;
-
   // Cells per thread of stencil_step: the fewest (1, 2, 4) whose resident blocks hold every cell in one
   // wave (a step is latency-bound: a second wave doubles it), else 4. The tube's 178,600 cells: C = 2;
   // the liver slab's 349,596: C = 4. MRWB_STEP_CELLS=1|2|4 overrides (A/B measurements).
@@ -897,66 +891,15 @@ class CudaSimulationEngine final : public SimulationEngine {
     return static_cast<std::size_t>(std::max(1, per_sm)) * static_cast<std::size_t>(std::max(1, sms));
   }
 
-  // Ranks per block of stencil_step for `count` ranks, `slots` resident blocks (the device's round of blocks).
-  // Within one round: the cells spread evenly over every slot (a multiple of 32, at most k_block·C), so each SM
-  // holds about the same number of cells: a step lasts as long as its busiest SM (the slab's 349,596 cells at
-  // C = 4 take 391 blocks of 896 instead of 342 of 1024, 2 or 3 per SM). Beyond one round a step lasts about
-  // its rounds times a round's time, which grows with the cells each thread takes (a block lasts as long as its
-  // busiest warp; a nearly empty last round costs a whole one) plus a fixed part: c cells a thread cost
-  // rounds(c)·(c + k_round_fixed_cells). A rank's 0.83 M cells take three rounds at c = 4 (the third holding 19 of
-  // 396 blocks) or at c = 3: three rounds of 768-cell blocks instead of 1024, 14 % faster on one H200.
-  // MRWB_STEP_BALANCE=0 keeps full blocks, =1 full blocks beyond one round (and no light last round, as before);
-  // MRWB_STEP_SPAN=n sets the span (A/B measurements, tests).
-  static int block_span(std::size_t count, int C, std::size_t slots) {
-    const std::size_t full = static_cast<std::size_t>(k_block) * static_cast<std::size_t>(C);
-    if (const char* env = std::getenv("MRWB_STEP_SPAN"); env && std::atoi(env) > 0)
-      return std::clamp(std::atoi(env) / 32 * 32, 32, static_cast<int>(full));
-    const char* env = std::getenv("MRWB_STEP_BALANCE");
-    const int balance = env ? std::atoi(env) : 2;
-    if (balance == 0) return static_cast<int>(full);
-    if (count <= slots * full) {
-      const std::size_t even = (count + slots - 1) / slots;
-      return static_cast<int>(std::min<std::size_t>(full, (even + 31) / 32 * 32));
-    }
-    if (balance == 1) return static_cast<int>(full);
-    auto cost = [&](int c) {
-      const std::size_t span = static_cast<std::size_t>(k_block) * static_cast<std::size_t>(c);
-      const std::size_t rounds = ((count + span - 1) / span + slots - 1) / slots;
-      return static_cast<double>(rounds) * (c + k_round_fixed_cells);
-    };
-    int best = C;
-    for (int c = C - 1; c >= 1; --c)
-      if (cost(c) < (1 - k_round_margin) * cost(best)) best = c;
-    return k_block * best;
-  }
-
-  // Blocks beyond one round run in launch order, and a round lasts as long as its busiest warp: where the last
-  // round of full blocks would hold few, its ranks are spread instead over a whole round of light blocks (a
-  // thread taking one or two cells), by the cost of block_span. 2.443 M fluid cells on one H200: six rounds of
-  // 1024 and 10,160 cells in blocks of 32 instead of a seventh round of 10 full blocks, 8.09-8.15 s of kernels
-  // against 8.41-8.55 s. Where a step's blocks are rotated for the exchange (exchange_block_rotation) the last
-  // launched are not the last in grid order: none. Sets f.tail_from / tail_span and returns the launch's blocks
-  // (`blocks` unchanged: none). MRWB_STEP_TAIL=0 or MRWB_STEP_BALANCE=0|1: never, MRWB_STEP_TAIL=2: wherever the
-  // last round is partial (A/B measurements, tests).
-  static int light_last_round(StencilFluid& f, std::size_t count, int C, std::size_t slots, int blocks) {
-    const std::size_t full = static_cast<std::size_t>(k_block) * static_cast<std::size_t>(C);
-    const char* tail_env = std::getenv("MRWB_STEP_TAIL");
-    if (tail_env && std::atoi(tail_env) == 0) return blocks;
-    if (const char* env = std::getenv("MRWB_STEP_BALANCE"); env && std::atoi(env) <= 1) return blocks;
-    if (count <= slots * full || std::getenv("MRWB_STEP_SPAN")) return blocks;
-    const std::size_t rounds = count / (slots * full), rest = count - rounds * slots * full;
-    if (rest == 0) return blocks;
-    const std::size_t tail = ((rest + slots - 1) / slots + 31) / 32 * 32;
-    const int tail_cells = static_cast<int>((tail + k_block - 1) / k_block);
-    // Against the uniform blocks block_span chose (f.span, maybe fewer cells a thread than C).
-    const double uniform = static_cast<double>((static_cast<std::size_t>(blocks) + slots - 1) / slots) *
-                           ((f.span + k_block - 1) / k_block + k_round_fixed_cells);
-    const double light = static_cast<double>(rounds) * (C + k_round_fixed_cells) + tail_cells + k_round_fixed_cells;
-    if (!(light < (1 - k_round_margin) * uniform) && !(tail_env && std::atoi(tail_env) == 2)) return blocks;
-    f.span = static_cast<int>(full);
-    f.tail_from = static_cast<int>(rounds * slots);
-    f.tail_span = static_cast<int>(tail);
-    return f.tail_from + static_cast<int>((rest + tail - 1) / tail);
+  // The step blocks' A/B settings (step_blocks.hpp): MRWB_STEP_BALANCE=0 full blocks, =1 full blocks beyond one
+  // round and no light round (as before rounds were weighed); MRWB_STEP_SPAN=n blocks of n ranks; MRWB_STEP_TAIL=0
+  // no light last round, =2 one wherever the last round is partial (tests).
+  static StepBlockOptions step_block_options() {
+    StepBlockOptions o;
+    if (const char* env = std::getenv("MRWB_STEP_BALANCE")) o.balance = std::atoi(env);
+    if (const char* env = std::getenv("MRWB_STEP_SPAN")) o.span = std::max(0, std::atoi(env));
+    if (const char* env = std::getenv("MRWB_STEP_TAIL")) o.light_round = std::atoi(env);
+    return o;
   }
 
   // Replaces the per-cell tissue (PD, R1, R2, ΔB) of `st` by a table of its distinct values, each cell's
@@ -1015,10 +958,11 @@ class CudaSimulationEngine final : public SimulationEngine {
     auto kernel = limited ? (C == 4 ? stencil_step<4, true, true> : C == 2 ? stencil_step<2, true, true> : stencil_step<1, true, true>)
                   : frame ? (C == 4 ? stencil_step<4, true> : C == 2 ? stencil_step<2, true> : stencil_step<1, true>)
                           : (C == 4 ? stencil_step<4, false> : C == 2 ? stencil_step<2, false> : stencil_step<1, false>);
-    // MRWB_STEP_SLOTS=n: a round of n blocks instead of the device's (tests of light_last_round on small grids).
+    // MRWB_STEP_SLOTS=n: a round of n blocks instead of the device's (tests of the light last round on small grids).
     const char* slots_env = std::getenv("MRWB_STEP_SLOTS");
     const std::size_t slots = slots_env && std::atoi(slots_env) > 0 ? static_cast<std::size_t>(std::atoi(slots_env))
                                                                      : resident_blocks(kernel);
+    const StepBlockOptions block_options = step_block_options();
     // A rank's own fluid cells and halo traffic: ranks follow grid order (nccl_halo.hpp).
     auto rank_of = [&](std::size_t cell) {
       return static_cast<int>(std::lower_bound(h.fluid.begin(), h.fluid.end(), static_cast<std::uint32_t>(cell)) - h.fluid.begin());
@@ -1043,7 +987,8 @@ class CudaSimulationEngine final : public SimulationEngine {
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, limited ? d_limited.get() : nullptr,
                          sten.limited_slots, frame ? d_u.get() : nullptr,
-                         static_cast<int>(nf), sten.in_slots, block_span(nf, C, slots), own_lo, own_hi, 0, static_cast<int>(nf), 0, 0,
+                         static_cast<int>(nf), sten.in_slots, step_blocks(nf, C, slots, k_block, false, block_options).span, own_lo, own_hi, 0,
+                         static_cast<int>(nf), 0, 0,
                          INT_MAX, 0};
     // Deep halo: d steps after an exchange, a cell of halo depth > H − R·(1 + d) is read by no cell before the
     // next exchange (a step reads R planes beyond a cell: the reach, 1 for the donor cell, 2 for the limited
@@ -1088,8 +1033,8 @@ class CudaSimulationEngine final : public SimulationEngine {
           // Each launch's span from its own ranks: the deep halo's steps step fewer.
           fj.first = fj.act_lo / 32 * 32;
           const std::size_t count = static_cast<std::size_t>(fj.act_hi - fj.first);
-          fj.span = block_span(count, C, slots);
-          int blocks = std::max(1, (fj.act_hi - fj.first + fj.span - 1) / fj.span);
+          StepBlocks sb = step_blocks(count, C, slots, k_block, false, block_options);
+          fj.span = sb.span;
           // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
           // step kernels return at once, their exchange with them, and NCCL moves what is there: harmless, every
           // rank does the same.)
@@ -1099,10 +1044,17 @@ class CudaSimulationEngine final : public SimulationEngine {
             x = ipc->step((j + 1) & 1, exchanged, j % E == 0);
             x.wait_lo = wait_lo;
             x.wait_hi = wait_hi;
-            if (order_blocks) fj.rotate = exchange_block_rotation(fj, x, blocks);
+            if (order_blocks) fj.rotate = exchange_block_rotation(fj, x, sb.blocks);
           }
-          // A light last round where the blocks start in grid order (blocks start about in launch order).
-          if (fj.rotate == 0) blocks = light_last_round(fj, count, C, slots, blocks);
+          // A light last round where the blocks start in grid order (blocks start about in launch order; with the
+          // blocks rotated for the exchange the last launched are not the last in grid order).
+          if (fj.rotate == 0) {
+            sb = step_blocks(count, C, slots, k_block, true, block_options);
+            fj.span = sb.span;
+            fj.tail_from = sb.tail_from;
+            fj.tail_span = sb.tail_span;
+          }
+          const int blocks = sb.blocks;
           cfg.gridDim = dim3(static_cast<unsigned>(blocks));
           for (int b = 0; b < blocks && x.push; ++b)
             for (int s = 0; s < 2; ++s) x.push_blocks[s] += stores_to(x, block_ranks(fj, b), s);
