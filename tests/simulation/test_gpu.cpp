@@ -256,7 +256,7 @@ class TestGpu : public QObject {
       expect_agreement(flat, build_sequence_program(se), "2-D open vessel, spin echo (per-step stencil kernel)", t);
   }
 
-  // The per-step stencil kernel with the ranks of a block (its span) forced to other sizes than block_span
+  // The per-step stencil kernel with the ranks of a block (its span) forced to other sizes than step_blocks
   // chooses: partial warps, a block's threads taking 1 to 4 cells, many rounds of blocks (a step of 2,880 fluid
   // cells in 90 blocks of 32), and a light last round. CUDA vs CPU within 1e-4 relative RMS each.
   void stepSpansMatchCpu() {
@@ -284,7 +284,7 @@ class TestGpu : public QObject {
         expect_agreement(slab, ge, what.c_str());
       }
     qunsetenv("MRWB_STEP_SPAN");
-    // A light last round (light_last_round) forced on rounds of a few blocks: at one cell a thread, three rounds of
+    // A light last round (step_blocks.hpp) forced on rounds of a few blocks: at one cell a thread, three rounds of
     // 3 blocks of 256 and 576 cells in 3 blocks of 192; at four, one round of 2 blocks of 1024 and 832 cells in 2
     // of 416.
     qputenv("MRWB_STEP_TAIL", "2");
