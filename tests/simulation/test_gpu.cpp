@@ -258,7 +258,8 @@ class TestGpu : public QObject {
 
   // The per-step stencil kernel with the ranks of a block (its span) forced to other sizes than step_blocks
   // chooses: partial warps, a block's threads taking 1 to 4 cells, many rounds of blocks (a step of 2,880 fluid
-  // cells in 90 blocks of 32), and a light last round. CUDA vs CPU within 1e-4 relative RMS each.
+  // cells in 90 blocks of 32), and a light last round, in rank order and in the orders of an exchange's steps. CUDA vs
+  // CPU within 1e-4 relative RMS each.
   void stepSpansMatchCpu() {
     CellPhantom slab = uniform_phantom(48, 32, 0.5e-3, 0.7f, 0.9f, 0.05f, CellType::Stationary, 8);
     slab.flow_dt_s = 1e-3;
@@ -295,6 +296,22 @@ class TestGpu : public QObject {
                                " blocks, a light last round";
       expect_agreement(slab, ge, what.c_str());
     }
+    // The orders a halo exchange asks of the blocks (step_layout), forced on this run without exchange: a step that
+    // reads a halo (its lowest eighth of ranks waiting) launches the light round last on its lowest ranks and starts
+    // the full blocks past the waiting ones; a step that stores one (its highest eighth) starts with them and puts
+    // the light round on the middle ranks.
+    for (const char* role : {"receive", "push"}) {
+      qputenv("MRWB_STEP_ROLE", role);
+      for (const auto& [cells, round_blocks] : {std::pair{"1", "3"}, std::pair{"4", "2"}}) {
+        qputenv("MRWB_STEP_CELLS", cells);
+        qputenv("MRWB_STEP_SLOTS", round_blocks);
+        const std::string what = std::string("3-D slab vessel, ") + cells + " cells a thread at most, rounds of " +
+                                 round_blocks + " blocks, a light last round, in the order of a step that " +
+                                 (std::string(role) == "push" ? "stores" : "reads") + " a halo";
+        expect_agreement(slab, ge, what.c_str());
+      }
+    }
+    qunsetenv("MRWB_STEP_ROLE");
     qunsetenv("MRWB_STEP_TAIL");
     qunsetenv("MRWB_STEP_SLOTS");
     qunsetenv("MRWB_STEP_CELLS");

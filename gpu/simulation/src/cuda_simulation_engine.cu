@@ -38,8 +38,11 @@
 #include <cstring>
 #include <future>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "closed_form_player.cuh"
@@ -152,7 +155,7 @@ FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::ui
 // (mrwb/simulation/internal/transport_stencil.hpp) live in compact arrays indexed by rank (position in the ascending fluid list,
 // so rank order is grid order): no load is scattered over the grid, and a step makes no face-by-face
 // decision — it reads its upwind neighbours' M and nothing else of theirs. C cells per thread (a block
-// takes f.span ≤ k_block·C consecutive ranks (step_blocks.hpp), strided by k_block, their loads issued together). Everything static
+// takes at most k_block·C consecutive ranks (f.blocks, step_blocks.hpp), strided by k_block, their loads issued together). Everything static
 // is loaded before the wait on the previous step (programmatic dependent launch). B = A_MRI · [op(A) +
 // ΔM_F], sampling op(A) first; op is uniform over cells and transport linear, so op(transport(A) −
 // fresh) + fresh = transport(op(A)): the same result as the CPU twin (run_fluid_stencil_cpu), which
@@ -170,31 +173,20 @@ struct StencilFluid {
   const float4* __restrict__ u;            // [rank] velocity (x, y, z, 0), cells per flow step (Frame kernels only)
   int nf;                                  // < 2^31 (checked on the host): 32-bit index math
   int slots;                               // inflow slots per cell
-  int span;                                // ranks per block: at most k_block·C, a multiple of 32
   int own_lo, own_hi;                      // ranks of this rank's slab ([0, nf) undecomposed); the rest is halo
   // The ranks this launch steps, [act_lo, act_hi): a deep halo's planes that no cell reads before the next
-  // exchange are not stepped (the whole [0, nf) undecomposed). Block b's span starts at rank first + b·span
-  // (first: act_lo rounded down to a multiple of 32, so warps stay aligned).
-  int act_lo, act_hi, first;
-  // Launched block b steps the ranks of block (b + rotate) mod the grid's blocks: the order in which a step's
-  // blocks start (exchange_block_rotation).
-  int rotate;
-  // Blocks from tail_from on take tail_span ranks each (a light last round, step_blocks.hpp); INT_MAX: none.
-  int tail_from, tail_span;
+  // exchange are not stepped (the whole [0, nf) undecomposed).
+  int act_lo, act_hi;
+  // Launched block b steps ranks [blocks[b].x, blocks[b].y) within [act_lo, act_hi): at most k_block·C of them,
+  // in the order step_layout chose for the launch (step_blocks.hpp).
+  const int2* __restrict__ blocks;
 };
-// The first rank and the span of block b of a launch (in grid order, before rotation).
-__host__ __device__ inline int block_base(const StencilFluid& f, int b) {
-  return b <= f.tail_from ? f.first + b * f.span : f.first + f.tail_from * f.span + (b - f.tail_from) * f.tail_span;
-}
-__host__ __device__ inline int span_of(const StencilFluid& f, int b) { return b < f.tail_from ? f.span : f.tail_span; }
-// The ranks block b of a launch steps (in grid order, before rotation): [lo, hi), empty when the block holds no
-// active rank.
+// The ranks launched block b of a launch steps: [lo, hi), empty when the block holds no active rank.
 struct BlockRanks {
   int lo, hi;
 };
-__host__ __device__ inline BlockRanks block_ranks(const StencilFluid& f, int b) {
-  const int base = block_base(f, b), end = base + span_of(f, b);
-  return {base > f.act_lo ? base : f.act_lo, end < f.act_hi ? end : f.act_hi};
+__host__ __device__ inline BlockRanks block_ranks(const StencilFluid& f, int2 b) {
+  return {b.x > f.act_lo ? b.x : f.act_lo, b.y < f.act_hi ? b.y : f.act_hi};
 }
 // Whether a block's ranks meet the send range to side s (0 lower, 1 upper) of an exchange played in the step
 // (ipc_halo.hpp), and whether they meet either.
@@ -220,22 +212,6 @@ __device__ __forceinline__ void wait_for_halo(const StepExchange& x, BlockRanks 
   __syncthreads();
 }
 
-// The rotation of a step's blocks (StencilFluid::rotate) for its exchange: blocks start about in launch order, and a
-// step's grid is several waves of them on a rank of a large slab. A step that reads a fresh halo runs the blocks
-// that wait for it last (the lower halo's first blocks of the grid rotated to its end, after the upper halo's), so
-// no waiting block holds a slot while others could run; a step that only stores traffic runs its storing blocks
-// first (the upper send range's last blocks rotated to the front, before the lower one's), so the neighbours'
-// done comes early in the step rather than with its last wave.
-inline int exchange_block_rotation(const StencilFluid& f, const StepExchange& x, int blocks) {
-  int n = 0;
-  if (x.receive) {
-    while (n < blocks && waits_for(x, block_ranks(f, n), 0)) ++n;
-    return n % blocks;
-  }
-  while (n < blocks && stores_to(x, block_ranks(f, blocks - 1 - n), 1)) ++n;
-  return (blocks - n) % blocks;
-}
-
 template <int C, bool Frame, bool Limited = false>
 __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     stencil_step(CellGrid g, CellData d, StencilFluid f, const FluidStep* __restrict__ steps,
@@ -243,7 +219,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
                  float* __restrict__ B, StepExchange x) {
   constexpr int P = fluid::k_preloaded_inflows;
   __shared__ float2 part[2][k_warps * k_coil_batch];
-  const int block = (static_cast<int>(blockIdx.x) + f.rotate) % static_cast<int>(gridDim.x);
+  const int2 block = f.blocks[blockIdx.x];
   int round = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
@@ -265,7 +241,7 @@ __global__ void __launch_bounds__(k_block, k_step_min_blocks(C))
     if (threadIdx.x < 12) face_turn[threadIdx.x] = f.frames[k].face_turn[threadIdx.x];
     __syncthreads();
   }
-  const int base = block_base(f, block), span = span_of(f, block);
+  const int base = block.x, span = block.y - block.x;
 #pragma unroll
   for (int q = 0; q < C; ++q) {
     const int local = q * k_block + static_cast<int>(threadIdx.x);
@@ -893,7 +869,8 @@ class CudaSimulationEngine final : public SimulationEngine {
 
   // The step blocks' A/B settings (step_blocks.hpp): MRWB_STEP_BALANCE=0 full blocks, =1 full blocks beyond one
   // round and no light round (as before rounds were weighed); MRWB_STEP_SPAN=n blocks of n ranks; MRWB_STEP_TAIL=0
-  // no light last round, =2 one wherever the last round is partial (tests).
+  // no light last round, =2 one wherever the last round is partial (tests), =3 only where the steps' blocks run in
+  // rank order (as before step_layout launched the light round last whatever the exchange's order).
   static StepBlockOptions step_block_options() {
     StepBlockOptions o;
     if (const char* env = std::getenv("MRWB_STEP_BALANCE")) o.balance = std::atoi(env);
@@ -987,9 +964,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     const StencilFluid f{d_cell.get(),   d_pos.get(), d_tissue.get(),       h.table,        d_out_fresh.get(),
                          d_inflow.get(), frame ? d_frames.get() : nullptr, limited ? d_limited.get() : nullptr,
                          sten.limited_slots, frame ? d_u.get() : nullptr,
-                         static_cast<int>(nf), sten.in_slots, step_blocks(nf, C, slots, k_block, false, block_options).span, own_lo, own_hi, 0,
-                         static_cast<int>(nf), 0, 0,
-                         INT_MAX, 0};
+                         static_cast<int>(nf), sten.in_slots, own_lo, own_hi, 0, static_cast<int>(nf), nullptr};
     // Deep halo: d steps after an exchange, a cell of halo depth > H − R·(1 + d) is read by no cell before the
     // next exchange (a step reads R planes beyond a cell: the reach, 1 for the donor cell, 2 for the limited
     // transport), so the step skips it; with H = R it steps no halo cell. lo_at[D], hi_at[D]: the ranks stepped
@@ -1005,7 +980,9 @@ class CudaSimulationEngine final : public SimulationEngine {
       }
     }
     float* buf[2] = {state0.get(), state1.get()};
-    // Declared after the state buffers: its destructor waits for the neighbours' copies into them.
+    std::optional<DeviceBuffer<int2>> d_blocks;  // the steps' blocks (below)
+    // Declared after the state buffers and the blocks: its destructor waits for the neighbours' copies into them
+    // and for the steps.
     std::unique_ptr<IpcHalo> ipc;
     if (slab && slab->exchange) {
       if (slab->ipc) ipc = IpcHalo::open(*slab->comm, {buf[0], buf[1]}, static_cast<int>(nf), halo, stream);
@@ -1015,52 +992,80 @@ class CudaSimulationEngine final : public SimulationEngine {
     // Through CUDA IPC the steps play the exchange themselves: in the step after one, the blocks with ranks
     // within R planes of a halo (or in it) wait for it.
     int wait_lo = 0, wait_hi = static_cast<int>(nf);
-    // MRWB_STEP_ORDER=0: the blocks in grid order (A/B measurements of exchange_block_rotation).
-    const char* order_env = std::getenv("MRWB_STEP_ORDER");
-    const bool order_blocks = !(order_env && std::atoi(order_env) == 0);
     if (ipc) {
       const std::size_t reach = static_cast<std::size_t>(R) * slab->plane_cells;
       wait_lo = rank_of(slab->own_first + reach);
       wait_hi = rank_of(slab->own_end >= reach ? slab->own_end - reach : 0);
     }
+    // Step j's ranks, its exchange and so its blocks depend on j mod E only (a graph's K steps are a multiple of E).
+    auto active_at = [&](int D) { return std::pair{lo_at[H - R * (1 + D)], hi_at[H - R * (1 + D)]}; };
+    auto exchange_at = [&](int D, int parity) {
+      StepExchange x;
+      if (ipc) {
+        // The halo planes of what the next step reads, every E steps. (Past the table's end the step kernels return
+        // at once, their exchange with them: harmless, every rank does the same.)
+        x = ipc->step(parity, D == E - 1, D == 0);
+        x.wait_lo = wait_lo;
+        x.wait_hi = wait_hi;
+      }
+      return x;
+    };
+    // The blocks of each step of the cycle, in launch order (step_layout), in one device table. MRWB_STEP_ORDER=0:
+    // ranks in order whatever the exchange (A/B measurements); MRWB_STEP_ROLE=receive|push: on a run without
+    // exchange, the order of a step that reads (stores) a halo as if the lowest (highest) eighth of the ranks waited
+    // (stored) (tests and A/B measurements on one GPU).
+    const char* order_env = std::getenv("MRWB_STEP_ORDER");
+    const bool order_blocks = !(order_env && std::atoi(order_env) == 0);
+    const char* role_env = std::getenv("MRWB_STEP_ROLE");
+    const std::string forced_role = role_env && !ipc ? role_env : "";
+    std::vector<std::vector<RankRange>> layouts(static_cast<std::size_t>(E));
+    std::vector<std::size_t> layout_at(static_cast<std::size_t>(E) + 1, 0);
+    for (int D = 0; D < E; ++D) {
+      const auto [act_lo, act_hi] = active_at(D);
+      const int eighth = (act_hi - act_lo) / 8;
+      StepOrder order;
+      if (ipc && order_blocks) {
+        const StepExchange x = exchange_at(D, 0);
+        order.role = x.receive ? StepRole::Receive : x.push ? StepRole::Push : StepRole::Plain;
+        if (x.receive && x.done_from[0]) order.last_below = x.wait_lo;
+        if (x.push && x.to[1]) {
+          order.first_from = x.send_begin[1];
+          order.first_to = x.send_end[1];
+        }
+      } else if (forced_role == "receive") {
+        order.role = StepRole::Receive;
+        order.last_below = act_lo + eighth;
+      } else if (forced_role == "push") {
+        order.role = StepRole::Push;
+        order.first_from = act_hi - eighth;
+        order.first_to = act_hi;
+      }
+      layouts[D] = step_layout(act_lo / 32 * 32, act_lo, act_hi, C, slots, k_block, order, block_options);
+      layout_at[D + 1] = layout_at[D] + layouts[D].size();
+    }
+    std::vector<int2> blocks_host;
+    blocks_host.reserve(layout_at[E]);
+    for (const auto& l : layouts)
+      for (const RankRange& b : l) blocks_host.push_back(make_int2(b.lo, b.hi));
+    d_blocks.emplace(blocks_host.size());
+    d_blocks->upload(blocks_host.data());
     const FluidStep* steps = t.steps.get();
     play_step_graph(
         t.n_steps, nf, t.trs_at, t.counter.get(),
         [&](int j, cudaLaunchConfig_t& cfg) {
+          const int D = j % E;
           StencilFluid fj = f;
-          fj.act_lo = lo_at[H - R * (1 + j % E)];
-          fj.act_hi = hi_at[H - R * (1 + j % E)];
-          // Each launch's span from its own ranks: the deep halo's steps step fewer.
-          fj.first = fj.act_lo / 32 * 32;
-          const std::size_t count = static_cast<std::size_t>(fj.act_hi - fj.first);
-          StepBlocks sb = step_blocks(count, C, slots, k_block, false, block_options);
-          fj.span = sb.span;
-          // The halo planes of what the next step reads, every exchange_every steps. (Past the table's end the
-          // step kernels return at once, their exchange with them, and NCCL moves what is there: harmless, every
-          // rank does the same.)
-          const bool exchanged = slab && slab->exchange && (j + 1) % slab->exchange_every == 0;
-          StepExchange x;
-          if (ipc) {
-            x = ipc->step((j + 1) & 1, exchanged, j % E == 0);
-            x.wait_lo = wait_lo;
-            x.wait_hi = wait_hi;
-            if (order_blocks) fj.rotate = exchange_block_rotation(fj, x, sb.blocks);
-          }
-          // A light last round where the blocks start in grid order (blocks start about in launch order; with the
-          // blocks rotated for the exchange the last launched are not the last in grid order).
-          if (fj.rotate == 0) {
-            sb = step_blocks(count, C, slots, k_block, true, block_options);
-            fj.span = sb.span;
-            fj.tail_from = sb.tail_from;
-            fj.tail_span = sb.tail_span;
-          }
-          const int blocks = sb.blocks;
+          std::tie(fj.act_lo, fj.act_hi) = active_at(D);
+          fj.blocks = d_blocks->get() + layout_at[D];
+          const int blocks = static_cast<int>(layouts[D].size());
+          StepExchange x = exchange_at(D, (j + 1) & 1);
           cfg.gridDim = dim3(static_cast<unsigned>(blocks));
           for (int b = 0; b < blocks && x.push; ++b)
-            for (int s = 0; s < 2; ++s) x.push_blocks[s] += stores_to(x, block_ranks(fj, b), s);
+            for (int s = 0; s < 2; ++s) x.push_blocks[s] += stores_to(x, block_ranks(fj, blocks_host[layout_at[D] + b]), s);
           cuda_check(cudaLaunchKernelEx(&cfg, kernel, g, d, fj, steps, static_cast<const int*>(t.counter.get()), j, t.n_steps,
                                         static_cast<const float*>(buf[j & 1]), buf[(j + 1) & 1], x),
                      "stencil_step launch");
+          const bool exchanged = slab && slab->exchange && D == E - 1;
           if (exchanged && !ipc) slab->halo->enqueue(buf[(j + 1) & 1], static_cast<int>(nf), halo, cfg.stream);
         },
         closed, stream, pacer, tr_done, slab ? slab->exchange_every : 0, !ipc);

@@ -2,6 +2,7 @@
 #include "mrwb_gpu/simulation/step_blocks.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace mrwb::gpu {
 namespace {
@@ -53,6 +54,51 @@ StepBlocks step_blocks(std::size_t count, int C, std::size_t slots, int threads,
   b.tail_span = static_cast<int>(tail);
   b.blocks = b.tail_from + static_cast<int>(ceil_div(rest, tail));
   return b;
+}
+
+std::vector<RankRange> step_layout(int first, int act_lo, int act_hi, int C, std::size_t slots, int threads,
+                                   const StepOrder& order, const StepBlockOptions& o) {
+  const std::size_t count = act_hi > first ? static_cast<std::size_t>(act_hi - first) : 0;
+  const bool light_allowed = o.light_round != 3 || order.role == StepRole::Plain;
+  const StepBlocks sb = step_blocks(count, C, std::max<std::size_t>(1, slots), threads, light_allowed, o);
+  std::vector<RankRange> full, light;
+  if (sb.tail_from == INT_MAX) {
+    for (int b = 0; b < sb.blocks; ++b) full.push_back({first + b * sb.span, first + (b + 1) * sb.span});
+  } else {
+    // tail_from full blocks hold tail_from · span ranks; the rest, rounded up to a warp, go to the light blocks.
+    const int rest = static_cast<int>(count) - sb.tail_from * sb.span;
+    const int light_len = static_cast<int>(round_up_32(static_cast<std::size_t>(rest)));
+    const int below = order.role == StepRole::Receive ? 0 : order.role == StepRole::Push ? sb.tail_from / 2 : sb.tail_from;
+    int lo = first;
+    for (int b = 0; b < below; ++b, lo += sb.span) full.push_back({lo, lo + sb.span});
+    for (int t = 0; t < light_len; t += sb.tail_span) light.push_back({lo + t, lo + std::min(t + sb.tail_span, light_len)});
+    lo += light_len;
+    for (; lo < act_hi; lo += sb.span) full.push_back({lo, lo + sb.span});
+  }
+  // The full blocks rotated as the exchange asks.
+  auto active = [&](RankRange r) { return RankRange{std::max(r.lo, act_lo), std::min(r.hi, act_hi)}; };
+  const int n = static_cast<int>(full.size());
+  int rotate = 0;
+  if (order.role == StepRole::Receive) {
+    while (rotate < n && active(full[rotate]).lo < active(full[rotate]).hi && active(full[rotate]).lo < order.last_below)
+      ++rotate;
+  } else if (order.role == StepRole::Push) {
+    int stores = 0;
+    for (; stores < n; ++stores) {
+      const RankRange a = active(full[n - 1 - stores]);
+      if (!(a.lo < a.hi && a.lo < order.first_to && order.first_from < a.hi)) break;
+    }
+    rotate = n - stores;
+  }
+  std::vector<RankRange> blocks;
+  blocks.reserve(full.size() + light.size());
+  if (n > 0) {
+    rotate %= n;
+    blocks.insert(blocks.end(), full.begin() + rotate, full.end());
+    blocks.insert(blocks.end(), full.begin(), full.begin() + rotate);
+  }
+  blocks.insert(blocks.end(), light.begin(), light.end());
+  return blocks;
 }
 
 }  // namespace mrwb::gpu

@@ -5,6 +5,7 @@
 // is tested on any machine.
 #include <climits>
 #include <cstddef>
+#include <vector>
 
 namespace mrwb::gpu {
 
@@ -20,7 +21,8 @@ struct StepBlockOptions {
   int balance = 2;      // 0: full blocks; 1: cells spread within one round, else full blocks, no light round (as
                         // before rounds were weighed); 2: by the rounds' cost
   int span = 0;         // > 0: blocks of that span (a multiple of 32 within [32, threads · C]), no light round
-  int light_round = 1;  // 0: never; 1: where it saves; 2: wherever the last round of full blocks is partial
+  int light_round = 1;  // 0: never; 1: where it saves; 2: wherever the last round of full blocks is partial; 3: where
+                        // it saves and the step's blocks run in rank order (as before step_layout ordered them)
 };
 
 // Block b (in grid order) takes `span` ranks, from tail_from on `tail_span` (a light last round); `blocks` in all.
@@ -41,5 +43,31 @@ struct StepBlocks {
 // (6.03 rounds) six rounds of 1024 and 10,160 cells in blocks of 32, 8.09-8.24 s against 8.41-8.55 s.
 StepBlocks step_blocks(std::size_t count, int C, std::size_t slots, int threads, bool light_allowed,
                        const StepBlockOptions& options = {});
+
+// The ranks [lo, hi) of one block of a launch.
+struct RankRange {
+  int lo, hi;
+};
+
+// What a step's halo exchange asks of the order in which its blocks start (ipc_halo.hpp): a step that reads a fresh
+// halo (Receive) runs last the blocks that wait for it, those with ranks below `last_below` (the lower halo's
+// readers; INT_MIN: none) and, before them, the upper end; a step that stores traffic (Push) runs first the blocks
+// whose ranks meet [first_from, first_to) (the upper send range), then the lower end's. Blocks start about in launch
+// order, and a step's grid is several rounds of them on a large rank: no waiting block holds a slot while others
+// could run, and the neighbours' done comes early in the step rather than with its last round.
+enum class StepRole { Plain, Receive, Push };
+struct StepOrder {
+  StepRole role = StepRole::Plain;
+  int last_below = INT_MIN;
+  int first_from = INT_MAX, first_to = INT_MAX;
+};
+
+// The blocks of a launch stepping the ranks [act_lo, act_hi) (from `first`, act_lo rounded down to 32), in launch
+// order: their sizes from step_blocks, the light last round's blocks (where there is one) launched last whatever
+// the order the exchange asks, so that they make up the last round. They hold the lowest ranks on a Receive step
+// (the lower halo's readers, which run last anyway), the middle ranks on a Push step (away from both send
+// ranges), the highest on a Plain one; the full blocks around them ordered as `order` asks.
+std::vector<RankRange> step_layout(int first, int act_lo, int act_hi, int C, std::size_t slots, int threads,
+                                   const StepOrder& order, const StepBlockOptions& options = {});
 
 }  // namespace mrwb::gpu
