@@ -82,7 +82,8 @@ SlabSplit played_split(SlabSplit split);
 // cells + 0.66 s, within 0.09 s of four ranks' times with the exchange left out and of one GPU's
 // (docs/benchmarks.md): about 1900 times as much. The split counts it k_stepped_cell_work times. (On 4 H200s in
 // y rows with the exchange, 950 and 1400 were slower and 2800 within the runs' spread: the busiest rank's step time
-// grew much faster than its stepped cells, for reasons not yet established.)
+// grew much faster than its stepped cells. A GPU step runs in rounds of resident blocks, and its time jumps where a
+// rank's cells need one more cell a thread: on an H200 past 709,632 fluid cells, 1.6 % more cells cost 8.7 % more.)
 constexpr double k_stepped_cell_work = 1900.0;
 // The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too), a fluid cell counted
 // `stepped_work` times.
