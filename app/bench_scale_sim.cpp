@@ -6,11 +6,13 @@
 // the engine (CUDA context, NCCL communicator) on a thin slab, and times the engine's run between two
 // agreements of every rank; rank 0 prints the seconds. Building the phantom is not timed; GPU ranks build only
 // their held planes or rows (organ_slab_planes), so the slab may exceed one GPU and one rank's share of the host.
+// MRWB_SCALE_SIM_SOLO="r N" plays rank r of N alone on one GPU, the exchange left out (SerialRankComm as rank r of N).
 #include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -187,12 +189,28 @@ bool beyond_one_device(const BenchOptions& options, int devices, int ranks, nloh
   return rel <= 1e-4;
 }
 
+// MRWB_SCALE_SIM_SOLO="r N": this process plays rank r of an N-rank run alone, on one GPU, with the halo exchange
+// left out (MRWB_HALO_EXCHANGE=0): its slab, split and time steps as in the N-rank run, its kernels timed without
+// waiting for any neighbour (timing only: the signal is this rank's part). A machine of one GPU so measures how even
+// the ranks' work is, each rank in turn. Its collectives (SerialRankComm) answer for this rank alone; the work of
+// the split and the flow's top speed come from the whole slab, built here.
+constexpr const char* k_solo_env = "MRWB_SCALE_SIM_SOLO";
+
 }  // namespace
 
 int scale_sim_rank(const BenchOptions&) {
   const char* v = std::getenv(k_rank_env);
   const SlabCase c = decode(v ? v : "");
-  return run_as_ranks(std::nullopt, [&](RankComm* comm) {
+  std::optional<SerialRankComm> solo;
+  if (const char* sv = std::getenv(k_solo_env)) {
+    std::istringstream in(sv);
+    int r = -1, n = 0;
+    if (!(in >> r >> n) || n < 2 || n > 1024 || r < 0 || r >= n || c.backend != Backend::Cuda)
+      throw InputError(std::string(k_solo_env) + ": '" + sv + "' (allowed: r N with 2 <= N <= 1024, 0 <= r < N, a cuda case)");
+    solo.emplace(r, n);
+    setenv("MRWB_HALO_EXCHANGE", "0", 1);
+  }
+  auto body = [&](RankComm* comm) {
     auto engine = make_simulation_engine(c.backend);
     if (comm && comm->size() > 1) engine->set_rank_comm(comm);
     const int ranks = comm ? comm->size() : 1;
@@ -221,17 +239,33 @@ int scale_sim_rank(const BenchOptions&) {
       // MRWB_STEPPED_CELL_WORK: a fluid cell's weight instead of k_stepped_cell_work (A/B measurements of the split).
       double stepped = k_stepped_cell_work;
       if (const char* env = std::getenv("MRWB_STEPPED_CELL_WORK"); env && std::atof(env) > 0) stepped = std::atof(env);
+      // Alone (MRWB_SCALE_SIM_SOLO): the flow's top speed and the Courant speed of the whole, which the ranks
+      // would agree on.
+      double solo_u_max = 0, solo_courant = 0;
       if (c.copies > 0) {
         SlabCase one = c;
         one.copies = 1;
         one.offset = 0;
-        const CellPhantom copy = case_planes(one, 0, one.planes()).ph;
+        OrganSlabPlanes built = case_planes(one, 0, one.planes());
+        const CellPhantom& copy = built.ph;
         zw = periodic_plane_work(plane_work(copy, copy.slice_size(), stepped), nz, c.offset);
         yw = row_work(copy, stepped);
         for (std::size_t y = 0; y < yw.own.size(); ++y) {
           yw.own[y] = static_cast<double>(c.nx) * nz + (yw.own[y] - static_cast<double>(c.nx) * one.planes()) * c.copies;
           yw.halo[y] *= c.copies;
         }
+        if (solo) {  // every copy's cells are the copy's, the caps hold no fluid
+          solo_u_max = built.u_max_m_per_s;
+          scale_organ_slab_flow(built.ph, solo_u_max);
+          solo_courant = max_courant_speed(built.ph);
+        }
+      } else if (solo) {
+        OrganSlabPlanes whole = case_planes(c, 0, nz);
+        zw = plane_work(whole.ph, whole.ph.slice_size(), stepped);
+        yw = row_work(whole.ph, stepped);
+        solo_u_max = whole.u_max_m_per_s;
+        scale_organ_slab_flow(whole.ph, solo_u_max);
+        solo_courant = max_courant_speed(whole.ph);
       } else {
         SlabSplit equal;
         equal.planes = nz;
@@ -267,8 +301,8 @@ int scale_sim_rank(const BenchOptions&) {
         played = swap_y_z(r.prog);
       }
       split = played_split(chosen);
-      scale_organ_slab_flow(part.ph, comm->max_over_ranks(part.u_max_m_per_s));
-      part.ph.whole_courant_speed = comm->max_over_ranks(max_courant_speed(part.ph));
+      scale_organ_slab_flow(part.ph, solo ? solo_u_max : comm->max_over_ranks(part.u_max_m_per_s));
+      part.ph.whole_courant_speed = solo ? solo_courant : comm->max_over_ranks(max_courant_speed(part.ph));
       empty_halo_cells(part.ph, split, me);
       held = std::move(part.ph);
     }
@@ -291,7 +325,11 @@ int scale_sim_rank(const BenchOptions&) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Each rank's own seconds (to its run's end, before the agreement), with its slab where it holds only that, on
     // rank 0's stderr: with the exchange left out (MRWB_HALO_EXCHANGE=0) they show how even the ranks' work is.
-    if (comm && ranks > 1) {
+    if (solo) {
+      const int me = comm->rank();
+      std::fprintf(stderr, "scale-sim solo rank %d of %d (exchange left out): %s [%d,%d), %zu cells held, own seconds %.4f\n", me,
+                   ranks, split.rows_of_3d ? "y rows" : "z planes", split.begin(me), split.end(me), held.size(), own_s);
+    } else if (comm && ranks > 1) {
       const int me = comm->rank();
       // Each rank's seconds, then its cells held; zero elsewhere, added over the ranks.
       std::vector<double> own(2 * static_cast<std::size_t>(ranks), 0.0);
@@ -306,7 +344,7 @@ int scale_sim_rank(const BenchOptions&) {
                      own[static_cast<std::size_t>(ranks + k)], own[static_cast<std::size_t>(k)]);
       }
     }
-    if (!comm || comm->rank() == 0) {
+    if (!comm || comm->rank() == 0 || solo) {
       std::printf("%s%.0f\n", k_bytes_tag, device_bytes);
       std::printf("%s%.6f\n", k_seconds_tag, s);
       // MRWB_SCALE_SIM_SAMPLES=path: rank 0 writes the k-space (a BART array, nx x readouts) for a comparison.
@@ -314,7 +352,8 @@ int scale_sim_rank(const BenchOptions&) {
         write_cfl(path, CflArray{{static_cast<long>(r.prog.nx), static_cast<long>(r.prog.readouts)}, samples});
     }
     return 0;
-  });
+  };
+  return solo ? body(&*solo) : run_as_ranks(std::nullopt, body);
 }
 
 bool is_scale_sim_rank() { return std::getenv(k_rank_env) != nullptr; }

@@ -4,6 +4,7 @@
 // on the moving 3-D tree of test_sim_ranks (in z planes and in y rows) and on a 2-D bifurcation split in y rows; the deep halo (exchanged
 // every H steps) at the engine's default H and at 1 and 8 planes; each transport. SKIPs visibly without two
 // CUDA devices, MPI or NCCL.
+#include <QRegularExpression>
 #include <QtTest>
 
 #include "files.hpp"
@@ -135,6 +136,40 @@ class TestGpuSimRanks : public QObject {
     qInfo("%d GPU ranks: relative RMS against one GPU k-space %.3g, truth %.3g; against the CPU %.3g, %.3g", np, ek, et, ck, ct);
     QVERIFY2(ek <= 1e-6 && et <= 1e-6, qPrintable(QString("%1 %2").arg(ek).arg(et)));
     QVERIFY2(ck <= 1e-4 && ct <= 1e-4, qPrintable(QString("%1 %2").arg(ck).arg(ct)));
+  }
+
+  // The step kernels' blocks in the orders the exchange asks, with light last rounds (step_layout): forced on rounds
+  // of 3 blocks (MRWB_STEP_SLOTS, MRWB_STEP_TAIL=2), so that every step of a rank, storing, reading or neither, holds
+  // light blocks launched last; peer stores. Against the one-GPU run, <= 1e-6.
+  void lightRoundsInTheExchangesOrders_data() {
+    QTest::addColumn<int>("np");
+    QTest::addColumn<QString>("axis");
+    QTest::newRow("3-D tree, 2 GPUs, z planes") << 2 << QString("z");
+    QTest::newRow("3-D tree, 2 GPUs, y rows") << 2 << QString("y");
+    if (mrwb::gpu::device_count() >= 4) QTest::newRow("3-D tree, 4 GPUs, y rows") << 4 << QString("y");
+  }
+  void lightRoundsInTheExchangesOrders() {
+    QFETCH(int, np);
+    QFETCH(QString, axis);
+    transport_.clear();
+    axis_ = axis;
+    const QString scenario = path("tree_3d.json"), tag = QString("light_%1_%2").arg(np).arg(axis);
+    const Output one = simulate(scenario, tag + "_one", "cuda", 1);
+    qputenv("MRWB_STEP_SLOTS", "3");
+    qputenv("MRWB_STEP_TAIL", "2");
+    qputenv("MRWB_HALO_TRANSPORT", "ipc");
+    qputenv("MRWB_SIM_TIMING", "1");
+    const Output ranks = simulate(scenario, tag + "_ranks", "cuda", np);
+    for (const char* v : {"MRWB_STEP_SLOTS", "MRWB_STEP_TAIL", "MRWB_HALO_TRANSPORT", "MRWB_SIM_TIMING"}) qunsetenv(v);
+    QVERIFY(!one.k.empty() && !ranks.k.empty());
+    // Each rank's steps that store and read a halo hold light blocks (the timing lines list them).
+    for (const char* role : {"stores a halo", "reads a halo"}) {
+      const QRegularExpression re(QString("step \\d+ of \\d+ \\(") + role + "\\): \\d+ fluid cells, \\d+ blocks in rounds of 3 \\(([1-9]\\d*) under");
+      QVERIFY2(re.match(last_err_).hasMatch(), qPrintable(QString("no '") + role + "' step with light blocks in: " + last_err_.right(3000)));
+    }
+    const double ek = mrwb::test::rel_rms(ranks.k, one.k), et = mrwb::test::rel_rms(ranks.truth, one.truth);
+    qInfo("%d GPU ranks, light rounds in the exchange's orders: relative RMS against one GPU k-space %.3g, truth %.3g", np, ek, et);
+    QVERIFY2(ek <= 1e-6 && et <= 1e-6, qPrintable(QString("%1 %2").arg(ek).arg(et)));
   }
 };
 

@@ -561,12 +561,14 @@ class CudaSimulationEngine final : public SimulationEngine {
     s.exchange_every = split.halo / s.reach;
     s.lower = rank > 0;
     s.upper = rank + 1 < split.ranks;
-    if (!halo_) halo_ = std::make_unique<NcclHalo>(*comm_);
-    s.halo = halo_.get();
     s.comm = comm_;
     s.ipc = true;
     if (const char* env = std::getenv("MRWB_HALO_TRANSPORT")) s.ipc = std::string(env) != "nccl";
     if (const char* env = std::getenv("MRWB_HALO_EXCHANGE"); env && *env == '0') s.exchange = false;
+    // The NCCL communicator (collective: every rank plays the same exchange setting) only for an exchange, so that
+    // a rank timed alone with the exchange left out (the scale suite's MRWB_SCALE_SIM_SOLO) waits for no other.
+    if (!halo_ && s.exchange) halo_ = std::make_unique<NcclHalo>(*comm_);
+    s.halo = halo_.get();
     std::vector<std::complex<double>> sums(samples.size());
     std::vector<std::complex<float>> held_truth(cell_truth.empty() ? 0 : held.size());
     run_grid(held, prog, coils, samples, sums, held_truth, progress, cancel, &s);
@@ -1042,6 +1044,14 @@ class CudaSimulationEngine final : public SimulationEngine {
       }
       layouts[D] = step_layout(act_lo / 32 * 32, act_lo, act_hi, C, slots, k_block, order, block_options);
       layout_at[D + 1] = layout_at[D] + layouts[D].size();
+      // MRWB_SIM_TIMING=1: each step's blocks against the rounds (a step's time jumps with a round, docs/benchmarks.md).
+      if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1') {
+        const std::size_t light = static_cast<std::size_t>(
+            std::count_if(layouts[D].begin(), layouts[D].end(), [&](RankRange b) { return b.hi - b.lo < k_block * C; }));
+        std::fprintf(stderr, "cuda engine: step %d of %d (%s): %d fluid cells, %zu blocks in rounds of %zu (%zu under %d cells)\n",
+                     D, E, order.role == StepRole::Receive ? "reads a halo" : order.role == StepRole::Push ? "stores a halo" : "plain",
+                     act_hi - act_lo, layouts[D].size(), slots, light, k_block * C);
+      }
     }
     std::vector<int2> blocks_host;
     blocks_host.reserve(layout_at[E]);

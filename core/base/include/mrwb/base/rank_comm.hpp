@@ -49,11 +49,13 @@ class RankComm {
   virtual double max_over_ranks(double value) = 0;
 };
 
-// One process: rank 0 of 1, with nothing to exchange.
+// One process: rank 0 of 1, with nothing to exchange; or rank `rank` of `size` played alone (a rank timed by itself,
+// the scale suite's MRWB_SCALE_SIM_SOLO), each collective answering for this rank only.
 class SerialRankComm final : public RankComm {
  public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
+  explicit SerialRankComm(int rank = 0, int size = 1) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
   void exchange_halos(std::span<const HaloField>) override {}
   using RankComm::sum_in_rank_order;
   void sum_in_rank_order(std::span<double>) override {}
@@ -62,6 +64,9 @@ class SerialRankComm final : public RankComm {
   bool all_agree(bool ok) override { return ok; }
   void broadcast_bytes(std::span<std::byte>, int) override {}
   double max_over_ranks(double value) override { return value; }
+
+ private:
+  int rank_, size_;
 };
 
 }  // namespace mrwb
