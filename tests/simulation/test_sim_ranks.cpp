@@ -192,6 +192,25 @@ class TestSimRanks : public QObject {
     QVERIFY2(beyond.at("relative_rms").get<double>() <= 1e-6, qPrintable(QString::number(beyond.at("relative_rms").get<double>())));
   }
 
+  // A rank of the scale suite timed alone (MRWB_SCALE_SIM_SOLO, a GPU rank's timing): a setting out of range or a CPU
+  // case is refused with one line naming the variable and what it allows, exit 2.
+  void bench_solo_rank_setting_refused() {
+    qputenv("MRWB_SCALE_SIM_RANK", "96 96 16 16 0.002 cuda");
+    for (const char* bad : {"4 4", "0 1", "x 4"}) {
+      qputenv("MRWB_SCALE_SIM_SOLO", bad);
+      const Run r = mrwb_test::run_mrwb({"bench", "--suite", "scale"});
+      QCOMPARE(r.code, 2);
+      QCOMPARE(r.err.trimmed(), QString("mrwb: MRWB_SCALE_SIM_SOLO: '%1' (allowed: r N with 2 <= N <= 1024, 0 <= r < N, a cuda case)").arg(bad));
+    }
+    qputenv("MRWB_SCALE_SIM_RANK", "96 96 16 16 0.002 cpu");
+    qputenv("MRWB_SCALE_SIM_SOLO", "1 4");
+    const Run r = mrwb_test::run_mrwb({"bench", "--suite", "scale"});
+    qunsetenv("MRWB_SCALE_SIM_SOLO");
+    qunsetenv("MRWB_SCALE_SIM_RANK");
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("MRWB_SCALE_SIM_SOLO: '1 4'") && r.err.contains("a cuda case"), qPrintable(r.err));
+  }
+
   void bad_ranks_refused() {
     QTemporaryDir out;
     const QStringList base = {"simulate", "--scenario", scenario_, "--out", out.filePath("raw.h5"), "--quiet"};
