@@ -25,7 +25,8 @@ struct StepBlockOptions {
                         // it saves and the step's blocks run in rank order (as before step_layout ordered them)
 };
 
-// Block b (in grid order) takes `span` ranks, from tail_from on `tail_span` (a light last round); `blocks` in all.
+// The sizes of a launch's blocks: tail_from blocks of `span` ranks, then blocks of `tail_span` (a light last round),
+// `blocks` in all; step_layout places them on the ranks and orders them.
 struct StepBlocks {
   int span = 0;
   int tail_from = INT_MAX;
@@ -36,7 +37,7 @@ struct StepBlocks {
 // The blocks for `count` ranks (count >= 0) of a kernel of `threads` threads a block taking at most C cells a thread,
 // `slots` of whose blocks the device holds at once. Within one round the cells spread evenly over every slot (a
 // multiple of 32), so each SM holds about the same number; beyond one round, fewer cells a thread where the rounds'
-// cost falls by more than k_round_margin, and where `light_allowed` (the blocks start in grid order) a light last
+// cost falls by more than k_round_margin, and where `light_allowed` (its blocks can be launched last) a light last
 // round: the cells past the last round of full blocks spread over a round of blocks taking fewer cells a thread.
 // On one H200 (396 slots at C = 4): the liver slab's 349,596 cells take 391 blocks of 896 instead of 342 of 1024;
 // 0.834 M cells (2.06 rounds of 1024-cell blocks) three rounds of 768, 3.07 s of kernels against 3.62 s; 2.443 M
