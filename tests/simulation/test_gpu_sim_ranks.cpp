@@ -164,7 +164,7 @@ class TestGpuSimRanks : public QObject {
     QVERIFY(!one.k.empty() && !ranks.k.empty());
     // Each rank's steps that store and read a halo hold light blocks (the timing lines list them).
     for (const char* role : {"stores a halo", "reads a halo"}) {
-      const QRegularExpression re(QString("step \\d+ of \\d+ \\(") + role + "\\): \\d+ fluid cells, \\d+ blocks in rounds of 3 \\(([1-9]\\d*) under");
+      const QRegularExpression re(QString("step \\d+ of \\d+ \\(") + role + "\\): \\d+ fluid cells, \\d+ blocks in rounds of 3 \\(([1-9]\\d*) in a light last round");
       QVERIFY2(re.match(last_err_).hasMatch(), qPrintable(QString("no '") + role + "' step with light blocks in: " + last_err_.right(3000)));
     }
     const double ek = mrwb::test::rel_rms(ranks.k, one.k), et = mrwb::test::rel_rms(ranks.truth, one.truth);

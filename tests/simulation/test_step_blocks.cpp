@@ -119,12 +119,14 @@ class TestStepLayout : public QObject {
   // A step without exchange: the blocks of step_blocks in rank order, the light round on the highest ranks.
   void plainStepsRunInRankOrder() {
     const int act_lo = 7, act_hi = 7 + 2'443'184;
-    const std::vector<RankRange> l = step_layout(0, act_lo, act_hi, 4, k_h200_slots, k_threads, {});
+    const StepLayout layout = step_layout(0, act_lo, act_hi, 4, k_h200_slots, k_threads, {});
+    const std::vector<RankRange>& l = layout.blocks;
     expect_layout_covers(l, act_lo, act_hi, 4);
     const StepBlocks b = step_blocks(act_hi, 4, k_h200_slots, k_threads, true);
     QCOMPARE(static_cast<int>(l.size()), b.blocks);
     for (std::size_t k = 1; k < l.size(); ++k) QCOMPARE(l[k].lo, l[k - 1].hi);
     QCOMPARE(l[b.tail_from].hi - l[b.tail_from].lo, b.tail_span);
+    QCOMPARE(layout.light, b.blocks - b.tail_from);
   }
 
   // A step that reads a fresh halo (2.443 M ranks, a middle rank of the weak case): the light round launched last
@@ -135,7 +137,8 @@ class TestStepLayout : public QObject {
     StepOrder order;
     order.role = StepRole::Receive;
     order.last_below = wait_lo;
-    const std::vector<RankRange> l = step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, order);
+    const StepLayout layout = step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, order);
+    const std::vector<RankRange>& l = layout.blocks;
     expect_layout_covers(l, 0, act_hi, 4);
     const StepBlocks b = step_blocks(act_hi, 4, k_h200_slots, k_threads, true);
     QCOMPARE(static_cast<int>(l.size()), b.blocks);
@@ -163,11 +166,13 @@ class TestStepLayout : public QObject {
     order.role = StepRole::Push;
     order.first_from = send_from;
     order.first_to = act_hi;
-    const std::vector<RankRange> l = step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, order);
+    const StepLayout layout = step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, order);
+    const std::vector<RankRange>& l = layout.blocks;
     expect_layout_covers(l, 0, act_hi, 4);
     const StepBlocks b = step_blocks(act_hi, 4, k_h200_slots, k_threads, true);
     const std::size_t full = static_cast<std::size_t>(b.tail_from);
     QCOMPARE(l.size(), full + 318);  // 10,160 ranks in blocks of 32
+    QCOMPARE(layout.light, 318);
     QVERIFY(l.front().hi > send_from);
     int storing = 0;
     while (l[storing].hi > send_from) ++storing;
@@ -185,13 +190,15 @@ class TestStepLayout : public QObject {
     StepOrder receive;
     receive.role = StepRole::Receive;
     receive.last_below = 5000;
-    const std::vector<RankRange> r = step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, receive);
+    const StepLayout layout = step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, receive);
+    const std::vector<RankRange>& r = layout.blocks;
     expect_layout_covers(r, 0, act_hi, 4);
     QCOMPARE(r.front().lo, 5 * 1024);
     QCOMPARE(r.back().lo, 4 * 1024);
     StepOrder none;
     none.role = StepRole::Receive;  // no lower neighbour: nothing waits below
-    QCOMPARE(step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, none).front().lo, 0);
+    QCOMPARE(step_layout(0, 0, act_hi, 4, k_h200_slots, k_threads, none).blocks.front().lo, 0);
+    QCOMPARE(layout.light, 0);
   }
 
   // MRWB_STEP_TAIL=3: the light round only on steps in rank order (as before the exchange's steps had one).
@@ -202,17 +209,22 @@ class TestStepLayout : public QObject {
     push.role = StepRole::Push;
     push.first_from = 2'440'000;
     push.first_to = 2'443'184;
-    const std::vector<RankRange> l = step_layout(0, 0, 2'443'184, 4, k_h200_slots, k_threads, push, before);
+    const StepLayout layout = step_layout(0, 0, 2'443'184, 4, k_h200_slots, k_threads, push, before);
+    const std::vector<RankRange>& l = layout.blocks;
     QCOMPARE(l.size(), std::size_t{2386});
     QCOMPARE(l.front().lo, 2382 * 1024);  // the four blocks meeting [2,440,000, 2,443,184) first
-    QCOMPARE(step_layout(0, 0, 2'443'184, 4, k_h200_slots, k_threads, {}, before).size(), std::size_t{6 * 396 + 318});
+    QCOMPARE(layout.light, 0);
+    const StepLayout plain = step_layout(0, 0, 2'443'184, 4, k_h200_slots, k_threads, {}, before);
+    QCOMPARE(plain.blocks.size(), std::size_t{6 * 396 + 318});
+    QCOMPARE(plain.light, 318);
   }
 
   // A launch of no ranks: one block.
   void noRanksOneBlock() {
     StepOrder push;
     push.role = StepRole::Push;
-    const std::vector<RankRange> l = step_layout(64, 70, 70, 4, k_h200_slots, k_threads, push);
+    const StepLayout layout = step_layout(64, 70, 70, 4, k_h200_slots, k_threads, push);
+    const std::vector<RankRange>& l = layout.blocks;
     QCOMPARE(l.size(), std::size_t{1});
     QCOMPARE(l[0].lo, 64);
   }

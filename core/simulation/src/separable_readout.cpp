@@ -11,6 +11,12 @@ bool readout_is_separable(const SeqEvent& e) {
   return e.kind == EventKind::Readout && e.n_samples > 0 && e.dk_y == 0 && e.dk_z == 0;
 }
 
+bool transverse_read_from(std::span<const SeqEvent> events, std::size_t k) {
+  for (; k < events.size(); ++k)
+    if (events[k].kind != EventKind::Free) return events[k].kind != EventKind::Spoil;
+  return true;
+}
+
 namespace {
 // Adds (T2, ΔB) to the groups unless present; false when the table is full.
 bool add_group(ReadoutGroups& groups, float T2_s, float dB_T) {

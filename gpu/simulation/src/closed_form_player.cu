@@ -161,12 +161,14 @@ __device__ float2 cmul(float2 a, float2 b) { return make_float2(a.x * b.x - a.y 
 //    so a cell plays maps and gradient turns, then the readout with its tissue factors from the same
 //    table (`pass`: [entry][map rows ..., readout factors]). Otherwise each cell plays the events with
 //    its tissue factors computed by the same functions.
+// load_xy / store_xy false: the pass starts from Mxy = 0 / leaves its Mxy unstored, where it is never read
+// (separable::transverse_read_from: a Spoil before the next excitation); the Mz alone then crosses passes.
 // Depth rows of loads in flight per thread, at least MinBlocks blocks per SM (registers).
 template <bool Table, int MinBlocks, int Depth>
 __global__ void __launch_bounds__(k_sep_block, MinBlocks)
     separable_pass(CellGrid g, const DeviceEvent* __restrict__ ev, int e_begin, int e_end, CellData d,
                    separable::ReadoutGroups groups, int rows_per_block, int n_grad, const float4* __restrict__ pass,
-                   double2* __restrict__ P) {
+                   double2* __restrict__ P, bool load_xy, bool store_xy) {
   extern __shared__ float2 shared[];
   const int G = groups.count, terms = g.ncoils * G;
   float2* acc = shared;                      // [coil·G + group][thread]
@@ -212,7 +214,7 @@ __global__ void __launch_bounds__(k_sep_block, MinBlocks)
       next_entry[q] = d.entry[j];
     else
       next_tissue[q] = closed_form_tissue(d, j);
-    next_m[q] = {Mx[j], My[j], Mz[j]};
+    next_m[q] = {load_xy ? Mx[j] : 0.f, load_xy ? My[j] : 0.f, Mz[j]};
   };
 #pragma unroll
   for (int q = 0; q < Depth; ++q)
@@ -293,9 +295,11 @@ __global__ void __launch_bounds__(k_sep_block, MinBlocks)
       const float2 zt = cmul(xt, make_float2(f.zt_re, f.zt_im));
       d.truth[i] = cmul(make_float2(m.Mx, m.My), zt);
     }
-    const float2 mxy = cmul(make_float2(m.Mx, m.My), cmul(xn, make_float2(f.zn_re, f.zn_im)));
-    Mx[i] = mxy.x;
-    My[i] = mxy.y;
+    if (store_xy) {
+      const float2 mxy = cmul(make_float2(m.Mx, m.My), cmul(xn, make_float2(f.zn_re, f.zn_im)));
+      Mx[i] = mxy.x;
+      My[i] = mxy.y;
+    }
     Mz[i] = m.Mz + f.omE1n * (pd - m.Mz);
   }
   for (int t = 0; t < terms; ++t) {
@@ -350,11 +354,12 @@ void launch_play_events(unsigned blocks, cudaStream_t stream, const CellGrid& g,
 void launch_separable_pass(bool table, dim3 grid, std::size_t shared_bytes, cudaStream_t stream, const CellGrid& g,
                            const DeviceEvent* ev, int e_begin, int e_end, const CellData& d,
                            const separable::ReadoutGroups& groups, int rows_per_block, int n_grad, const float4* pass,
-                           double2* P) {
+                           double2* P, bool load_xy, bool store_xy) {
   // Table: four rows in flight per thread at 8 blocks per SM (H100, slab's passes: 0.232 s; one row at 12
   // blocks 0.260 s, two at 10 0.237 s). Per cell: one row, as its tissue is loaded per cell too.
   auto kernel = table ? separable_pass<true, 8, 4> : separable_pass<false, 10, 1>;
-  kernel<<<grid, k_sep_block, shared_bytes, stream>>>(g, ev, e_begin, e_end, d, groups, rows_per_block, n_grad, pass, P);
+  kernel<<<grid, k_sep_block, shared_bytes, stream>>>(g, ev, e_begin, e_end, d, groups, rows_per_block, n_grad, pass, P, load_xy,
+                                                            store_xy);
   cuda_check(cudaGetLastError(), "separable_pass launch");
 }
 

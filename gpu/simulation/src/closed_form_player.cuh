@@ -35,11 +35,12 @@ static_assert(sizeof(separable::AffineMap) == 3 * sizeof(float4));
 
 void launch_play_events(unsigned blocks, cudaStream_t stream, const CellGrid& g, const DeviceEvent* ev, int e_begin, int e_end,
                         const CellData& d, const std::uint32_t* list, std::size_t first, std::size_t last);
-// Table: `pass` is the pass's table (composed maps and readout factors per tissue entry).
+// Table: `pass` is the pass's table (composed maps and readout factors per tissue entry). load_xy / store_xy: the
+// pass reads the Mxy it starts from / stores the Mxy it ends with (separable::transverse_read_from).
 void launch_separable_pass(bool table, dim3 grid, std::size_t shared_bytes, cudaStream_t stream, const CellGrid& g,
                            const DeviceEvent* ev, int e_begin, int e_end, const CellData& d,
                            const separable::ReadoutGroups& groups, int rows_per_block, int n_grad, const float4* pass,
-                           double2* P);
+                           double2* P, bool load_xy, bool store_xy);
 void launch_separable_signal(cudaStream_t stream, const CellGrid& g, const DeviceEvent& R,
                              const separable::ReadoutGroups& groups, const double2* P, double2* sums);
 
@@ -79,6 +80,12 @@ class ClosedFormPlayer {
       return;
     separable_.assign(prog.events.size(), false);
     for (std::size_t k = 0; k < prog.events.size(); ++k) separable_[k] = separable::readout_is_separable(prog.events[k]);
+    // MRWB_SEP_KEEP_XY=1: every pass loads and stores Mxy (A/B measurements).
+    const char* keep_env = std::getenv("MRWB_SEP_KEEP_XY");
+    const bool keep = keep_env && std::atoi(keep_env) == 1;
+    transverse_read_.assign(prog.events.size() + 1, true);
+    for (std::size_t k = 0; k <= prog.events.size() && !keep; ++k)
+      transverse_read_[k] = separable::transverse_read_from(prog.events, k);
     P_ = std::make_unique<DeviceBuffer<double2>>(static_cast<std::size_t>(g_.ncoils * groups_.count) * g_.nx);
     if (d_.entry && !tissue.values.empty() && tissue.values.size() <= k_max_pass_table_entries) pass_tables(tissue, prog);
   }
@@ -157,7 +164,7 @@ class ClosedFormPlayer {
     cuda_check(cudaMemsetAsync(P_->get(), 0, P_->size() * sizeof(double2), stream_), "memset");
     launch_separable_pass(table, grid, shared_bytes(), stream_, g_, d_ev_.get(), static_cast<int>(begin), static_cast<int>(end),
                           d_, groups_, rows_per_block, n_grad, table ? tables_->get() + pass_offset_[end - 1] : nullptr,
-                          P_->get());
+                          P_->get(), transverse_read_[begin], transverse_read_[end]);
     launch_separable_signal(stream_, g_, ev_[end - 1], groups_, P_->get(), d_.sums);
     pacer_.queued(static_cast<double>(end - begin) * static_cast<double>(g_.n));  // one pass over the grid
   }
@@ -189,6 +196,7 @@ class ClosedFormPlayer {
   std::size_t begin_ = 0;
   int done_ = 0;
   std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
+  std::vector<bool> transverse_read_;  // [event] Mxy before it read (separable::transverse_read_from); [size]: the end
   separable::ReadoutGroups groups_;
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
   std::unique_ptr<DeviceBuffer<float4>> tables_;  // pass_tables (nullptr: none)

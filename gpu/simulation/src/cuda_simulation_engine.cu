@@ -200,6 +200,19 @@ __host__ __device__ inline bool waits_for(const StepExchange& x, BlockRanks b, i
   return x.receive && x.done_from[s] && b.lo < b.hi && (s == 0 ? b.lo < x.wait_lo : b.hi > x.wait_hi);
 }
 
+// The order a step's blocks start in for its exchange (step_layout): the same conditions as waits_for (a Receive
+// step's lower readers last) and stores_to (a Push step's upper senders first).
+inline StepOrder step_order(const StepExchange& x) {
+  StepOrder order;
+  order.role = x.receive ? StepRole::Receive : x.push ? StepRole::Push : StepRole::Plain;
+  if (x.receive && x.done_from[0]) order.last_below = x.wait_lo;
+  if (x.push && x.to[1]) {
+    order.first_from = x.send_begin[1];
+    order.first_to = x.send_end[1];
+  }
+  return order;
+}
+
 // A step that reads a fresh halo: a block whose ranks read halo cells waits until the neighbours' step before has
 // stored its traffic here (their done flags reach step number v).
 __device__ __forceinline__ void wait_for_halo(const StepExchange& x, BlockRanks b, int v) {
@@ -1020,20 +1033,14 @@ class CudaSimulationEngine final : public SimulationEngine {
     const bool order_blocks = !(order_env && std::atoi(order_env) == 0);
     const char* role_env = std::getenv("MRWB_STEP_ROLE");
     const std::string forced_role = role_env && !ipc ? role_env : "";
-    std::vector<std::vector<RankRange>> layouts(static_cast<std::size_t>(E));
+    std::vector<int2> blocks_host;  // step D's blocks: [layout_at[D], layout_at[D + 1])
     std::vector<std::size_t> layout_at(static_cast<std::size_t>(E) + 1, 0);
     for (int D = 0; D < E; ++D) {
       const auto [act_lo, act_hi] = active_at(D);
       const int eighth = (act_hi - act_lo) / 8;
       StepOrder order;
       if (ipc && order_blocks) {
-        const StepExchange x = exchange_at(D, 0);
-        order.role = x.receive ? StepRole::Receive : x.push ? StepRole::Push : StepRole::Plain;
-        if (x.receive && x.done_from[0]) order.last_below = x.wait_lo;
-        if (x.push && x.to[1]) {
-          order.first_from = x.send_begin[1];
-          order.first_to = x.send_end[1];
-        }
+        order = step_order(exchange_at(D, 0));
       } else if (forced_role == "receive") {
         order.role = StepRole::Receive;
         order.last_below = act_lo + eighth;
@@ -1042,21 +1049,16 @@ class CudaSimulationEngine final : public SimulationEngine {
         order.first_from = act_hi - eighth;
         order.first_to = act_hi;
       }
-      layouts[D] = step_layout(act_lo / 32 * 32, act_lo, act_hi, C, slots, k_block, order, block_options);
-      layout_at[D + 1] = layout_at[D] + layouts[D].size();
+      const StepLayout layout = step_layout(act_lo / 32 * 32, act_lo, act_hi, C, slots, k_block, order, block_options);
+      for (const RankRange& b : layout.blocks) blocks_host.push_back(make_int2(b.lo, b.hi));
+      layout_at[D + 1] = blocks_host.size();
       // MRWB_SIM_TIMING=1: each step's blocks against the rounds (a step's time jumps with a round, docs/benchmarks.md).
       if (const char* env = std::getenv("MRWB_SIM_TIMING"); env && *env == '1') {
-        const std::size_t light = static_cast<std::size_t>(
-            std::count_if(layouts[D].begin(), layouts[D].end(), [&](RankRange b) { return b.hi - b.lo < k_block * C; }));
-        std::fprintf(stderr, "cuda engine: step %d of %d (%s): %d fluid cells, %zu blocks in rounds of %zu (%zu under %d cells)\n",
+        std::fprintf(stderr, "cuda engine: step %d of %d (%s): %d fluid cells, %zu blocks in rounds of %zu (%d in a light last round)\n",
                      D, E, order.role == StepRole::Receive ? "reads a halo" : order.role == StepRole::Push ? "stores a halo" : "plain",
-                     act_hi - act_lo, layouts[D].size(), slots, light, k_block * C);
+                     act_hi - act_lo, layout.blocks.size(), slots, layout.light);
       }
     }
-    std::vector<int2> blocks_host;
-    blocks_host.reserve(layout_at[E]);
-    for (const auto& l : layouts)
-      for (const RankRange& b : l) blocks_host.push_back(make_int2(b.lo, b.hi));
     d_blocks.emplace(blocks_host.size());
     d_blocks->upload(blocks_host.data());
     const FluidStep* steps = t.steps.get();
@@ -1067,7 +1069,7 @@ class CudaSimulationEngine final : public SimulationEngine {
           StencilFluid fj = f;
           std::tie(fj.act_lo, fj.act_hi) = active_at(D);
           fj.blocks = d_blocks->get() + layout_at[D];
-          const int blocks = static_cast<int>(layouts[D].size());
+          const int blocks = static_cast<int>(layout_at[D + 1] - layout_at[D]);
           StepExchange x = exchange_at(D, (j + 1) & 1);
           cfg.gridDim = dim3(static_cast<unsigned>(blocks));
           for (int b = 0; b < blocks && x.push; ++b)

@@ -2,7 +2,6 @@
 #include "mrwb_gpu/simulation/step_blocks.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 namespace mrwb::gpu {
 namespace {
@@ -56,8 +55,8 @@ StepBlocks step_blocks(std::size_t count, int C, std::size_t slots, int threads,
   return b;
 }
 
-std::vector<RankRange> step_layout(int first, int act_lo, int act_hi, int C, std::size_t slots, int threads,
-                                   const StepOrder& order, const StepBlockOptions& o) {
+StepLayout step_layout(int first, int act_lo, int act_hi, int C, std::size_t slots, int threads, const StepOrder& order,
+                       const StepBlockOptions& o) {
   const std::size_t count = act_hi > first ? static_cast<std::size_t>(act_hi - first) : 0;
   const bool light_allowed = o.light_round != 3 || order.role == StepRole::Plain;
   const StepBlocks sb = step_blocks(count, C, std::max<std::size_t>(1, slots), threads, light_allowed, o);
@@ -75,13 +74,16 @@ std::vector<RankRange> step_layout(int first, int act_lo, int act_hi, int C, std
     lo += light_len;
     for (; lo < act_hi; lo += sb.span) full.push_back({lo, lo + sb.span});
   }
-  // The full blocks rotated as the exchange asks.
+  // The full blocks rotated as the exchange asks: a Receive step's first block past the lower readers, a Push
+  // step's first at the run of blocks meeting the upper send range that ends the list.
   auto active = [&](RankRange r) { return RankRange{std::max(r.lo, act_lo), std::min(r.hi, act_hi)}; };
   const int n = static_cast<int>(full.size());
   int rotate = 0;
   if (order.role == StepRole::Receive) {
-    while (rotate < n && active(full[rotate]).lo < active(full[rotate]).hi && active(full[rotate]).lo < order.last_below)
-      ++rotate;
+    for (; rotate < n; ++rotate) {
+      const RankRange a = active(full[rotate]);
+      if (!(a.lo < a.hi && a.lo < order.last_below)) break;
+    }
   } else if (order.role == StepRole::Push) {
     int stores = 0;
     for (; stores < n; ++stores) {
@@ -90,15 +92,10 @@ std::vector<RankRange> step_layout(int first, int act_lo, int act_hi, int C, std
     }
     rotate = n - stores;
   }
-  std::vector<RankRange> blocks;
-  blocks.reserve(full.size() + light.size());
-  if (n > 0) {
-    rotate %= n;
-    blocks.insert(blocks.end(), full.begin() + rotate, full.end());
-    blocks.insert(blocks.end(), full.begin(), full.begin() + rotate);
-  }
-  blocks.insert(blocks.end(), light.begin(), light.end());
-  return blocks;
+  if (n > 0) std::rotate(full.begin(), full.begin() + rotate % n, full.end());
+  StepLayout l{std::move(full), static_cast<int>(light.size())};
+  l.blocks.insert(l.blocks.end(), light.begin(), light.end());
+  return l;
 }
 
 }  // namespace mrwb::gpu

@@ -63,12 +63,18 @@ struct StepOrder {
   int first_from = INT_MAX, first_to = INT_MAX;
 };
 
+// The blocks of a launch in launch order, the last `light` of them its light last round (0: none).
+struct StepLayout {
+  std::vector<RankRange> blocks;
+  int light = 0;
+};
+
 // The blocks of a launch stepping the ranks [act_lo, act_hi) (from `first`, act_lo rounded down to 32), in launch
 // order: their sizes from step_blocks, the light last round's blocks (where there is one) launched last whatever
 // the order the exchange asks, so that they make up the last round. They hold the lowest ranks on a Receive step
 // (the lower halo's readers, which run last anyway), the middle ranks on a Push step (away from both send
 // ranges), the highest on a Plain one; the full blocks around them ordered as `order` asks.
-std::vector<RankRange> step_layout(int first, int act_lo, int act_hi, int C, std::size_t slots, int threads,
+StepLayout step_layout(int first, int act_lo, int act_hi, int C, std::size_t slots, int threads,
                                    const StepOrder& order, const StepBlockOptions& options = {});
 
 }  // namespace mrwb::gpu
