@@ -24,9 +24,14 @@ constexpr int k_max_pass_table_entries = 32;  // tissue entries of the pass tabl
 // Rows per block of a separable pass: 64 on the steps' stream (fewest atomics into P); beside the steps 16,
 // so that a block holds its SM's slots a quarter as long and a step's blocks, which start before any pending
 // block of the pass (stream priorities), wait less for them (4 x H200, the liver slab on 4 GPUs: 3.50 s with
-// 64 rows, 3.35 s with 16, 3.46 s with 4).
+// 64 rows, 3.35 s with 16, 3.46 s with 4). Beside steps of at most two rounds of blocks 8: their idle slots (a
+// light or partial last round) are a larger share of each step, and a pass's block that fills one delays the
+// next step's first round by its length (one H200, kernels, an outer rank of the 2000 x 2000 x 140 slab's 4-rank
+// split alone, 0.67 M fluid cells in 1.7 rounds: 2.75, 2.75, 2.75 s with 8 rows against 2.83, 2.82, 2.84 s with
+// 16; steps of 5.8 and 6.9 rounds were 0.8-0.9 % slower with 8).
 constexpr int k_sep_max_rows = 64;
 constexpr int k_sep_rows_beside_steps = 16;
+constexpr int k_sep_rows_beside_short_steps = 8;
 // float4 per tissue entry of a pass table: 3 per affine map, 2 of readout factors.
 constexpr int pass_table_width(int maps) { return 3 * maps + 2; }
 static_assert(pass_table_width(k_sep_max_gradients + 1) * k_max_pass_table_entries * sizeof(float4) <= k_device_event_factor_bytes,
@@ -56,7 +61,15 @@ class ClosedFormPlayer {
         ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())),
         max_rows_(beside_steps ? k_sep_rows_beside_steps : k_sep_max_rows) {
     if (!ev_.empty()) d_ev_.upload(ev_.data());
-    if (const char* env = std::getenv("MRWB_SEP_ROWS")) max_rows_ = std::clamp(std::atoi(env), 1, k_sep_max_rows);
+    if (const char* env = std::getenv("MRWB_SEP_ROWS")) {
+      max_rows_ = std::clamp(std::atoi(env), 1, k_sep_max_rows);
+      rows_set_ = true;
+    }
+  }
+  // The steps beside which the passes play take at most `rounds` rounds of resident blocks: the rows per block of
+  // the passes queued from then on.
+  void beside_steps_of(std::size_t rounds) {
+    if (max_rows_ == k_sep_rows_beside_steps && !rows_set_ && rounds <= 2) max_rows_ = k_sep_rows_beside_short_steps;
   }
   // Queues every group whose last event completes at most `tr` TRs (INT_MAX: all). Returns the TRs
   // completed by what has been queued.
@@ -202,6 +215,7 @@ class ClosedFormPlayer {
   std::unique_ptr<DeviceBuffer<float4>> tables_;  // pass_tables (nullptr: none)
   std::vector<long long> pass_offset_;            // [readout event] its pass table in tables_, −1: none
   int max_rows_;  // rows per block of a separable pass (MRWB_SEP_ROWS=1..64 overrides: A/B measurements)
+  bool rows_set_ = false;  // by MRWB_SEP_ROWS
 };
 
 }  // namespace mrwb::gpu::sim

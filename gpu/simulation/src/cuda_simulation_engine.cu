@@ -1059,6 +1059,9 @@ class CudaSimulationEngine final : public SimulationEngine {
                      act_hi - act_lo, layout.blocks.size(), slots, layout.light);
       }
     }
+    std::size_t most = 0;  // blocks of the cycle's largest launch
+    for (int D = 0; D < E; ++D) most = std::max(most, layout_at[D + 1] - layout_at[D]);
+    closed.beside_steps_of((most + slots - 1) / slots);
     d_blocks.emplace(blocks_host.size());
     d_blocks->upload(blocks_host.data());
     const FluidStep* steps = t.steps.get();
