@@ -18,7 +18,7 @@ bool readout_is_separable(const SeqEvent& e);
 // Whether the transverse magnetization before events[k] is ever read: not when the first event from k other than a
 // Free is a Spoil (ideal spoiling zeroes Mxy before the excitation; a Free event before it relaxes Mz on its own, as
 // Mxy's precession and decay never reach Mz). At the program's end it is kept (the final state). A closed-form pass
-// then neither stores the Mxy it ends with nor loads the Mxy it starts from: 12 of its 28 bytes a cell (entry, M in,
+// then neither stores the Mxy it ends with nor loads the Mxy it starts from: 16 of its 26 bytes a cell (entry, M in,
 // M out) on the default spoiled GE.
 bool transverse_read_from(std::span<const SeqEvent> events, std::size_t k);
 
