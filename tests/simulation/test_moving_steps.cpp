@@ -73,7 +73,8 @@ class TestMovingSteps : public QObject {
   }
 
   // Face codes against an independent walk of the grid: the rank of a fluid neighbour, open across the
-  // grid edge or at a vessel end's non-fluid face, wall elsewhere.
+  // grid edge or at a vessel end's non-fluid face, wall elsewhere; built in one range of ranks or several on
+  // threads (each range starts its sweeps by a binary search).
   void faceRanksMatchTheGrid() {
     std::vector<CellPhantom> cases = {tube_2d(94, 19, false), tube_2d(94, 19, true), vessel_slab(60, 60, 14, 1e-3)};
     for (const CellPhantom& ph : cases) {
@@ -82,7 +83,8 @@ class TestMovingSteps : public QObject {
       const bool ends = ph.open_end.size() == ph.size();
       std::vector<long> rank(ph.size(), -1);
       for (std::size_t r = 0; r < fluid.size(); ++r) rank[fluid[r]] = static_cast<long>(r);
-      const std::vector<std::int32_t> ranks = fluid_face_ranks(ph, fluid);
+      for (int parts : {1, 3, 7}) {
+      const auto ranks = fluid_face_ranks(ph, fluid, parts);
       QCOMPARE(ranks.size(), fluid.size() * F);
       std::size_t open = 0, wall = 0, differ = 0;
       for (std::size_t r = 0; r < fluid.size(); ++r)
@@ -97,15 +99,24 @@ class TestMovingSteps : public QObject {
           open += code == k_face_open;
           wall += code == k_face_wall;
         }
-      qInfo("%dx%dx%d: %zu fluid cells, %zu face codes (%zu open, %zu wall), %zu differ", ph.nx, ph.ny, ph.nz,
-            fluid.size(), ranks.size(), open, wall, differ);
+      qInfo("%dx%dx%d in %d parts: %zu fluid cells, %zu face codes (%zu open, %zu wall), %zu differ", ph.nx, ph.ny,
+            ph.nz, parts, fluid.size(), ranks.size(), open, wall, differ);
       QCOMPARE(differ, std::size_t{0});
       QVERIFY(open > 0 && wall > 0);
+      }
     }
     const CellPhantom ph = tube_2d(94, 19);
-    auto missing = fluid_cells(ph);  // the stencils need every fluid cell (the gather reads them all)
-    missing.erase(missing.begin() + 100);
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fluid_face_ranks(ph, missing));
+    for (int parts : {1, 4}) {
+      auto missing = fluid_cells(ph);  // the stencils need every fluid cell (the gather reads them all)
+      missing.erase(missing.begin() + static_cast<long>(missing.size()) * 3 / 4);  // in the last part of 4
+      QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fluid_face_ranks(ph, missing, parts));
+      auto swapped = fluid_cells(ph);
+      std::swap(swapped[swapped.size() - 2], swapped[swapped.size() - 1]);
+      QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fluid_face_ranks(ph, swapped, parts));
+      auto solid = fluid_cells(ph);
+      solid.back() = static_cast<std::uint32_t>(ph.size());
+      QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fluid_face_ranks(ph, solid, parts));
+    }
   }
 };
 

@@ -245,13 +245,10 @@ class TestSeparableReadout : public QObject {
     ro.kind = EventKind::Readout;
     ro.n_samples = 4;
     const std::vector<SeqEvent> ev{ro, free, free, spoil, rf, free, ro, free, rf, ro, free};
-    QVERIFY(separable::transverse_read_from(ev, 0));    // a readout
-    QVERIFY(!separable::transverse_read_from(ev, 1));   // Free, Free, then Spoil
-    QVERIFY(!separable::transverse_read_from(ev, 3));   // the Spoil itself
-    QVERIFY(separable::transverse_read_from(ev, 4));    // an RF
-    QVERIFY(separable::transverse_read_from(ev, 7));    // Free, then an RF
-    QVERIFY(separable::transverse_read_from(ev, 10));   // Free to the program's end: the final state
-    QVERIFY(separable::transverse_read_from(ev, 11));   // the end
+    const std::vector<bool> read = separable::transverse_reads(ev);
+    QCOMPARE(read, (std::vector<bool>{true, false, false, false, true, true, true, true, true, true, true, true}));
+    // [0] a readout; [1], [2] Free up to a Spoil; [3] the Spoil itself; [4] an RF; [5] Free, then a readout; [7] Free,
+    // then an RF; [10] Free to the program's end, and [11] the end: the final state is kept.
 
     SequenceSpec q;
     q.matrix = 16;
@@ -260,11 +257,13 @@ class TestSeparableReadout : public QObject {
       q.type = type;
       q.TE_s = type == SequenceType::Bssfp ? q.TR_s / 2 : 0.004;
       const SequenceProgram p = build_sequence_program(q);
+      const std::vector<bool> read_p = separable::transverse_reads(p.events);
+      QCOMPARE(read_p.size(), p.events.size() + 1);
       int readouts = 0, dropped = 0;
       for (std::size_t k = 0; k < p.events.size(); ++k) {
         if (p.events[k].kind != EventKind::Readout) continue;
         ++readouts;
-        if (separable::transverse_read_from(p.events, k + 1)) continue;
+        if (read_p[k + 1]) continue;
         ++dropped;
         // From there on, Mxy = (0.3, -0.2) and Mxy = 0 end alike once the Spoil is played.
         bloch::Mag a{0.3f, -0.2f, 0.7f}, b{0.f, 0.f, 0.7f};

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "fluid_test_support.hpp"
@@ -157,6 +158,31 @@ class TestFluidStencil : public QObject {
     const CellPhantom tube = tube_2d(94, 19);
     const FluidStencil s = build_fluid_stencil(tube, fluid_cells(tube), true);
     QVERIFY(s.limited_slots >= 2);  // the x faces and the y faces of the swirl
+  }
+
+  // Built in ranges of ranks on threads, the stencil is the one-range stencil bit for bit: every array, with
+  // and without the limited correction (each range sums its cells' faces in the same order).
+  void stencilDoesNotDependOnParts() {
+    const std::vector<CellPhantom> cases = {tube_2d(94, 19, true), vessel_slab(60, 60, 14, 1e-3), converging_3d()};
+    auto same_bytes = [](const auto& a, const auto& b) {
+      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof a[0]) == 0;
+    };
+    for (const CellPhantom& ph : cases)
+      for (bool limited : {false, true}) {
+        const auto fluid = fluid_cells(ph);
+        const FluidStencil one = build_fluid_stencil(ph, fluid, limited, 1);
+        QVERIFY(one.in_slots >= 1);
+        for (int parts : {2, 5}) {
+          const FluidStencil s = build_fluid_stencil(ph, fluid, limited, parts);
+          QCOMPARE(s.nf, one.nf);
+          QCOMPARE(s.in_slots, one.in_slots);
+          QCOMPARE(s.limited_slots, one.limited_slots);
+          QVERIFY(same_bytes(s.out, one.out));
+          QVERIFY(same_bytes(s.fresh, one.fresh));
+          QVERIFY(same_bytes(s.inflow, one.inflow));
+          QVERIFY(same_bytes(s.limited, one.limited));
+        }
+      }
   }
 
   // Transport alone in a closed vessel (walls all round, no open face) conserves Σ M.

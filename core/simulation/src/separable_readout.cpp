@@ -11,10 +11,11 @@ bool readout_is_separable(const SeqEvent& e) {
   return e.kind == EventKind::Readout && e.n_samples > 0 && e.dk_y == 0 && e.dk_z == 0;
 }
 
-bool transverse_read_from(std::span<const SeqEvent> events, std::size_t k) {
-  for (; k < events.size(); ++k)
-    if (events[k].kind != EventKind::Free) return events[k].kind != EventKind::Spoil;
-  return true;
+std::vector<bool> transverse_reads(std::span<const SeqEvent> events) {
+  std::vector<bool> read(events.size() + 1, true);
+  for (std::size_t k = events.size(); k-- > 0;)
+    read[k] = events[k].kind == EventKind::Free ? read[k + 1] : events[k].kind != EventKind::Spoil;
+  return read;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "moving_twin_steps.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/flow/face_flux.hpp"
 #include "mrwb/simulation/internal/moving_step_ops.hpp"
 #include "mrwb/simulation/internal/transport_stencil.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 // The limited correction's faces of every fluid cell (LimitedFace): faces to a fluid neighbour with a flux,
 // whose UU is a fluid cell or fresh inflow through an open face (transport_limited_ops.hpp's rules).
-void add_limited_faces(const CellPhantom& ph, std::span<const std::uint32_t> fluid, const std::vector<std::int32_t>& face,
+void add_limited_faces(const CellPhantom& ph, std::span<const std::uint32_t> fluid, std::span<const std::int32_t> face,
                        int faces, FluidStencil& s) {
   const std::size_t n = ph.size(), nf = fluid.size();
   const float* u_axis[3] = {ph.ux.data(), ph.uy.data(), ph.uz.size() == n ? ph.uz.data() : nullptr};
@@ -60,58 +61,72 @@ void add_limited_faces(const CellPhantom& ph, std::span<const std::uint32_t> flu
 
 }  // namespace
 
-FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, bool second_order) {
+FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, bool second_order, int parts) {
   const std::size_t n = ph.size(), nf = fluid.size();
   if (ph.ux.size() != n || ph.uy.size() != n) throw std::invalid_argument("build_fluid_stencil: no velocity field");
   const int faces = ph.nz > 1 ? 6 : 4;
   if (nf > static_cast<std::size_t>(k_rank_mask))
     throw InputError("simulate: " + std::to_string(nf) + " moving cells; the transport stencil holds at most " +
                      std::to_string(k_rank_mask) + " (use coarser cells)");
-  const std::vector<std::int32_t> face = fluid_face_ranks(ph, fluid);
+  if (parts <= 0) parts = range_parts(nf);
+  const UninitialisedVector<std::int32_t> face = fluid_face_ranks(ph, fluid, parts);
   const float* u_axis[3] = {ph.ux.data(), ph.uy.data(), ph.uz.size() == n ? ph.uz.data() : nullptr};
   FluidStencil s;
   s.nf = nf;
-  s.out.assign(nf, 0.f);
-  s.fresh.assign(nf, 0.f);
-  // Two sweeps over the faces: the first counts each cell's inflow faces (more than 4 only in a converging 3-D
-  // flow) and sums its outflow and fresh inflow, the second writes the inflow faces straight into their slots (no
-  // per-face scratch arrays: on a GPU rank's 2.7 M fluid cells their page faults cost more than the sweep).
-  std::vector<std::uint8_t> n_in(nf, 0);
-  auto sweep = [&](auto&& on_face) {
-    for (std::size_t r = 0; r < nf; ++r) {
-      const std::size_t i = fluid[r];
-      for (int f = 0; f < faces; ++f) {
-        const std::int32_t code = face[r * faces + f];
-        if (code == k_face_wall) continue;
-        const float* u = u_axis[f / 2];
-        const float dir = (f & 1) ? -1.f : 1.f;
-        const float ui = u ? u[i] : 0.f;
-        float c;
-        if (code >= 0) {
-          const float uj = u ? u[fluid[static_cast<std::size_t>(code)]] : 0.f;
-          c = face_velocity(dir > 0 ? ui : uj, dir > 0 ? uj : ui);  // as transport_cell_ops.hpp's gather
-        } else {
-          c = ui;  // open face
-        }
-        on_face(r, i, f, code, c * dir);  // out > 0: leaves cell i through this face; < 0: enters it
+  // Two sweeps over each cell's faces, the cells in ranges on threads: the first counts a cell's inflow faces
+  // (more than 4 only in a converging 3-D flow) and sums its outflow and fresh inflow, the second writes the
+  // inflow faces straight into their slots. No per-face scratch arrays, and every array is first written by the
+  // thread that fills it: on a GPU rank's 2.7 M fluid cells the page faults cost more than the sweeps.
+  auto sweep = [&](std::size_t r, auto&& on_face) {
+    const std::size_t i = fluid[r];
+    for (int f = 0; f < faces; ++f) {
+      const std::int32_t code = face[r * faces + f];
+      if (code == k_face_wall) continue;
+      const float* u = u_axis[f / 2];
+      const float dir = (f & 1) ? -1.f : 1.f;
+      const float ui = u ? u[i] : 0.f;
+      float c;
+      if (code >= 0) {
+        const float uj = u ? u[fluid[static_cast<std::size_t>(code)]] : 0.f;
+        c = face_velocity(dir > 0 ? ui : uj, dir > 0 ? uj : ui);  // as transport_cell_ops.hpp's gather
+      } else {
+        c = ui;  // open face
       }
+      on_face(i, f, code, c * dir);  // out > 0: leaves cell i through this face; < 0: enters it
     }
   };
-  sweep([&](std::size_t r, std::size_t i, int, std::int32_t code, float out) {
-    if (out > 0.f) {
-      s.out[r] += out;
-    } else if (out < 0.f) {
-      if (code >= 0)
-        ++n_in[r];
-      else
-        s.fresh[r] += -out * ph.PD[i];
+  s.out.resize(nf);
+  s.fresh.resize(nf);
+  UninitialisedVector<std::uint8_t> n_in(nf);
+  for_each_range(nf, parts, [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      float out_sum = 0.f, fresh = 0.f;
+      std::uint8_t ins = 0;
+      sweep(r, [&](std::size_t i, int, std::int32_t code, float out) {
+        if (out > 0.f) {
+          out_sum += out;
+        } else if (out < 0.f) {
+          if (code >= 0)
+            ++ins;
+          else
+            fresh += -out * ph.PD[i];
+        }
+      });
+      s.out[r] = out_sum;
+      s.fresh[r] = fresh;
+      n_in[r] = ins;
     }
   });
   s.in_slots = nf ? *std::max_element(n_in.begin(), n_in.end()) : 0;
-  s.inflow.assign(static_cast<std::size_t>(s.in_slots) * nf, FluidInflow{});
-  std::fill(n_in.begin(), n_in.end(), std::uint8_t{0});
-  sweep([&](std::size_t r, std::size_t, int f, std::int32_t code, float out) {
-    if (out < 0.f && code >= 0) s.inflow[n_in[r]++ * nf + r] = {code | (f << k_face_shift), -out};
+  s.inflow.resize(static_cast<std::size_t>(s.in_slots) * nf);
+  for_each_range(nf, parts, [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      int k = 0;
+      sweep(r, [&](std::size_t, int f, std::int32_t code, float out) {
+        if (out < 0.f && code >= 0) s.inflow[k++ * nf + r] = {code | (f << k_face_shift), -out};
+      });
+      for (; k < s.in_slots; ++k) s.inflow[k * nf + r] = FluidInflow{};
+    }
   });
   if (second_order) add_limited_faces(ph, fluid, face, faces, s);
   return s;

@@ -162,7 +162,7 @@ __device__ float2 cmul(float2 a, float2 b) { return make_float2(a.x * b.x - a.y 
 //    table (`pass`: [entry][map rows ..., readout factors]). Otherwise each cell plays the events with
 //    its tissue factors computed by the same functions.
 // load_xy / store_xy false: the pass starts from Mxy = 0 / leaves its Mxy unstored, where it is never read
-// (separable::transverse_read_from: a Spoil before the next excitation); the Mz alone then crosses passes.
+// (separable::transverse_reads: a Spoil before the next excitation); the Mz alone then crosses passes.
 // Depth rows of loads in flight per thread, at least MinBlocks blocks per SM (registers).
 template <bool Table, int MinBlocks, int Depth>
 __global__ void __launch_bounds__(k_sep_block, MinBlocks)

@@ -41,7 +41,7 @@ static_assert(sizeof(separable::AffineMap) == 3 * sizeof(float4));
 void launch_play_events(unsigned blocks, cudaStream_t stream, const CellGrid& g, const DeviceEvent* ev, int e_begin, int e_end,
                         const CellData& d, const std::uint32_t* list, std::size_t first, std::size_t last);
 // Table: `pass` is the pass's table (composed maps and readout factors per tissue entry). load_xy / store_xy: the
-// pass reads the Mxy it starts from / stores the Mxy it ends with (separable::transverse_read_from).
+// pass reads the Mxy it starts from / stores the Mxy it ends with (separable::transverse_reads).
 void launch_separable_pass(bool table, dim3 grid, std::size_t shared_bytes, cudaStream_t stream, const CellGrid& g,
                            const DeviceEvent* ev, int e_begin, int e_end, const CellData& d,
                            const separable::ReadoutGroups& groups, int rows_per_block, int n_grad, const float4* pass,
@@ -61,15 +61,15 @@ class ClosedFormPlayer {
         ev_(device_events(prog)), d_ev_(std::max<std::size_t>(1, ev_.size())),
         max_rows_(beside_steps ? k_sep_rows_beside_steps : k_sep_max_rows) {
     if (!ev_.empty()) d_ev_.upload(ev_.data());
-    if (const char* env = std::getenv("MRWB_SEP_ROWS")) {
+    if (const char* env = std::getenv("MRWB_SEP_ROWS"))
       max_rows_ = std::clamp(std::atoi(env), 1, k_sep_max_rows);
-      rows_set_ = true;
-    }
+    else
+      rows_by_steps_ = beside_steps;
   }
   // The steps beside which the passes play take at most `rounds` rounds of resident blocks: the rows per block of
   // the passes queued from then on.
   void beside_steps_of(std::size_t rounds) {
-    if (max_rows_ == k_sep_rows_beside_steps && !rows_set_ && rounds <= 2) max_rows_ = k_sep_rows_beside_short_steps;
+    if (rows_by_steps_ && rounds <= 2) max_rows_ = k_sep_rows_beside_short_steps;
   }
   // Queues every group whose last event completes at most `tr` TRs (INT_MAX: all). Returns the TRs
   // completed by what has been queued.
@@ -96,9 +96,7 @@ class ClosedFormPlayer {
     // MRWB_SEP_KEEP_XY=1: every pass loads and stores Mxy (A/B measurements).
     const char* keep_env = std::getenv("MRWB_SEP_KEEP_XY");
     const bool keep = keep_env && std::atoi(keep_env) == 1;
-    transverse_read_.assign(prog.events.size() + 1, true);
-    for (std::size_t k = 0; k <= prog.events.size() && !keep; ++k)
-      transverse_read_[k] = separable::transverse_read_from(prog.events, k);
+    transverse_read_ = keep ? std::vector<bool>(prog.events.size() + 1, true) : separable::transverse_reads(prog.events);
     P_ = std::make_unique<DeviceBuffer<double2>>(static_cast<std::size_t>(g_.ncoils * groups_.count) * g_.nx);
     if (d_.entry && !tissue.values.empty() && tissue.values.size() <= k_max_pass_table_entries) pass_tables(tissue, prog);
   }
@@ -209,13 +207,13 @@ class ClosedFormPlayer {
   std::size_t begin_ = 0;
   int done_ = 0;
   std::vector<bool> separable_;  // [event] readout played the separable way (empty: none)
-  std::vector<bool> transverse_read_;  // [event] Mxy before it read (separable::transverse_read_from); [size]: the end
+  std::vector<bool> transverse_read_;  // [event] Mxy before it read (separable::transverse_reads); [size]: the end
   separable::ReadoutGroups groups_;
   std::unique_ptr<DeviceBuffer<double2>> P_;  // [coil][group][x]
   std::unique_ptr<DeviceBuffer<float4>> tables_;  // pass_tables (nullptr: none)
   std::vector<long long> pass_offset_;            // [readout event] its pass table in tables_, −1: none
   int max_rows_;  // rows per block of a separable pass (MRWB_SEP_ROWS=1..64 overrides: A/B measurements)
-  bool rows_set_ = false;  // by MRWB_SEP_ROWS
+  bool rows_by_steps_ = false;  // beside the steps, MRWB_SEP_ROWS unset: beside_steps_of picks the rows
 };
 
 }  // namespace mrwb::gpu::sim

@@ -123,10 +123,12 @@ __device__ __forceinline__ void block_signal(const CellGrid& g, const float2* __
 // (ix, iy, iz), tissue (PD, R1 = 1/T1, R2 = 1/T2, ΔB) and velocity. Throws std::invalid_argument when a grid
 // side exceeds 65535 cells (positions are uint16).
 struct FluidStatics {
-  std::vector<ushort4> pos;
-  std::vector<float4> tissue;
-  std::vector<float> ux, uy, uz;  // uz zeros when the phantom has none
+  UninitialisedVector<ushort4> pos;
+  UninitialisedVector<float4> tissue;
+  UninitialisedVector<float> ux, uy, uz;  // uz zeros when the phantom has none
 };
+// In ranges of cells on host threads (a GPU rank's 2.7 M fluid cells: each array first written by the threads
+// that fill it).
 FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::uint32_t> cells) {
   if (ph.nx > 65535 || ph.ny > 65535 || ph.nz > 65535)
     throw std::invalid_argument("fluid kernels: a grid side above 65535 cells");
@@ -136,17 +138,19 @@ FluidStatics gather_fluid_statics(const CellPhantom& ph, std::span<const std::ui
   st.tissue.resize(m);
   st.ux.resize(m);
   st.uy.resize(m);
-  st.uz.assign(m, 0.f);
-  for (std::size_t k = 0; k < m; ++k) {
-    const std::uint32_t c = cells[k];
-    const std::size_t in_slice = c % slice;
-    st.pos[k] = make_ushort4(static_cast<unsigned short>(in_slice % ph.nx), static_cast<unsigned short>(in_slice / ph.nx),
-                             static_cast<unsigned short>(c / slice), 0);
-    st.tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
-    st.ux[k] = ph.ux[c];
-    st.uy[k] = ph.uy[c];
-    if (!ph.uz.empty()) st.uz[k] = ph.uz[c];
-  }
+  st.uz.resize(m);
+  for_each_range(m, range_parts(m), [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::uint32_t c = cells[k];
+      const std::size_t in_slice = c % slice;
+      st.pos[k] = make_ushort4(static_cast<unsigned short>(in_slice % ph.nx), static_cast<unsigned short>(in_slice / ph.nx),
+                               static_cast<unsigned short>(c / slice), 0);
+      st.tissue[k] = make_float4(ph.PD[c], fluid::relaxation_rate(ph.T1_s[c]), fluid::relaxation_rate(ph.T2_s[c]), ph.dB_T[c]);
+      st.ux[k] = ph.ux[c];
+      st.uy[k] = ph.uy[c];
+      st.uz[k] = ph.uz.empty() ? 0.f : ph.uz[c];
+    }
+  });
   return st;
 }
 
@@ -707,10 +711,14 @@ class CudaSimulationEngine final : public SimulationEngine {
       const auto t_wait = std::chrono::steady_clock::now();
       StencilHost h = stencil.get();
       if (std::getenv("MRWB_SIM_TIMING"))
-        std::fprintf(stderr, "cuda engine: fluid tables ready %.4f s after set-up (waited %.4f s), %zu cells, %zu steps\n",
+        std::fprintf(stderr,
+                     "cuda engine: fluid tables ready %.4f s after set-up (waited %.4f s), %zu cells, %zu steps; host "
+                     "%.4f s (step table %.4f, stencil %.4f, statics %.4f, frames and tissue table %.4f, state %.4f) "
+                     "on %u threads\n",
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_wait).count(), h.fluid.size(),
-                     h.steps.size());
+                     h.steps.size(), h.part_s[0] + h.part_s[1] + h.part_s[2] + h.part_s[3] + h.part_s[4], h.part_s[0],
+                     h.part_s[1], h.part_s[2], h.part_s[3], h.part_s[4], host_threads());
       run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done, slab);
     }
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
@@ -735,10 +743,10 @@ class CudaSimulationEngine final : public SimulationEngine {
       const auto t_end = std::chrono::steady_clock::now();
       std::fprintf(stderr,
                    "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (cell lists %.4f, "
-                   "memory check %.4f, tissue %.4f), kernels %.4f s, read-back %.4f s\n",
+                   "memory check %.4f, tissue %.4f, device buffers %.4f), kernels %.4f s, read-back %.4f s\n",
                    n, lists.n_stepped, lists.n_closed_form, tissue.values.size(), sec(t_setup - t_start).count(),
                    sec(t_lists - t_start).count(), sec(t_checked - t_lists).count(), sec(t_tissue - t_stencil).count(),
-                   sec(t_kernels - t_setup).count(),
+                   sec(t_setup - t_tissue).count(), sec(t_kernels - t_setup).count(),
                    sec(t_end - t_kernels).count());
     }
   }
@@ -772,37 +780,58 @@ class CudaSimulationEngine final : public SimulationEngine {
     std::vector<std::pair<long, int>> trs_at;
     std::vector<FluidStep> steps;
     std::vector<FrameStep> frames;  // empty: the donor cell in the lab frame
-    std::vector<float4> u;          // [rank] velocity (gradient frame only)
+    UninitialisedVector<float4> u;  // [rank] velocity (gradient frame only)
     FluidStencil sten;
     FluidStatics st;
     bool table = false;  // tissue indexed by pos.w
-    std::vector<float> m0;
-    std::vector<float2> out_fresh;
+    UninitialisedVector<float> m0;
+    UninitialisedVector<float2> out_fresh;
+    std::array<double, 5> part_s{};  // host seconds: step table, stencil, statics, frame table and tissue table, state
   };
+  // The passes over the fluid cells run in ranges on host threads (parallel_ranges.hpp; MRWB_HOST_THREADS caps
+  // them): a weak-scaling middle rank holds 2.7 M fluid cells and few closed-form cells to play meanwhile.
   static StencilHost stencil_host(const CellPhantom& ph, const SequenceProgram& prog, std::vector<std::uint32_t> fluid,
                                   bool frame, bool limited, const CancelToken& cancel) {
+    using clock = std::chrono::steady_clock;
     StencilHost h;
+    auto t = clock::now();
+    auto lap = [&](int part) {
+      const auto now = clock::now();
+      h.part_s[static_cast<std::size_t>(part)] = std::chrono::duration<double>(now - t).count();
+      t = now;
+    };
     h.fluid = std::move(fluid);
     const std::size_t nf = h.fluid.size();
+    const int parts = range_parts(nf);
     h.steps = fluid_step_table(ph, prog, h.trs_at, frame);
+    lap(0);
     cancel.throw_if_cancelled();
-    h.sten = build_fluid_stencil(ph, h.fluid, limited);
+    h.sten = build_fluid_stencil(ph, h.fluid, limited, parts);
     if (h.sten.inflow.size() > static_cast<std::size_t>(INT_MAX))  // the kernel's 32-bit slot indices
       throw InputError("simulate: too many fluid cells for the CUDA engine; use coarser cells");
+    lap(1);
     cancel.throw_if_cancelled();
     h.st = gather_fluid_statics(ph, h.fluid);
+    lap(2);
     if (frame) {
       h.frames = fluid_frame_table(h.steps, ph.cell_size_m);
       h.u.resize(nf);
-      for (std::size_t r = 0; r < nf; ++r) h.u[r] = make_float4(h.st.ux[r], h.st.uy[r], h.st.uz[r], 0.f);
+      for_each_range(nf, parts, [&](int, std::size_t begin, std::size_t end) {
+        for (std::size_t r = begin; r < end; ++r) h.u[r] = make_float4(h.st.ux[r], h.st.uy[r], h.st.uz[r], 0.f);
+      });
     }
     h.table = tissue_table(h.st);
-    h.m0.assign(3 * nf, 0.f);
+    lap(3);
+    h.m0.resize(3 * nf);
     h.out_fresh.resize(nf);
-    for (std::size_t k = 0; k < nf; ++k) {
-      h.m0[2 * nf + k] = ph.PD[h.fluid[k]];  // thermal equilibrium
-      h.out_fresh[k] = make_float2(h.sten.out[k], h.sten.fresh[k]);
-    }
+    for_each_range(nf, parts, [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) {
+        h.m0[k] = h.m0[nf + k] = 0.f;
+        h.m0[2 * nf + k] = ph.PD[h.fluid[k]];  // thermal equilibrium
+        h.out_fresh[k] = make_float2(h.sten.out[k], h.sten.fresh[k]);
+      }
+    });
+    lap(4);
     return h;
   }
 
@@ -902,7 +931,9 @@ class CudaSimulationEngine final : public SimulationEngine {
     TissueTable t;
     auto value = [&](std::size_t k) { return TissueValue{st.tissue[k].x, st.tissue[k].y, st.tissue[k].z, st.tissue[k].w}; };
     if (!distinct_values(st.tissue.size(), value, t)) return false;
-    for (std::size_t k = 0; k < t.entry.size(); ++k) st.pos[k].w = t.entry[k];
+    for_each_range(t.entry.size(), range_parts(t.entry.size()), [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) st.pos[k].w = t.entry[k];
+    });
     st.tissue.resize(t.values.size());
     for (std::size_t e = 0; e < t.values.size(); ++e)
       st.tissue[e] = make_float4(t.values[e][0], t.values[e][1], t.values[e][2], t.values[e][3]);

@@ -4,15 +4,25 @@
 // fn must not throw.
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
 namespace mrwb {
 
-// One part per hardware thread, but none under 2^16 items (thread start-up would dominate).
+// The threads a host pass may use: the hardware's, or fewer with MRWB_HOST_THREADS=n (n >= 1; timing
+// comparisons, or ranks sharing a host).
+inline unsigned host_threads() {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const char* env = std::getenv("MRWB_HOST_THREADS");
+  const long n = env ? std::strtol(env, nullptr, 10) : 0;
+  return n >= 1 && static_cast<unsigned long>(n) < hw ? static_cast<unsigned>(n) : hw;
+}
+
+// One part per host thread, but none under 2^16 items (thread start-up would dominate).
 inline int range_parts(std::size_t n) {
   const std::size_t by_size = std::max<std::size_t>(1, n >> 16);
-  return static_cast<int>(std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), by_size));
+  return static_cast<int>(std::min<std::size_t>(host_threads(), by_size));
 }
 
 inline std::size_t range_begin(std::size_t n, int parts, int part) {

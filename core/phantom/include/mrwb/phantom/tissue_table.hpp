@@ -13,33 +13,16 @@
 #include <vector>
 
 #include "mrwb/base/parallel_ranges.hpp"
+#include "mrwb/base/uninitialised_allocator.hpp"
 #include "mrwb/phantom/phantom.hpp"
 
 namespace mrwb {
 
 using TissueValue = std::array<float, 4>;
 
-// Leaves elements uninitialised on resize: the parallel pass writes every entry (a value-initialising
-// resize would fault in and zero 140 MB on one thread first, for the liver slab).
-template <typename T>
-struct UninitialisedAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UninitialisedAllocator<U>;
-  };
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
 struct TissueTable {
-  std::vector<TissueValue> values;                                          // per entry; per cell when `entry` is empty
-  std::vector<std::uint16_t, UninitialisedAllocator<std::uint16_t>> entry;  // per cell, into values
+  std::vector<TissueValue> values;           // per entry; per cell when `entry` is empty
+  UninitialisedVector<std::uint16_t> entry;  // per cell, into values
 };
 
 constexpr std::size_t k_max_tissue_entries = 65536;  // what a 16-bit entry addresses

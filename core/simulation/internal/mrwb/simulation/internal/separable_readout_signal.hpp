@@ -15,12 +15,12 @@ namespace mrwb::separable {
 // A readout whose gradient moves k along x only: dk_y = dk_z = 0 per dwell.
 bool readout_is_separable(const SeqEvent& e);
 
-// Whether the transverse magnetization before events[k] is ever read: not when the first event from k other than a
-// Free is a Spoil (ideal spoiling zeroes Mxy before the excitation; a Free event before it relaxes Mz on its own, as
-// Mxy's precession and decay never reach Mz). At the program's end it is kept (the final state). A closed-form pass
-// then neither stores the Mxy it ends with nor loads the Mxy it starts from: 16 of its 26 bytes a cell (entry, M in,
-// M out) on the default spoiled GE.
-bool transverse_read_from(std::span<const SeqEvent> events, std::size_t k);
+// [k], k <= events.size(): whether the transverse magnetization before events[k] is ever read: not when the first
+// event from k other than a Free is a Spoil (ideal spoiling zeroes Mxy before the excitation; a Free event before it
+// relaxes Mz on its own, as Mxy's precession and decay never reach Mz). At the program's end ([size]) it is kept
+// (the final state). A closed-form pass then neither stores the Mxy it ends with nor loads the Mxy it starts from:
+// 16 of its 26 bytes a cell (entry, M in, M out) on the default spoiled GE. One backward pass over the events.
+std::vector<bool> transverse_reads(std::span<const SeqEvent> events);
 
 // The distinct (T2, ΔB) of the cells that obey the Bloch operator alone: PD != 0 and, when
 // `skip_fluid`, not fluid (those are time-stepped). False when there are more than

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "mrwb/base/uninitialised_allocator.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/internal/moving_step_table.hpp"
 #include "mrwb/simulation/transport_cell_ops.hpp"
@@ -26,10 +27,11 @@ namespace mrwb {
 // (position in `fluid`) of the fluid neighbour; k_face_open a face that exchanges with the outside (grid
 // edge, or a vessel end's face to a non-fluid cell: outflow leaves, fresh M = (0, 0, PD) enters);
 // k_face_wall no flux. Faces follow transport_cell_ops.hpp exactly (open grid boundary; open_end).
-// std::invalid_argument when `fluid` is not ascending, holds a non-fluid cell or misses a fluid one.
+// std::invalid_argument when `fluid` is not ascending, holds a non-fluid cell or misses a fluid one. Built in
+// `parts` ranges of ranks on threads (0: range_parts; the result does not depend on it).
 constexpr std::int32_t k_face_open = -1;
 constexpr std::int32_t k_face_wall = -2;
-std::vector<std::int32_t> fluid_face_ranks(const CellPhantom& ph, std::span<const std::uint32_t> fluid);
+UninitialisedVector<std::int32_t> fluid_face_ranks(const CellPhantom& ph, std::span<const std::uint32_t> fluid, int parts = 0);
 
 // One upwind fluid neighbour of a cell: its rank and its face's c_f (8 bytes: one load on the device).
 // `rank` holds the face too (bits from k_face_shift up, in the gather's order +x, −x, +y, −y, +z, −z),
@@ -58,9 +60,9 @@ struct alignas(16) LimitedFace {
 struct FluidStencil {
   int in_slots = 0;     // slots per cell: the most inflow faces of any cell (≤ 4 in 2-D, ≤ 6 in 3-D)
   std::size_t nf = 0;   // fluid cells (ranks: positions in the ascending fluid list)
-  std::vector<float> out;            // [rank] Σ outflow c_f
-  std::vector<float> fresh;          // [rank] Σ inflow c_f through open faces, times PD
-  std::vector<FluidInflow> inflow;   // [slot · nf + rank]
+  UninitialisedVector<float> out;           // [rank] Σ outflow c_f
+  UninitialisedVector<float> fresh;         // [rank] Σ inflow c_f through open faces, times PD
+  UninitialisedVector<FluidInflow> inflow;  // [slot · nf + rank]
   // The limited second-order correction (empty: the donor cell alone): the most listed faces of a cell, and
   // the faces [slot · nf + rank].
   int limited_slots = 0;
@@ -69,8 +71,10 @@ struct FluidStencil {
 
 // The stencil of the fluid cells `fluid` (ascending global indices, all of type Fluid) of `ph`, faces as
 // fluid_face_ranks decides them (open grid boundary, vessel ends). InputError beyond 2^28 fluid cells.
-// `second_order`: with the limited correction's faces (transport_limited_ops.hpp).
-FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, bool second_order = false);
+// `second_order`: with the limited correction's faces (transport_limited_ops.hpp). Built in `parts` ranges of
+// ranks on threads (0: range_parts; the stencil does not depend on it).
+FluidStencil build_fluid_stencil(const CellPhantom& ph, std::span<const std::uint32_t> fluid, bool second_order = false,
+                                 int parts = 0);
 
 namespace fluid {
 
