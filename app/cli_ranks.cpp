@@ -15,6 +15,7 @@
 
 #include "cli_mpirun.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/parallel_ranges.hpp"
 #ifdef MRWB_HAVE_MPI
 #include "mrwb_mpi/simulation/mpi_rank_comm.hpp"
 #endif
@@ -85,10 +86,10 @@ void in_rank_turns(RankComm* comm, const std::function<void()>& fn) {
 void remember_command_line(int argc, char** argv) { command_line().assign(argv, argv + argc); }
 
 int threads_per_rank(const RankComm& comm) {
-  int local = comm.size();
-  if (const char* v = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); v && std::atoi(v) > 0) local = std::atoi(v);
+  // Under mpirun the ranks on this host share it (host_threads); ranks of one process share it all.
+  if (ranks_on_host() > 1) return static_cast<int>(host_threads());
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(1, cores / local);
+  return std::max(1, cores / comm.size());
 }
 
 int run_as_ranks(std::optional<int> ranks, const std::function<int(RankComm*)>& body) {

@@ -1,7 +1,9 @@
 // Unit tests: Bloch operators, phantom discretisation, sequence program, FFT, metrics, registries.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
@@ -187,6 +189,32 @@ class TestUnit : public QObject {
       }
     QCOMPARE(range_begin(10, 3, 1), std::size_t{4});
     QCOMPARE(range_begin(10, 3, 2), std::size_t{7});
+  }
+  // Host passes share the host among the MPI ranks on it (OpenMPI's OMPI_COMM_WORLD_LOCAL_SIZE), and
+  // MRWB_HOST_THREADS caps them further, never raises them; nonsense leaves the hardware's count.
+  void hostThreadsAreSharedAmongTheRanksOnAHost() {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    qunsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    qunsetenv("MRWB_HOST_THREADS");
+    QCOMPARE(ranks_on_host(), 1);
+    QCOMPARE(host_threads(), hw);
+    qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4");
+    QCOMPARE(ranks_on_host(), 4);
+    QCOMPARE(host_threads(), std::max(1u, hw / 4));
+    qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1000");  // more ranks than cores: one thread each
+    QCOMPARE(host_threads(), 1u);
+    qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "x");
+    QCOMPARE(ranks_on_host(), 1);
+    qunsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    qputenv("MRWB_HOST_THREADS", "1");
+    QCOMPARE(host_threads(), 1u);
+    QCOMPARE(range_parts(std::size_t{1} << 30), 1);
+    qputenv("MRWB_HOST_THREADS", QByteArray::number(hw + 5));
+    QCOMPARE(host_threads(), hw);
+    qputenv("MRWB_HOST_THREADS", "0");
+    QCOMPARE(host_threads(), hw);
+    qunsetenv("MRWB_HOST_THREADS");
+    QCOMPARE(range_parts(1000), 1);  // none under 2^16 items
   }
 };
 

@@ -46,7 +46,7 @@ bool merge_tissue_ranges(const std::vector<std::vector<TissueValue>>& local, std
   return true;
 }
 
-TissueTable closed_form_tissue(const CellPhantom& ph, bool moving, std::size_t max_entries) {
+TissueTable closed_form_tissue(const CellPhantom& ph, bool moving, std::size_t max_entries, int parts) {
   // Raw pointers captured by value: the pass streams 17 bytes per cell and must not reload them.
   const float *PD = ph.PD.data(), *T1 = ph.T1_s.data(), *T2 = ph.T2_s.data(), *dB = ph.dB_T.empty() ? nullptr : ph.dB_T.data();
   const std::uint8_t* type = ph.type.data();
@@ -56,9 +56,10 @@ TissueTable closed_form_tissue(const CellPhantom& ph, bool moving, std::size_t m
     return TissueValue{PD[i], T1[i], T2[i], dB ? dB[i] : 0.f};
   };
   TissueTable t;
-  if (distinct_values(ph.size(), value, t, max_entries)) return t;
+  if (parts <= 0) parts = range_parts(ph.size());
+  if (distinct_values(ph.size(), value, t, max_entries, parts)) return t;
   t.values.resize(ph.size());
-  for_each_range(ph.size(), range_parts(ph.size()), [&](int, std::size_t begin, std::size_t end) {
+  for_each_range(ph.size(), parts, [&](int, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) t.values[i] = value(i);
   });
   return t;

@@ -16,8 +16,9 @@
 //    memory, was measured slower on the H100 for the tube and the slab, docs/benchmarks.md, and removed.)
 //  The closed-form cells' tissue is a table of distinct (PD, T1, T2, ΔB) with a 16-bit entry per cell
 //  (mrwb/phantom/tissue_table.hpp; per-cell values beyond 65,536 tissues). Host passes over the grid run in
-//  parallel; the fluid cells' tables are built on a host thread while the device plays the first
-//  closed-form passes; the truth image is copied back on its own stream once its last write is queued.
+//  parallel; with fluid cells to step, a host thread builds their tables while the rest is set up, then the
+//  closed-form tissue while the steps start (ClosedFormPart); the truth image is copied back on its own
+//  stream once its last write is queued.
 //  With fluid cells to step, the closed-form part plays on a stream of its own at the lowest priority, beside
 //  the steps' stream.
 //  Why the split is exact: transport couples fluid cells only (faces touching a stationary or
@@ -37,6 +38,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <latch>
 #include <memory>
 #include <optional>
 #include <span>
@@ -443,6 +445,114 @@ CellLists split_cells(const CellPhantom& ph, bool moving) {
   return l;
 }
 
+// The closed-form part of a run: its cells' tissue on the device (closed_form_tissue: a table of the distinct
+// values and a 16-bit entry per cell where it can be, else one value per cell), their thermal equilibrium and
+// the player. With fluid cells to step (`later`) the steps need none of it: a host thread builds the tissue and
+// copies it on the part's stream once the fluid tables are built, while the steps start, and the part starts at
+// the first play_until that finds it there (on a strong-scaling outer rank of the liver slab, 240 M cells, that
+// host work is 0.2 s, 7 % of the run). Otherwise it is built and started at construction. For `later` the
+// table's buffers are allocated here first (a device allocation beside running kernels serialises the streams),
+// the per-cell values (more than 65,536 tissues, rare) by the host thread.
+class ClosedFormPart {
+ public:
+  struct Setup {
+    const CellPhantom& ph;
+    bool moving;
+    const SequenceProgram& prog;
+    const std::vector<int>& marks;
+    CellGrid g;
+    CellData d;  // entry and tissue filled in here
+    const std::uint32_t* list;
+    std::size_t count;
+    cudaStream_t stream;
+    Pacer& pacer;
+    bool beside_steps;
+  };
+  // later: built once `later` is counted down (the fluid tables first: the steps wait for those), else now.
+  ClosedFormPart(Setup s, std::latch* later) : s_(std::move(s)) {
+    int device = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    if (later) {
+      entry_ = std::make_unique<DeviceBuffer<std::uint16_t>>(s_.g.n);
+      values_ = std::make_unique<DeviceBuffer<float4>>(k_max_tissue_entries);
+    }
+    // Beside the steps, one core stays with the thread that queues them.
+    const int parts = later ? std::max(1, static_cast<int>(host_threads()) - 1) : 0;
+    auto build = [this, device, parts, later] {
+      if (later) later->wait();
+      cuda_check(cudaSetDevice(device), "cudaSetDevice");
+      const auto t0 = std::chrono::steady_clock::now();
+      Tissue t;
+      t.table = closed_form_tissue(s_.ph, s_.moving, k_max_tissue_entries, parts);
+      const std::size_t entries = t.table.entry.size(), values = t.table.values.size();
+      if (!entry_ || entry_->size() < entries) entry_ = std::make_unique<DeviceBuffer<std::uint16_t>>(entries);
+      if (entries == 0) entry_.reset();  // per-cell values: no entries
+      if (!values_ || values_->size() < values) values_ = std::make_unique<DeviceBuffer<float4>>(values);
+      static_assert(sizeof(TissueValue) == sizeof(float4));
+      if (entries)
+        cuda_check(cudaMemcpyAsync(entry_->get(), t.table.entry.data(), entries * sizeof(std::uint16_t),
+                                   cudaMemcpyHostToDevice, s_.stream),
+                   "upload");
+      if (values)
+        cuda_check(cudaMemcpyAsync(values_->get(), t.table.values.data(), values * sizeof(float4), cudaMemcpyHostToDevice,
+                                   s_.stream),
+                   "upload");
+      t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return t;
+    };
+    if (later) {
+      built_ = std::async(std::launch::async, build);
+    } else {
+      tissue_ = build();
+      start();
+    }
+  }
+  // Queues the passes that complete at most `tr` TRs (INT_MAX: all); the TRs completed by what is queued (0 while
+  // the tissue is on its way).
+  int play_until(int tr) {
+    if (!player_ && built_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return 0;
+    if (!player_) start();
+    return player_->play_until(tr);
+  }
+  // Waits for the tissue and starts the part (once the steps are queued: the rest is played from here).
+  void wait_started() {
+    if (!player_) start();
+  }
+  // The steps beside which the passes play take at most `rounds` rounds of resident blocks (ClosedFormPlayer).
+  void beside_steps_of(std::size_t rounds) {
+    rounds_ = rounds;
+    if (player_) player_->beside_steps_of(rounds);
+  }
+  std::size_t tissue_values() const { return tissue_.table.values.size(); }
+  double tissue_seconds() const { return tissue_.seconds; }
+
+ private:
+  struct Tissue {
+    TissueTable table;  // its arrays stay alive while their copies may be in flight
+    double seconds = 0;
+  };
+  void start() {
+    if (built_.valid()) tissue_ = built_.get();
+    CellData d = s_.d;
+    d.entry = entry_ ? entry_->get() : nullptr;
+    d.tissue = values_ ? values_->get() : nullptr;
+    // Thermal equilibrium before the first pass, on the part's stream (the steps never touch the grid's M).
+    if (s_.g.n > 0)
+      equilibrium_state<<<static_cast<unsigned>((s_.g.n + k_block - 1) / k_block), k_block, 0, s_.stream>>>(s_.g.n, d);
+    cuda_check(cudaGetLastError(), "equilibrium_state launch");
+    player_.emplace(s_.prog, s_.marks, s_.g, d, s_.list, s_.count, s_.stream, s_.pacer, s_.beside_steps);
+    player_->enable_separable(tissue_.table, s_.prog);
+    if (rounds_) player_->beside_steps_of(rounds_);
+  }
+  Setup s_;
+  std::unique_ptr<DeviceBuffer<std::uint16_t>> entry_;  // per cell (table), else null
+  std::unique_ptr<DeviceBuffer<float4>> values_;        // per entry, or per cell
+  Tissue tissue_;
+  std::optional<ClosedFormPlayer> player_;
+  std::size_t rounds_ = 0;
+  std::future<Tissue> built_;  // last: destroyed first, waiting for the host thread that uses the members above
+};
+
 // Copies the truth image (8 bytes per cell: 560 MB for the liver slab) to the host on its own stream and
 // host thread as soon as every write to it is queued, while the rest of the run plays: the writes happen
 // at the readouts with a truth sample, so once both parts have queued the TR after the last of them
@@ -637,18 +747,18 @@ class CudaSimulationEngine final : public SimulationEngine {
     check_gpu_memory(cuda_simulation_bytes(ph, prog, coils.ncoils, moving, lists.n_stepped), free_b);
     const auto t_checked = std::chrono::steady_clock::now();
     const bool stencil_path = moving && lists.n_stepped > 0;
+    std::latch tables_built(1);        // the fluid tables' host work is done (the closed-form tissue's waits for it)
     std::future<StencilHost> stencil;  // built on a host thread (StencilHost)
     if (stencil_path)
-      stencil = std::async(std::launch::async, [&ph, &prog, &cancel, fluid = fluid_list(lists, n),
+      stencil = std::async(std::launch::async, [&ph, &prog, &cancel, &tables_built, fluid = fluid_list(lists, n),
                                                 frame = in_gradient_frame(flow_transport_),
                                                 limited = second_order(flow_transport_)]() mutable {
+        struct Done {
+          std::latch& l;
+          ~Done() { l.count_down(); }
+        } done{tables_built};
         return stencil_host(ph, prog, std::move(fluid), frame, limited, cancel);
       });
-    const auto t_stencil = std::chrono::steady_clock::now();
-    // The closed-form cells' tissue as a table and a 16-bit entry per cell where it can be (a few
-    // tissues), else per cell. Velocities reach the device only as the fluid cells' stencils.
-    const TissueTable tissue = closed_form_tissue(ph, moving);
-    const auto t_tissue = std::chrono::steady_clock::now();
     // With fluid cells to step, the closed-form part plays on a stream of its own at the lowest priority beside
     // the steps' (the highest), so that its blocks fill the SMs the steps leave idle (a step's last wave, the gaps
     // between steps) instead of waiting between their graphs; both parts add into the signal by atomics and write
@@ -659,33 +769,35 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (const char* env = std::getenv("MRWB_CLOSED_FORM_STREAM"); stencil_path && (!env || *env != '0'))
       closed_own = std::make_unique<Stream>(Stream::Priority::Lowest);
     const cudaStream_t closed_stream = closed_own ? closed_own->s : stream.s;
-    DeviceBuffer<float> Mx(n), My(n), Mz(n);
-    DeviceBuffer<std::uint16_t> entry(tissue.entry.size());
-    DeviceBuffer<float4> tissue_values(tissue.values.size());
-    DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size());
-    static_assert(sizeof(TissueValue) == sizeof(float4));
-    if (entry.size()) entry.upload(tissue.entry.data());
-    if (tissue_values.size()) tissue_values.upload(reinterpret_cast<const float4*>(tissue.values.data()));
-    if (closed_form.size()) closed_form.upload(lists.closed_form.data());
-    DeviceBuffer<float2> sens(coils.uniform() ? 0 : ncoils * n);
-    if (!coils.uniform()) sens.upload(reinterpret_cast<const float2*>(coils.sens.data()));
-    const std::size_t n_samples = std::max<std::size_t>(1, samples.size());
-    DeviceBuffer<double2> sums(n_samples * k_signal_slots);
-    cuda_check(cudaMemset(sums.get(), 0, sums.size() * sizeof(double2)), "memset");
-    DeviceBuffer<float2> truth(n);
-    cuda_check(cudaMemset(truth.get(), 0, n * sizeof(float2)), "memset");
-    const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
-                     static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
-    CellData d{Mx.get(), My.get(), Mz.get(), entry.size() ? entry.get() : nullptr, tissue_values.get(),
-               coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
-    if (n > 0) equilibrium_state<<<static_cast<unsigned>((n + k_block - 1) / k_block), k_block>>>(n, d);
-    cuda_check(cudaGetLastError(), "equilibrium_state launch");
-    cuda_check(cudaDeviceSynchronize(), "setup");
-    const auto t_setup = std::chrono::steady_clock::now();
     Pacer pacer(stream.s, cancel);
     std::unique_ptr<Pacer> closed_own_pacer = closed_own ? std::make_unique<Pacer>(closed_stream, cancel) : nullptr;
     Pacer& closed_pacer = closed_own_pacer ? *closed_own_pacer : pacer;
     const std::vector<int> marks = tr_progress_marks(prog);
+    DeviceBuffer<float> Mx(n), My(n), Mz(n);
+    const std::size_t n_samples = std::max<std::size_t>(1, samples.size());
+    DeviceBuffer<double2> sums(n_samples * k_signal_slots);
+    DeviceBuffer<float2> truth(n);
+    DeviceBuffer<float2> sens(coils.uniform() ? 0 : ncoils * n);
+    DeviceBuffer<std::uint32_t> closed_form(lists.closed_form.size());
+    const CellGrid g{ph.nx,        ph.ny,        ph.nz, n, ph.x0_m, ph.y0_m, ph.z0_m, ph.cell_size_m, coils.ncoils,
+                     static_cast<std::size_t>(prog.readouts) * prog.nx, n_samples};
+    CellData d{Mx.get(), My.get(), Mz.get(), nullptr, nullptr, coils.uniform() ? nullptr : sens.get(), sums.get(), truth.get()};
+    // The closed-form cells' tissue (velocities reach the device only as the fluid cells' stencils): with fluid
+    // cells to step, built on a host thread while the rest is set up and the steps start (ClosedFormPart).
+    const auto t_buffers = std::chrono::steady_clock::now();
+    // MRWB_CLOSED_FORM_TISSUE_LATER=0 builds it in the set-up (A/B measurements).
+    const char* later_env = std::getenv("MRWB_CLOSED_FORM_TISSUE_LATER");
+    const bool later = stencil_path && !(later_env && *later_env == '0');
+    ClosedFormPart closed({ph, moving, prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr,
+                           lists.n_closed_form, closed_stream, closed_pacer, closed_own != nullptr},
+                          later ? &tables_built : nullptr);
+    const auto t_tissue = std::chrono::steady_clock::now();
+    if (closed_form.size()) closed_form.upload(lists.closed_form.data());
+    if (!coils.uniform()) sens.upload(reinterpret_cast<const float2*>(coils.sens.data()));
+    cuda_check(cudaMemset(sums.get(), 0, sums.size() * sizeof(double2)), "memset");
+    cuda_check(cudaMemset(truth.get(), 0, n * sizeof(float2)), "memset");
+    cuda_check(cudaDeviceSynchronize(), "setup");
+    const auto t_setup = std::chrono::steady_clock::now();
     TruthReadback truth_readback(prog, marks, cell_truth.first(std::min(n, cell_truth.size())), truth.get(), cancel);
     int reported = 0;
     auto tr_done = [&](int trs) {  // progress once per TR (trs: TRs queued so far by both parts)
@@ -694,9 +806,6 @@ class CudaSimulationEngine final : public SimulationEngine {
       while (reported < trs) progress(static_cast<double>(++reported) / marks.back(), "simulate");
     };
 
-    ClosedFormPlayer closed(prog, marks, g, d, lists.closed_form_listed ? closed_form.get() : nullptr, lists.n_closed_form,
-                            closed_stream, closed_pacer, closed_own != nullptr);
-    closed.enable_separable(tissue, prog);
     const int total = marks.empty() ? 0 : marks.back();
     // The CUDA IPC set-up is collective. A rank with no time-stepped cells exchanges nothing (its
     // neighbours' traffic with it is empty both ways) but joins the set-up here and leaves it (an agreement of
@@ -705,9 +814,7 @@ class CudaSimulationEngine final : public SimulationEngine {
     if (slab && slab->exchange && slab->ipc && !slab->comm->all_agree(!stencil_path) && !stencil_path)
       idle_halo = IpcHalo::open(*slab->comm, {nullptr, nullptr}, 0, FluidHaloRanges{}, stream.s);
     if (stencil_path) {
-      // The device plays closed-form passes while the host thread finishes the fluid cells' tables.
-      for (int tr = 1; tr <= total && stencil.wait_for(std::chrono::seconds(0)) != std::future_status::ready; ++tr)
-        closed.play_until(tr);
+      // The steps start once the host thread has the fluid cells' tables (the closed-form tissue follows them).
       const auto t_wait = std::chrono::steady_clock::now();
       StencilHost h = stencil.get();
       if (std::getenv("MRWB_SIM_TIMING"))
@@ -722,6 +829,7 @@ class CudaSimulationEngine final : public SimulationEngine {
       run_time_stepped_stencil(std::move(h), g, d, closed, stream.s, pacer, tr_done, slab);
     }
     // What is left of the closed-form part (all of it for a static phantom), progress as it is queued.
+    closed.wait_started();
     for (int tr = reported + 1; tr <= total; ++tr) tr_done(std::min(tr, closed.play_until(tr)));
     closed.play_until(INT_MAX);
     cuda_check(cudaStreamSynchronize(stream.s), "simulation kernels");
@@ -743,11 +851,12 @@ class CudaSimulationEngine final : public SimulationEngine {
       const auto t_end = std::chrono::steady_clock::now();
       std::fprintf(stderr,
                    "cuda engine: %zu cells (%zu stepped, %zu closed form, %zu tissue values): set-up %.4f s (cell lists %.4f, "
-                   "memory check %.4f, tissue %.4f, device buffers %.4f), kernels %.4f s, read-back %.4f s\n",
-                   n, lists.n_stepped, lists.n_closed_form, tissue.values.size(), sec(t_setup - t_start).count(),
-                   sec(t_lists - t_start).count(), sec(t_checked - t_lists).count(), sec(t_tissue - t_stencil).count(),
-                   sec(t_setup - t_tissue).count(), sec(t_kernels - t_setup).count(),
-                   sec(t_end - t_kernels).count());
+                   "memory check %.4f, device buffers %.4f, tissue %.4f s %s), kernels %.4f s, read-back %.4f s\n",
+                   n, lists.n_stepped, lists.n_closed_form, closed.tissue_values(), sec(t_setup - t_start).count(),
+                   sec(t_lists - t_start).count(), sec(t_checked - t_lists).count(),
+                   sec(t_buffers - t_checked).count() + sec(t_setup - t_tissue).count(), closed.tissue_seconds(),
+                   later ? "on a host thread beside the steps" : "in the set-up",
+                   sec(t_kernels - t_setup).count(), sec(t_end - t_kernels).count());
     }
   }
 
@@ -773,8 +882,8 @@ class CudaSimulationEngine final : public SimulationEngine {
 
   // What the stencil path builds on the host before anything of it reaches the device: the step table,
   // the fluid cells' stencils, positions and tissue, their initial state. A host thread builds it while
-  // the rest is set up and the device plays the first closed-form passes (a slab's 350,000 fluid cells
-  // take ~0.15 s of host work). Cancel is polled between the parts.
+  // the rest is set up (a weak-scaling rank's 2.7 M fluid cells take 0.1 s of host work on 16 threads); the
+  // closed-form tissue follows (ClosedFormPart). Cancel is polled between the parts.
   struct StencilHost {
     std::vector<std::uint32_t> fluid;
     std::vector<std::pair<long, int>> trs_at;
@@ -851,7 +960,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   // after the step, and the step after them does not overlap them (else the steps play it themselves).
   template <typename Launch, typename TrDone>
   void play_step_graph(int n_steps, std::size_t count, const std::vector<std::pair<long, int>>& trs_at, int* counter,
-                       Launch&& launch, ClosedFormPlayer& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done,
+                       Launch&& launch, ClosedFormPart& closed, cudaStream_t stream, Pacer& pacer, TrDone& tr_done,
                        int exchange_every = 0, bool exchange_nodes = false) {
     // Ranks (exchange_every > 0) must all play the same steps and exchanges, so K may not depend on a rank's
     // own cell count: they take the largest K.
@@ -943,7 +1052,7 @@ class CudaSimulationEngine final : public SimulationEngine {
   // Time-steps the fluid cells `fluid` (ascending) one kernel per step over their compact state and
   // transport stencils (stencil_step), the closed-form part queued alongside.
   template <typename TrDone>
-  void run_time_stepped_stencil(StencilHost h, const CellGrid& g, CellData d, ClosedFormPlayer& closed,
+  void run_time_stepped_stencil(StencilHost h, const CellGrid& g, CellData d, ClosedFormPart& closed,
                                 cudaStream_t stream, Pacer& pacer, TrDone& tr_done, const SlabRun* slab) {
     const std::size_t nf = h.fluid.size();
     const StepTable t(std::move(h.steps), std::move(h.trs_at));

@@ -89,7 +89,9 @@ bool distinct_values(std::size_t n, Value&& value, TissueTable& out, std::size_t
 
 // The tissue (PD, T1, T2, ΔB) of the cells that the CUDA engine plays in closed form, PD = 0 for the
 // others (cells with PD = 0; fluid cells when the phantom moves, which are time-stepped): as a table
-// when at most max_entries distinct values occur, else one value per cell.
-TissueTable closed_form_tissue(const CellPhantom& ph, bool moving, std::size_t max_entries = k_max_tissue_entries);
+// when at most max_entries distinct values occur, else one value per cell. In `parts` ranges on threads (0:
+// range_parts).
+TissueTable closed_form_tissue(const CellPhantom& ph, bool moving, std::size_t max_entries = k_max_tissue_entries,
+                               int parts = 0);
 
 }  // namespace mrwb

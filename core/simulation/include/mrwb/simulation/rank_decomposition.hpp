@@ -85,8 +85,9 @@ SlabSplit played_split(SlabSplit split);
 // grew much faster than its stepped cells. A GPU step runs in rounds of resident blocks, and its time jumps where a
 // rank's cells need one more cell a thread: on an H200 past 709,632 fluid cells, 1.6 % more cells cost 8.7 % more.)
 // The fit predates the closed-form passes that leave out the Mxy spoiling drops (10 bytes a cell a pass instead of
-// 26): alone on one H200 the strong case's outer and middle ranks now take 2.75 and 2.74 s at this weight, so it
-// stays until a 4-GPU run with the exchange says otherwise.
+// 26): alone on one H200 the strong case's outer and middle ranks now take 2.75 and 2.74 s at this weight (with
+// their set-up, which is per cell, once the closed-form tissue is built beside the steps: 2.84 and 2.70-2.79 s), so
+// it stays until a 4-GPU run with the exchange says otherwise.
 constexpr double k_stepped_cell_work = 1900.0;
 // The planes of `ph` of `plane_cells` cells each, in grid order (a rank's part of a grid too), a fluid cell counted
 // `stepped_work` times.
