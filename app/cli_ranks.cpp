@@ -87,7 +87,7 @@ void remember_command_line(int argc, char** argv) { command_line().assign(argv, 
 
 int threads_per_rank(const RankComm& comm) {
   // Under mpirun the ranks on this host share it (host_threads); ranks of one process share it all.
-  if (ranks_on_host() > 1) return static_cast<int>(host_threads());
+  if (ranks_on_host() > 0) return static_cast<int>(host_threads());
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   return std::max(1, cores / comm.size());
 }

@@ -190,12 +190,16 @@ class TestUnit : public QObject {
     QCOMPARE(range_begin(10, 3, 1), std::size_t{4});
     QCOMPARE(range_begin(10, 3, 2), std::size_t{7});
   }
-  // Host passes share the host among the MPI ranks on it (OpenMPI's OMPI_COMM_WORLD_LOCAL_SIZE), and
-  // MRWB_HOST_THREADS caps them further, never raises them; nonsense leaves the hardware's count.
+  // Host passes share the host among the MPI ranks on it (OpenMPI's OMPI_COMM_WORLD_LOCAL_SIZE; 0 when not
+  // under mpirun), and MRWB_HOST_THREADS caps them further, never raises them; nonsense leaves the hardware's
+  // count.
   void hostThreadsAreSharedAmongTheRanksOnAHost() {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     qunsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     qunsetenv("MRWB_HOST_THREADS");
+    QCOMPARE(ranks_on_host(), 0);  // not under mpirun
+    QCOMPARE(host_threads(), hw);
+    qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1");
     QCOMPARE(ranks_on_host(), 1);
     QCOMPARE(host_threads(), hw);
     qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4");
@@ -204,7 +208,7 @@ class TestUnit : public QObject {
     qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1000");  // more ranks than cores: one thread each
     QCOMPARE(host_threads(), 1u);
     qputenv("OMPI_COMM_WORLD_LOCAL_SIZE", "x");
-    QCOMPARE(ranks_on_host(), 1);
+    QCOMPARE(ranks_on_host(), 0);
     qunsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     qputenv("MRWB_HOST_THREADS", "1");
     QCOMPARE(host_threads(), 1u);

@@ -10,17 +10,18 @@
 
 namespace mrwb {
 
-// The MPI ranks started on this host (OpenMPI's OMPI_COMM_WORLD_LOCAL_SIZE); 1 outside mpirun.
+// The MPI ranks started on this host (OpenMPI's OMPI_COMM_WORLD_LOCAL_SIZE); 0 outside mpirun (unknown).
 inline int ranks_on_host() {
   const char* env = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const long n = env ? std::strtol(env, nullptr, 10) : 0;
-  return n >= 1 && n <= 1 << 16 ? static_cast<int>(n) : 1;
+  return n >= 1 && n <= 1 << 16 ? static_cast<int>(n) : 0;
 }
 
 // The threads a host pass may use: the hardware's, shared among the ranks on this host (four GPU ranks set up
 // at once), or fewer with MRWB_HOST_THREADS=n (n >= 1; timing comparisons).
 inline unsigned host_threads() {
-  const unsigned share = std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(ranks_on_host()));
+  const unsigned ranks = static_cast<unsigned>(std::max(1, ranks_on_host()));
+  const unsigned share = std::max(1u, std::thread::hardware_concurrency() / ranks);
   const char* env = std::getenv("MRWB_HOST_THREADS");
   const long n = env ? std::strtol(env, nullptr, 10) : 0;
   return n >= 1 && static_cast<unsigned long>(n) < share ? static_cast<unsigned>(n) : share;

@@ -6,9 +6,9 @@
 // allocation begins; every entry must be written before it is read.
 #include <memory>
 #include <new>
-#include <vector>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace mrwb {
 
