@@ -35,10 +35,12 @@ std::vector<std::string> without_ranks(const std::vector<std::string>& args) {
 }
 
 // mpirun frames each report between lines of dashes. Kept: a rank killed by a signal; dropped: the reports
-// that follow a rank's own line (MPI_Abort, a non-zero exit); any other report becomes "mpirun: <first line>".
+// that follow a rank's own line (MPI_Abort, a non-zero exit); OpenMPI's refusal to run as root becomes the
+// --ranks line that says what allows it; any other report becomes "mpirun: <its text>".
 // mpirun's own log lines ("[host:pid] ...", e.g. ORTE_ERROR_LOG while it tears an aborted job down) are
 // held back and shown only when no rank has said what went wrong (a rank that did ends the job with 2 or 130).
 struct ReportFilter {
+  std::string option;  // "--ranks N"
   bool inside = false;
   std::vector<std::string> lines;
   std::string killed;  // "rank R: killed by signal N (name)"
@@ -83,6 +85,11 @@ struct ReportFilter {
       if (killed.empty()) killed = "rank " + m[1].str() + ": killed by signal " + m[2].str() + " (" + m[3].str() + ")";
     } else if (text.find("MPI_ABORT was invoked") != std::string::npos) {
       aborted = true;
+    } else if (text.find("attempt to run as root") != std::string::npos) {
+      if (!other)
+        std::cerr << "mrwb: " << option << ": OpenMPI's mpirun refuses to run as root (allowed: another user, or "
+                  << "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in the environment)\n";
+      other = true;
     } else if (text.find("a non-zero exit code") == std::string::npos &&
                text.find("exited with non-zero status") == std::string::npos) {
       const auto first = text.find_first_not_of(' '), last = text.find_last_not_of(' ');
@@ -119,6 +126,7 @@ int rerun_through_mpirun(int ranks, const std::vector<std::string>& args) {
     throw InputError("--ranks " + std::to_string(ranks) + ": mpirun not found (install openmpi-bin; allowed without it: 1)");
   }
   ReportFilter filter;
+  filter.option = "--ranks " + std::to_string(ranks);
   FILE* in = fdopen(err[0], "r");
   std::string line;
   for (int c; (c = std::fgetc(in)) != EOF;) {

@@ -2,8 +2,8 @@
 // operators and gridding by samples, the CG's vectors by rows): `mpirun -np 2` and `-np 3`, and `--ranks 3`
 // (BART and ISMRMRD input), equal the one-process run within 1e-6 relative RMS (the exact CG bit for bit) on a
 // radial case whose voxels (26^2 = 676), rows (26), Q half (2n (n + 1) = 1,404) and samples (41 x 53 = 2,173)
-// are not all divisible by the ranks; a failing rank ends the run with one line naming it, exit 2 and nothing
-// written; bad --ranks values are refused. Skipped when the build has no MPI or mpirun is missing.
+// are not all divisible by the ranks; so do 3 ranks over two hosts (a network namespace as the second); a failing
+// rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks values are refused. Skipped when the build has no MPI or mpirun is missing.
 #include <QtTest>
 
 #include "cli_refusal.hpp"
@@ -15,6 +15,7 @@
 #include "noncart_cli_test_support.hpp"
 #include "mpirun.hpp"
 #include "process_runner.hpp"
+#include "two_hosts.hpp"
 
 using namespace mrwb;
 using mrwb_test::Run;
@@ -96,6 +97,30 @@ class TestReconRanks : public QObject {
     QVERIFY2(e <= 1e-6, qPrintable(QString::number(e)));
     // The exact CG takes one process's steps bit for bit (noncart_cg.cpp: dot products added in row order).
     if (method.contains("--exact")) QVERIFY2(a == b, "the exact CG over ranks is not one process's image bit for bit");
+  }
+
+  // Across two hosts (two_hosts.hpp: a network namespace for the second), two ranks on host A and one on host B,
+  // the dot products and the voxels' and samples' sums crossing over TCP: the exact CG bit for bit, gridding
+  // within 1e-6 of the one-process run.
+  void ranks_across_two_hosts() {
+    mrwb_test::TwoHosts hosts(dir_.path());
+    if (!hosts.ok()) QSKIP(qPrintable(hosts.why()));
+    const QStringList exact = {"--method", "cg", "--exact", "--iterations", "12"}, gridding = {"--method", "gridding"};
+    for (const QStringList& method : {exact, gridding}) {
+      const QString tag = method == exact ? "hosts_cg" : "hosts_gridding";
+      const QString one = path(tag + "_one.cfl"), many = path(tag + "_ranks.cfl");
+      Run r = mrwb_test::run_mrwb(recon_args(method, one));
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+      r = mrwb_test::run_program(mpirun_, hosts.mpirun_args(2, 1) + QStringList{MRWB_CLI_PATH} + recon_args(method, many), 120000);
+      QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+      const auto a = read_cfl(many.toStdString()).data, b = read_cfl(one.toStdString()).data;
+      QCOMPARE(a.size(), std::size_t{k_n * k_n});
+      QCOMPARE(b.size(), a.size());
+      const double e = relative_l2(a, b);
+      qInfo("%s, 3 ranks on two hosts (2 + 1): relative RMS against one process %.3g", qPrintable(method.join(' ')), e);
+      QVERIFY2(e <= 1e-6, qPrintable(QString::number(e)));
+      if (method == exact) QVERIFY2(a == b, "the exact CG across hosts is not one process's image bit for bit");
+    }
   }
 
   // A rank that fails inside its run ends every rank: exit 2, one line naming it, nothing written.

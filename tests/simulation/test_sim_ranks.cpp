@@ -1,8 +1,11 @@
-// `mrwb simulate` over MPI ranks (mpi/, the CPU engine in slabs of z planes or y rows): `mpirun -np 2` and `-np 3`, and
-// `--ranks 2`, equal the one-process run on a moving 3-D phantom whose vessels cross the slab boundaries;
-// a failing or killed rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks
-// values are refused. Skipped when the build has no MPI or mpirun is missing.
+// `mrwb simulate` over MPI ranks (mpi/, the CPU engine in slabs of z planes or y rows): `mpirun -np 2` and `-np 3`,
+// `--ranks 2`, and `mpirun --host` over two hosts (a network namespace as the second), equal the one-process run on
+// a moving 3-D phantom whose vessels cross the slab boundaries; a failing or killed rank ends the run with one line
+// naming it, exit 2 and nothing written; bad --ranks values are refused, and so, in one line, is --ranks as root
+// without OpenMPI's consent. Skipped when the build has no MPI or mpirun is missing.
 #include <QtTest>
+
+#include <unistd.h>
 
 #include <cmath>
 
@@ -20,6 +23,7 @@
 #include "mpirun.hpp"
 #include "process_runner.hpp"
 #include "sim_ranks_fixture.hpp"
+#include "two_hosts.hpp"
 
 using namespace mrwb;
 using mrwb_test::Run;
@@ -232,6 +236,73 @@ class TestSimRanks : public QObject {
     const Run r = mrwb_test::run_program(mpirun_, mpirun_prefix(2) + base + QStringList{"--ranks", "3"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("--ranks 3: mpirun started 2 processes"), qPrintable(r.err));
+  }
+
+  // Across two hosts (two_hosts.hpp: a network namespace for the second), as a cluster's user runs it with mpirun
+  // --host: two ranks on host A and one on host B, the slab halos crossing between the hosts over TCP, equal the
+  // one-process run; a rank that fails on host B ends the run with its line, exit 2, nothing written.
+  void mpirun_across_two_hosts() {
+    mrwb_test::TwoHosts hosts(dir_.path());
+    if (!hosts.ok()) QSKIP(qPrintable(hosts.why()));
+    // Where the ranks run: the ranks on each one's host (OpenMPI's local size), its host name and network namespace.
+    const Run where = mrwb_test::run_program(
+        mpirun_, hosts.mpirun_args(2, 1) + QStringList{"/bin/sh", "-c", "echo $OMPI_COMM_WORLD_RANK $OMPI_COMM_WORLD_LOCAL_SIZE "
+                                                                         "$(cat /proc/sys/kernel/hostname) $(readlink /proc/self/ns/net)"}, 60000);
+    QVERIFY2(where.code == 0, qPrintable(QString("exit %1: %2").arg(where.code).arg(where.err)));
+    QStringList seen(3);
+    for (const QString& l : where.out.split('\n', Qt::SkipEmptyParts)) {
+      const int r = l.section(' ', 0, 0).toInt();
+      QVERIFY2(r >= 0 && r < 3 && l.count(' ') == 3, qPrintable(where.out));
+      seen[r] = l.section(' ', 1);
+    }
+    char here[64] = {};
+    QVERIFY(readlink("/proc/self/ns/net", here, sizeof here - 1) > 0);
+    const QString a = QString("2 %1 %2").arg(QSysInfo::machineHostName(), here);
+    QVERIFY2(seen[0] == a && seen[1] == a && seen[2].startsWith("1 " + mrwb_test::TwoHosts::host_b_name() + " net:") &&
+                 !seen[2].endsWith(here),
+             qPrintable(where.out));
+
+    QStringList args = simulate_args("hosts") << "--split-axis" << "z";
+    const Run r = mrwb_test::run_program(mpirun_, hosts.mpirun_args(2, 1) + QStringList{MRWB_CLI_PATH} + args, 240000);
+    QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+    const SlabSplit split = slab_split(build_phantom(load_scenario(scenario_.toStdString())), 3, 1, SplitAxis::Z);
+    QCOMPARE(r.out, QString::fromStdString(decomposition_text(split)) + "\n");
+    const Output o = read_output(path("hosts.h5"), path("hosts_truth.h5"));
+    QCOMPARE(o.k.size(), one_.k.size());
+    QCOMPARE(o.truth.size(), one_.truth.size());
+    const double ek = mrwb::test::rel_rms(o.k, one_.k), et = mrwb::test::rel_rms(o.truth, one_.truth);
+    qInfo("3 ranks on two hosts (2 + 1), %s: relative RMS k-space %.3g, truth %.3g", qPrintable(r.out.trimmed()), ek, et);
+    QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
+    QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
+
+    QTemporaryDir out;
+    qputenv("MRWB_TEST_FAIL_RANK", "2");
+    const Run f = mrwb_test::run_program(mpirun_, hosts.mpirun_args(2, 1, {"MRWB_TEST_FAIL_RANK"}) + QStringList{MRWB_CLI_PATH} +
+                                                      QStringList{"simulate", "--scenario", scenario_, "--out", out.filePath("raw.h5"),
+                                                                  "--truth", out.filePath("t.h5"), "--quiet"}, 120000);
+    qunsetenv("MRWB_TEST_FAIL_RANK");
+    QVERIFY2(f.code == 2, qPrintable(QString("exit %1: %2").arg(f.code).arg(f.err)));
+    QVERIFY2(f.err.split('\n').contains("rank 2: out of memory"), qPrintable(f.err));
+    const QStringList left = QDir(out.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    QVERIFY2(left.isEmpty(), qPrintable("left behind: " + left.join(' ')));
+  }
+
+  // As root without OpenMPI's two variables (a container's default), mpirun refuses to start: --ranks says so in
+  // one line with what allows it, instead of mpirun's paragraph.
+  void ranks_as_root_say_what_allows_them() {
+    if (geteuid() != 0) QSKIP("not root: OpenMPI's root check does not apply");
+    QTemporaryDir out;
+    struct Unset {  // the two variables left out of this case only
+      const char* name;
+      QByteArray was = qgetenv(name);
+      explicit Unset(const char* n) : name(n) { qunsetenv(name); }
+      ~Unset() {
+        if (!was.isNull()) qputenv(name, was);
+      }
+    } allow{"OMPI_ALLOW_RUN_AS_ROOT"}, confirm{"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"};
+    mrwb_test::expect_refused(out.path(), {"simulate", "--scenario", scenario_, "--out", out.filePath("raw.h5"), "--quiet", "--ranks", "2"},
+                              {"mrwb: --ranks 2: OpenMPI's mpirun refuses to run as root",
+                               "allowed: another user, or OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}, 60000);
   }
 };
 
