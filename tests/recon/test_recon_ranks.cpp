@@ -3,7 +3,8 @@
 // (BART and ISMRMRD input), equal the one-process run within 1e-6 relative RMS (the exact CG bit for bit) on a
 // radial case whose voxels (26^2 = 676), rows (26), Q half (2n (n + 1) = 1,404) and samples (41 x 53 = 2,173)
 // are not all divisible by the ranks; so do 3 ranks over two hosts (a network namespace as the second); a failing
-// rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks values are refused. Skipped when the build has no MPI or mpirun is missing.
+// rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks values are refused. Skipped
+// when the build has no MPI or mpirun is missing.
 #include <QtTest>
 
 #include "cli_refusal.hpp"
@@ -36,6 +37,17 @@ class TestReconRanks : public QObject {
 
   QString path(const QString& name) const { return dir_.filePath(name); }
   // BART k-space and trajectory, or (ismrmrd) the same samples as one ISMRMRD file.
+  // The ranks' image `many` against the one-process image `one`: within 1e-6 relative RMS, the exact CG's bit for
+  // bit (noncart_cg.cpp: dot products added in row order). QVERIFY inside.
+  static void expect_equal_to_one(const QString& many, const QString& one, const QStringList& method, const QString& what) {
+    const auto a = read_cfl(many.toStdString()).data, b = read_cfl(one.toStdString()).data;
+    QCOMPARE(a.size(), std::size_t{k_n * k_n});
+    QCOMPARE(b.size(), a.size());
+    const double e = relative_l2(a, b);
+    qInfo("%s: relative RMS against one process %.3g", qPrintable(what), e);
+    QVERIFY2(e <= 1e-6, qPrintable(QString::number(e)));
+    if (method.contains("--exact")) QVERIFY2(a == b, "the exact CG over ranks is not one process's image bit for bit");
+  }
   QStringList recon_args(const QStringList& method, const QString& out, const QString& backend = "cpu",
                          bool ismrmrd = false) const {
     const QStringList in = ismrmrd ? QStringList{"--in", path("k.h5")} : QStringList{"--in", path("k.cfl"), "--traj", path("t.cfl")};
@@ -89,14 +101,7 @@ class TestReconRanks : public QObject {
     r = ranks_option ? mrwb_test::run_program(MRWB_CLI_PATH, args, k_timeout_ms)
                      : mrwb_test::run_program(mpirun_, mpirun_prefix(np) + args, k_timeout_ms);
     QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
-    const auto a = read_cfl(many.toStdString()).data, b = read_cfl(one.toStdString()).data;
-    QCOMPARE(a.size(), std::size_t{k_n * k_n});
-    QCOMPARE(b.size(), a.size());
-    const double e = relative_l2(a, b);
-    qInfo("%s: relative RMS against one process %.3g", QTest::currentDataTag(), e);
-    QVERIFY2(e <= 1e-6, qPrintable(QString::number(e)));
-    // The exact CG takes one process's steps bit for bit (noncart_cg.cpp: dot products added in row order).
-    if (method.contains("--exact")) QVERIFY2(a == b, "the exact CG over ranks is not one process's image bit for bit");
+    expect_equal_to_one(many, one, method, QTest::currentDataTag());
   }
 
   // Across two hosts (two_hosts.hpp: a network namespace for the second), two ranks on host A and one on host B,
@@ -113,13 +118,8 @@ class TestReconRanks : public QObject {
       QVERIFY2(r.code == 0, qPrintable(r.err));
       r = mrwb_test::run_program(mpirun_, hosts.mpirun_args(2, 1) + QStringList{MRWB_CLI_PATH} + recon_args(method, many), 120000);
       QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
-      const auto a = read_cfl(many.toStdString()).data, b = read_cfl(one.toStdString()).data;
-      QCOMPARE(a.size(), std::size_t{k_n * k_n});
-      QCOMPARE(b.size(), a.size());
-      const double e = relative_l2(a, b);
-      qInfo("%s, 3 ranks on two hosts (2 + 1): relative RMS against one process %.3g", qPrintable(method.join(' ')), e);
-      QVERIFY2(e <= 1e-6, qPrintable(QString::number(e)));
-      if (method == exact) QVERIFY2(a == b, "the exact CG across hosts is not one process's image bit for bit");
+      expect_equal_to_one(many, one, method, method.join(' ') + ", 3 ranks on two hosts (2 + 1)");
+      if (QTest::currentTestFailed()) return;
     }
   }
 

@@ -43,6 +43,17 @@ class TestSimRanks : public QObject {
   QStringList simulate_args(const QString& tag) const {
     return {"simulate", "--scenario", scenario_, "--out", path(tag + ".h5"), "--truth", path(tag + "_truth.h5"), "--quiet"};
   }
+  // The ranks' output `tag` against the one-process run `one`: k-space and truth within 1e-6 relative RMS.
+  // QVERIFY inside: the caller returns when QTest::currentTestFailed().
+  void expect_equal_to_one(const QString& tag, const Output& one, const QString& what) {
+    const Output o = read_output(path(tag + ".h5"), path(tag + "_truth.h5"));
+    QCOMPARE(o.k.size(), one.k.size());
+    QCOMPARE(o.truth.size(), one.truth.size());
+    const double ek = mrwb::test::rel_rms(o.k, one.k), et = mrwb::test::rel_rms(o.truth, one.truth);
+    qInfo("%s: relative RMS k-space %.3g, truth %.3g", qPrintable(what), ek, et);
+    QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
+    QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
+  }
 
  private slots:
   void initTestCase() {
@@ -119,15 +130,8 @@ class TestSimRanks : public QObject {
       QVERIFY(r.out.startsWith(QString("ranks %1: z planes [0,").arg(np)) && r.out.endsWith(QString(",16), halo %1\n").arg(halo)));
     if (axis == "y")
       QVERIFY(r.out.startsWith(QString("ranks %1: y rows [0,").arg(np)) && r.out.endsWith(QString(",32), halo %1\n").arg(halo)));
-    const Output o = read_output(path(tag + ".h5"), path(tag + "_truth.h5"));
-    QCOMPARE(o.k.size(), one.k.size());
-    QCOMPARE(o.truth.size(), one.truth.size());
     if (!transport.isEmpty()) QVERIFY(mrwb::test::rel_rms(one.k, one_.k) > 1e-4);  // the transports differ here
-    const double ek = mrwb::test::rel_rms(o.k, one.k), et = mrwb::test::rel_rms(o.truth, one.truth);
-    qInfo("%s%s: relative RMS k-space %.3g, truth %.3g", qPrintable(r.out.trimmed()),
-          transport.isEmpty() ? "" : qPrintable(", " + transport), ek, et);
-    QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
-    QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
+    expect_equal_to_one(tag, one, r.out.trimmed() + (transport.isEmpty() ? QString() : ", " + transport));
   }
 
   // A rank that fails inside its run (the test hook: out of memory, or killed) ends every rank: exit 2, one
@@ -267,13 +271,8 @@ class TestSimRanks : public QObject {
     QVERIFY2(r.code == 0, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
     const SlabSplit split = slab_split(build_phantom(load_scenario(scenario_.toStdString())), 3, 1, SplitAxis::Z);
     QCOMPARE(r.out, QString::fromStdString(decomposition_text(split)) + "\n");
-    const Output o = read_output(path("hosts.h5"), path("hosts_truth.h5"));
-    QCOMPARE(o.k.size(), one_.k.size());
-    QCOMPARE(o.truth.size(), one_.truth.size());
-    const double ek = mrwb::test::rel_rms(o.k, one_.k), et = mrwb::test::rel_rms(o.truth, one_.truth);
-    qInfo("3 ranks on two hosts (2 + 1), %s: relative RMS k-space %.3g, truth %.3g", qPrintable(r.out.trimmed()), ek, et);
-    QVERIFY2(ek <= 1e-6, qPrintable(QString::number(ek)));
-    QVERIFY2(et <= 1e-6, qPrintable(QString::number(et)));
+    expect_equal_to_one("hosts", one_, "3 ranks on two hosts (2 + 1), " + r.out.trimmed());
+    if (QTest::currentTestFailed()) return;
 
     QTemporaryDir out;
     qputenv("MRWB_TEST_FAIL_RANK", "2");
