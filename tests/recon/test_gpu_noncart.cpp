@@ -107,7 +107,8 @@ class TestGpuNoncart : public QObject {
 
   // F^H d and Q split by voxels over GPUs (Stone et al. 2008's four-GPU runs; FhdConfig::devices): 2 and 3
   // parts (sharing the devices there are) and every visible GPU equal the one-GPU sums, as tiles do
-  // (rel L2 <= 1e-5), and the exact CG with its sums split equals the one-GPU CG.
+  // (rel L2 <= 1e-5), and the exact CG with its sums split equals the one-GPU CG. Sample tiles of 256: each
+  // part refills the device's one constant bank 12 times, which parts sharing a GPU must not interleave.
   void splitOverDevicesMatchesOne() {
     const Grid g{3, 24};
     const std::size_t M = 3000;
@@ -115,6 +116,7 @@ class TestGpuNoncart : public QObject {
     const auto d = random_d(M, 72);
     const Grid gq{3, 12};
     for (gpu::FhdConfig c : {kSfu, kRotate}) {
+      c.tile = 256;
       const auto one = gpu::fhd_on_device(g, k.data(), d.data(), M, c);
       const auto qone = gpu::q_on_device(gq, k.data(), M, c);
       for (int parts : {2, 3, 0}) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
@@ -35,6 +36,14 @@ __global__ void mirror_q_kernel(int dims, int n, std::size_t half, std::size_t t
   q[v] = make_float2(s.x, -s.y);
 }
 
+// The kernels read k-space tiles from the device's one __constant__ bank (Stone et al. 2008), so two host
+// threads on one device (parts sharing a GPU, two reconstructions at once) must not interleave their tiles'
+// copies: a call holds its device's bank until its last kernel has run. Devices past 63 share a lock.
+std::mutex& constant_bank(int device) {
+  static std::mutex banks[64];
+  return banks[static_cast<unsigned>(device) % 64];
+}
+
 }  // namespace
 
 void make_mu(const float2* d, std::size_t M, float scale, float2* mu, cudaStream_t st) {
@@ -51,6 +60,9 @@ void mirror_q(int dims, int n, float2* q, cudaStream_t st) {
 
 void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first, std::size_t voxels, const float* k,
                const float2* mu, std::size_t M, const FhdConfig& c, float2* out, cudaStream_t st) {
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  const std::lock_guard<std::mutex> bank(constant_bank(device));
   if (c.variant == "rotate" && n_out % kRotateRun == 0)
     exact_sum_rotate(dims, n_out, spacing, origin, first, voxels, k, mu, M, c, out, st);
   else if (c.variant == "sfu" || c.variant == "rotate")
@@ -59,6 +71,7 @@ void exact_sum(int dims, int n_out, float spacing, int origin, std::size_t first
                   out, st);
   else
     throw std::invalid_argument("fhd variant " + c.variant + " (allowed: sfu, rotate)");
+  cuda_check(cudaStreamSynchronize(st), "exact sum");  // the bank is free once the kernels are done with it
 }
 
 }  // namespace nc
