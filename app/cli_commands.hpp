@@ -18,7 +18,8 @@ using Action = std::function<int()>;
 
 // Set by SIGINT: long commands stop within ~100 ms and write nothing.
 const CancelToken& interrupt_token();
-// Progress on stderr as one updating line ("simulate  42 %"), silent when quiet.
+// Progress on stderr as one updating line ("simulate  42 %") when stderr is a terminal; silent in a log
+// (stderr a file or a pipe) and when quiet.
 ProgressFn terminal_progress(bool quiet);
 
 // An option's text as its enum, read once where the option is used; another text is refused as

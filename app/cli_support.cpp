@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdio>
 #include <mutex>
 
@@ -11,7 +13,9 @@ const CancelToken& interrupt_token() {
 }
 
 ProgressFn terminal_progress(bool quiet) {
-  if (quiet) return {};
+  // Redrawn in place only on a terminal: in a log (stderr a file or a pipe) every redraw would stay, one
+  // line of a thousand "\r stage NN %" records; there the command's own summary lines say what ran.
+  if (quiet || !isatty(fileno(stderr))) return {};
   auto last = std::make_shared<int>(-1);
   return [last](double f, std::string_view stage) {
     const int pct = static_cast<int>(f * 100);
