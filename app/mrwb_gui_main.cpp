@@ -9,8 +9,8 @@
 // imports a Pulseq file into the Pulseq dock (--simulate-pulseq plays it); --segment N selects vessel segment N for its editor.
 // --backend overrides the scenario's backend (scripts/gpu-gui-check runs the workbench on CUDA this way).
 // Interactive start (no --screenshot): an autosave newer than the scenario file is offered for recovery.
+// --help and --version need no display (gui_command_line.hpp).
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
 #include <QIcon>
@@ -19,9 +19,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "gui_command_line.hpp"
 #include "mrwb/base/backend.hpp"
 #include "mrwb/base/errors.hpp"
-#include "mrwb/base/version.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/main_window.hpp"
@@ -57,43 +57,25 @@ bool savePngAtomically(const QImage& image, const QString& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mrwb::gui::nameApplication();
+  const mrwb::gui::GuiOptions opts;
+  if (mrwb::gui::asksUsageOrVersion(argc, argv)) {  // no display needed: no QApplication
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    opts.addTo(parser);
+    parser.process(app);  // prints the usage / version and exits 0 (1 on an unknown option)
+    return 0;
+  }
   mrwb::ui::VtkOpenGLWidget::setDefaultSurfaceFormat();  // before the QApplication exists
   QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("mrwb-gui"));
   QApplication::setApplicationDisplayName(QStringLiteral("MR Workbench"));
-  QApplication::setOrganizationName(QStringLiteral("mrwb"));
-  QApplication::setApplicationVersion(QString::fromLatin1(mrwb::version_string));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("MR Workbench: MRI simulation and reconstruction"));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  const QCommandLineOption scenarioOpt(QStringLiteral("scenario"), QStringLiteral("Scenario JSON to load."),
-                                       QStringLiteral("S.json"));
-  const QCommandLineOption runOpt(QStringLiteral("run"), QStringLiteral("Run the scenario at start."));
-  const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
-                                   QStringLiteral("Save the window as PNG (after the run with --run), then exit."),
-                                   QStringLiteral("P.png"));
-  const QCommandLineOption panelOpt(QStringLiteral("panel"),
-                                    QStringLiteral("Show and raise this dock before the screenshot (scenario, run, metrics, ...)."),
-                                    QStringLiteral("NAME"));
-  const QCommandLineOption flowOpt(QStringLiteral("compute-flow"),
-                                   QStringLiteral("Compute the flow field (after the run with --run) before the screenshot."));
-  const QCommandLineOption pulseqOpt(QStringLiteral("import-pulseq"), QStringLiteral("Import this Pulseq file at start."),
-                                     QStringLiteral("X.seq"));
-  const QCommandLineOption segmentOpt(QStringLiteral("segment"),
-                                      QStringLiteral("Select this vessel segment in Phantom 3-D (its editor shows it)."),
-                                      QStringLiteral("N"));
-  const QCommandLineOption simPulseqOpt(QStringLiteral("simulate-pulseq"),
-                                        QStringLiteral("Play the imported Pulseq file on the scenario's phantom before the screenshot."));
-  const QCommandLineOption backendOpt(QStringLiteral("backend"),
-                                      QStringLiteral("Run on this backend (auto, cpu, cuda) whatever the scenario says."),
-                                      QStringLiteral("NAME"));
-  parser.addOptions({scenarioOpt, runOpt, shotOpt, panelOpt, flowOpt, pulseqOpt, simPulseqOpt, segmentOpt, backendOpt});
-  parser.process(app);  // exits on --help / --version / unknown options
+  opts.addTo(parser);
+  parser.process(app);  // exits on unknown options
 
-  const bool doRun = parser.isSet(runOpt);
-  const QString shotPath = parser.value(shotOpt);
+  const bool doRun = parser.isSet(opts.run);
+  const QString shotPath = parser.value(opts.screenshot);
   const bool scripted = !shotPath.isEmpty();
 
 #if defined(MRWB_HAVE_CUDA)
@@ -111,35 +93,35 @@ int main(int argc, char** argv) {
                                      [](const mrwb::LbmDomain& d, const mrwb::LbmParams& p, const mrwb::ProgressFn& pr,
                                         const mrwb::CancelToken& c) { return mrwb::gpu::lbm_run_cuda(d, p, pr, c); });
 #endif
-  if (parser.isSet(scenarioOpt) && !window.loadScenario(parser.value(scenarioOpt))) {
+  if (parser.isSet(opts.scenario) && !window.loadScenario(parser.value(opts.scenario))) {
     fail(window.lastError());
     return 2;
   }
-  if (parser.isSet(backendOpt)) {
-    const auto backend = mrwb::parse_backend(parser.value(backendOpt).toStdString());
+  if (parser.isSet(opts.backend)) {
+    const auto backend = mrwb::parse_backend(parser.value(opts.backend).toStdString());
     if (!backend) {
-      fail(QStringLiteral("--backend: unknown backend '%1' (allowed: auto, cpu, cuda)").arg(parser.value(backendOpt)));
+      fail(QStringLiteral("--backend: unknown backend '%1' (allowed: auto, cpu, cuda)").arg(parser.value(opts.backend)));
       return 2;
     }
     mrwb::Scenario s = window.scenario();
     s.backend = *backend;
     window.setScenario(s);
   }
-  if (parser.isSet(panelOpt) && !window.showPanel(parser.value(panelOpt))) {
+  if (parser.isSet(opts.panel) && !window.showPanel(parser.value(opts.panel))) {
     fail(QStringLiteral("--panel: unknown panel '%1' (allowed: %2)")
-             .arg(parser.value(panelOpt), window.panelNames().join(QStringLiteral(", "))));
+             .arg(parser.value(opts.panel), window.panelNames().join(QStringLiteral(", "))));
     return 2;
   }
-  if (parser.isSet(pulseqOpt) && !window.importPulseq(parser.value(pulseqOpt))) {
+  if (parser.isSet(opts.importPulseq) && !window.importPulseq(parser.value(opts.importPulseq))) {
     fail(window.pulseqPanel()->lastError());
     return 2;
   }
-  if (parser.isSet(segmentOpt)) {
+  if (parser.isSet(opts.segment)) {
     bool ok = false;
-    const int segment = parser.value(segmentOpt).toInt(&ok);
+    const int segment = parser.value(opts.segment).toInt(&ok);
     if (!ok || !window.selectSegment(segment)) {
       fail(QStringLiteral("--segment %1: no such segment (allowed: 0 .. %2)")
-               .arg(parser.value(segmentOpt))
+               .arg(parser.value(opts.segment))
                .arg(window.vesselTreeView()->segmentCount() - 1));
       return 2;
     }
@@ -162,7 +144,7 @@ int main(int argc, char** argv) {
   };
 
   // After the run (if any): play the imported Pulseq file and Compute Flow (if asked), then the screenshot.
-  const bool computeFlow = parser.isSet(flowOpt), simulatePulseq = parser.isSet(simPulseqOpt);
+  const bool computeFlow = parser.isSet(opts.computeFlow), simulatePulseq = parser.isSet(opts.simulatePulseq);
   auto afterStep = [&](bool ok, const QString& error, const std::function<void()>& next) {
     if (!ok) {
       fail(error);

@@ -103,14 +103,16 @@ std::string pulseq_text(const BlockSequence& s, int minor) {
     if (b.rf) {
       const RfPulse& r = *b.rf;
       const int mag = shape_id(r.mag), ph = shape_id(r.phase), tm = r.time.empty() ? 0 : shape_id(r.time);
-      std::string row = g9(r.amplitude_Hz) + " " + std::to_string(mag) + " " + std::to_string(ph) + " " + std::to_string(tm);
+      // Every row starts with a std::string: a literal first (`" " + std::string`, an insert at 0) trips g++ 12's
+      // -Wrestrict.
+      const std::string shapes_row = g9(r.amplitude_Hz) + " " + std::to_string(mag) + " " + std::to_string(ph) + " " +
+                                     std::to_string(tm) + " ";
       if (v15)
-        row += " " + std::to_string(us(r.center_s)) + " " + std::to_string(us(r.delay_s)) + " " + g9(r.freq_ppm) + " " +
-               g9(r.phase_ppm) + " " + g9(r.freq_Hz - r.freq_ppm * sys.B0_T * gamma_Hz_per_T * 1e-6) + " " +
-               g9(r.phase_rad) + " " + std::string(1, r.use);
+        ev[0] = rfs.id(shapes_row + std::to_string(us(r.center_s)) + " " + std::to_string(us(r.delay_s)) + " " +
+                       g9(r.freq_ppm) + " " + g9(r.phase_ppm) + " " +
+                       g9(r.freq_Hz - r.freq_ppm * sys.B0_T * gamma_Hz_per_T * 1e-6) + " " + g9(r.phase_rad) + " " + r.use);
       else
-        row += " " + std::to_string(us(r.delay_s)) + " " + g9(r.freq_Hz) + " " + g9(r.phase_rad);
-      ev[0] = rfs.id(row);
+        ev[0] = rfs.id(shapes_row + std::to_string(us(r.delay_s)) + " " + g9(r.freq_Hz) + " " + g9(r.phase_rad));
     }
     const std::optional<Gradient>* g3[3] = {&b.gx, &b.gy, &b.gz};
     for (int a = 0; a < 3; ++a) {
