@@ -13,7 +13,7 @@
 #include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -27,6 +27,7 @@
 #include "mrwb/pipeline/pipeline.hpp"
 #include "mrwb/pipeline/recon_coil_maps.hpp"
 #include "mrwb/simulation/simulate.hpp"
+#include "mrwb_ui/pane_grid.hpp"
 
 namespace mrwb::ui {
 
@@ -88,9 +89,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
       tr("CG regulariser W in (F^H F + λ W^H W): identity, first-order differences, or differences left out across the "
          "edges of the truth image (Stone et al.'s anatomically constrained W; the truth plays an ideal reference "
          "scan: only where it jumps is used, not its values). Try λ ≈ 10 × samples / N⁴."));
-  runBar->addWidget(cgIterations_);
-  runBar->addWidget(cgLambda_);
-  runBar->addWidget(cgRegularizer_);
+  // Three rows that fit a 1280 px window: what to run, how (CG, maps, g-factor, status), how to show it.
+  auto* optionsBar = new QHBoxLayout;
+  optionsBar->addWidget(cgIterations_);
+  optionsBar->addWidget(cgLambda_);
+  optionsBar->addWidget(cgRegularizer_);
   backendBox_ = new QComboBox(this);
   for (const auto& entry : k_backend_names) backendBox_->addItem(QString::fromStdString(name_of(entry.first)));
   runBar->addWidget(new QLabel(tr("Backend:"), this));
@@ -113,7 +116,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   onRunBox_->setObjectName(QStringLiteral("compareOnRun"));
   onRunBox_->setChecked(true);
   onRunBox_->setToolTip(tr("The main Run simulates once, then reconstructs with every chosen method here"));
-  runBar->addWidget(onRunBox_);
+  optionsBar->addWidget(onRunBox_);
   gfactorBox_ = new QCheckBox(tr("g-factor"), this);
   gfactorBox_->setObjectName(QStringLiteral("compareGfactor"));
   gfactorBox_->setToolTip(tr("Also compute each method's g-factor map (noise amplification): SENSE on a regular comb "
@@ -125,13 +128,14 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   gReplicas_->setValue(32);
   gReplicas_->setPrefix(tr("replicas "));
   gReplicas_->setToolTip(tr("Pseudo-multiple replicas per method: the map's relative noise is about 1 / sqrt(2 · replicas)"));
-  runBar->addWidget(gfactorBox_);
-  runBar->addWidget(gReplicas_);
+  optionsBar->addWidget(gfactorBox_);
+  optionsBar->addWidget(gReplicas_);
   runBar->addWidget(runButton_);
   runBar->addWidget(modelsButton_);
   runBar->addWidget(cancelButton_);
   runBar->addWidget(progress_, 1);
   layout->addLayout(runBar);
+  layout->addLayout(optionsBar);
 
   auto* viewBar = new QHBoxLayout;
   colormapBox_ = new QComboBox(this);
@@ -154,30 +158,38 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   layout->addLayout(viewBar);
   status_ = new QLabel(tr("No raw data yet: run a simulation or open raw data."), this);
   status_->setObjectName(QStringLiteral("comparisonStatus"));
+  status_->setMinimumWidth(0);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long message never widens the view
   referenceLabel_ = tr("Truth");
   referenceName_ = tr("truth");
-  layout->addWidget(status_);
+  optionsBar->addSpacing(12);
+  optionsBar->addWidget(status_, 1);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(3);
 
-  auto* splitter = new QSplitter(Qt::Vertical, this);
-  auto* panes = new QWidget(splitter);
-  grid_ = new QGridLayout(panes);
+  // The panes take what the bars and the table leave; their grid is laid out anew on every resize.
+  panes_ = new QWidget(this);
+  panes_->setObjectName(QStringLiteral("comparisonPanes"));
+  panes_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+  panes_->installEventFilter(this);
+  grid_ = new QGridLayout(panes_);
   grid_->setContentsMargins(0, 0, 0, 0);
-  grid_->setSpacing(4);
-  truthPane_ = new ImageView(tr("Truth"), panes);
+  grid_->setSpacing(kPaneSpacingPx);
+  truthPane_ = new ImageView(tr("Truth"), panes_);
   truthPane_->clearImage(tr("No truth"));
   linkView(truthPane_);
-  table_ = new QTableWidget(0, ColCount, splitter);
+  table_ = new QTableWidget(0, ColCount, this);
+  table_->setObjectName(QStringLiteral("comparisonTable"));
   table_->setHorizontalHeaderLabels(
       {tr("Method"), tr("Backend"), tr("Time [ms]"), tr("PSNR [dB]"), tr("Error [%]"), tr("NRMSE"), tr("SSIM"), tr("Note")});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  splitter->addWidget(panes);
-  splitter->addWidget(table_);
-  splitter->setStretchFactor(0, 4);
-  splitter->setStretchFactor(1, 1);
-  layout->addWidget(splitter, 1);
+  table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  layout->addWidget(panes_, 1);
+  layout->addWidget(table_);
   rebuildPanes();
+  fitTableHeight();
 
   connect(runButton_, &QPushButton::clicked, this, &ComparisonView::run);
   connect(modelsButton_, &QPushButton::clicked, this, &ComparisonView::compareModels);
@@ -474,29 +486,76 @@ ImageView* ComparisonView::errorPane(int i) const {
   return i >= 0 && i < paneCount() ? errorPanes_[i] : nullptr;
 }
 
+ImageView* ComparisonView::gfactorPane(int i) const {
+  return i >= 0 && i < paneCount() ? gfactorPanes_[i] : nullptr;
+}
+
 void ComparisonView::rebuildPanes() {
   const int n = static_cast<int>(comparison_.entries.size());
+  if (paneCount() != n) placement_.clear();
   while (paneCount() > n) {
     delete imagePanes_.back();
     delete errorPanes_.back();
+    delete gfactorPanes_.back();
     imagePanes_.pop_back();
     errorPanes_.pop_back();
+    gfactorPanes_.pop_back();
   }
-  QWidget* host = truthPane_->parentWidget();
   while (paneCount() < n) {
-    auto* image = new ImageView({}, host);
-    auto* error = new ImageView({}, host);
-    linkView(image);
-    linkView(error);
-    imagePanes_.push_back(image);
-    errorPanes_.push_back(error);
-  }
-  grid_->addWidget(truthPane_, 0, 0);
-  for (int i = 0; i < n; ++i) {
-    grid_->addWidget(imagePanes_[i], 0, i + 1);
-    grid_->addWidget(errorPanes_[i], 1, i + 1);
+    for (auto* panes : {&imagePanes_, &errorPanes_, &gfactorPanes_}) {
+      auto* view = new ImageView({}, panes_);
+      linkView(view);
+      panes->push_back(view);
+    }
   }
   if (selected_ >= n) selected_ = -1;
+  layoutPanes();
+}
+
+bool ComparisonView::showsGfactorPanes() const {
+  return errorMode_ != ErrorMode::Gfactor &&
+         std::any_of(comparison_.entries.begin(), comparison_.entries.end(), [](const ComparisonEntry& e) { return !e.gfactor.empty(); });
+}
+
+// Every method's image, error map and (when computed) g-factor map side by side, in the grid that gives each
+// image the most pixels. The truth joins them while every image keeps kReadableImagePx (a projector's
+// room reads 300 px), or when the panes are below that even without it; the error maps show it anyway.
+void ComparisonView::layoutPanes() {
+  const int n = paneCount();
+  const bool g = showsGfactorPanes();
+  std::vector<ImageView*> shown;
+  for (int i = 0; i < n; ++i) {
+    shown.push_back(imagePanes_[i]);
+    shown.push_back(errorPanes_[i]);
+    if (g) shown.push_back(gfactorPanes_[i]);
+  }
+  const QSize area = panes_->size();
+  const PaneGrid with = bestPaneGrid(static_cast<int>(shown.size()) + 1, area, kPaneSpacingPx);
+  const PaneGrid without = bestPaneGrid(static_cast<int>(shown.size()), area, kPaneSpacingPx);
+  truthShown_ = n == 0 || with.imagePx >= kReadableImagePx || without.imagePx < kReadableImagePx;
+  if (truthShown_) shown.insert(shown.begin(), truthPane_);
+  const PaneGrid grid = truthShown_ ? with : without;
+  std::vector<std::pair<ImageView*, int>> placement;  // pane, cell in reading order
+  for (std::size_t i = 0; i < shown.size(); ++i) placement.emplace_back(shown[i], static_cast<int>(i));
+  if (placement == placement_ && grid.columns == placedColumns_) return;  // unchanged: views keep their zoom
+  placement_ = placement;
+  placedColumns_ = grid.columns;
+  for (ImageView* v : {truthPane_}) grid_->removeWidget(v);
+  for (auto* panes : {&imagePanes_, &errorPanes_, &gfactorPanes_})
+    for (ImageView* v : *panes) {
+      grid_->removeWidget(v);
+      v->hide();
+    }
+  truthPane_->setVisible(truthShown_);
+  for (int r = 0; r < grid_->rowCount(); ++r) grid_->setRowStretch(r, 0);
+  for (int c = 0; c < grid_->columnCount(); ++c) grid_->setColumnStretch(c, 0);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const int row = static_cast<int>(i) / grid.columns, col = static_cast<int>(i) % grid.columns;
+    grid_->addWidget(shown[i], row, col);
+    grid_->setRowStretch(row, 1);
+    grid_->setColumnStretch(col, 1);
+    shown[i]->show();
+  }
 }
 
 void ComparisonView::showImages() {
@@ -536,16 +595,7 @@ void ComparisonView::showErrorMaps() {
     if (!e.ok()) {
       error->clearImage(tr("No error map"));
     } else if (errorMode_ == ErrorMode::Gfactor) {
-      if (e.gfactor.empty()) {
-        error->clearImage(e.gfactor_source.empty() ? tr("No g-factor map: tick g-factor and run")
-                                                   : tr("No g-factor map: %1").arg(QString::fromStdString(e.gfactor_source)));
-      } else {
-        const float gmax = *std::max_element(e.gfactor.begin(), e.gfactor.end());
-        error->setColormap(ImageView::Colormap::Hot);
-        error->setColorbarVisible(true);
-        error->setImage(e.gfactor, e.image.nx, e.image.ny, false,
-                        tr("g %1 (%2)").arg(label, QString::fromStdString(e.gfactor_source)), std::pair{0.0, double(gmax)});
-      }
+      showGfactorMap(error, e);
     } else if (e.error_map.empty()) {
       error->clearImage(comparison_.has_truth ? tr("Truth has another size") : tr("No truth"));
     } else if (errorMode_ == ErrorMode::Signed) {
@@ -558,7 +608,33 @@ void ComparisonView::showErrorMaps() {
       error->setColorbarVisible(true);
       error->setImage(absErr, e.image.nx, e.image.ny, false, tr("|%1 − %2|").arg(label, referenceName_), std::pair{0.0, errMax});
     }
+    if (e.ok()) showGfactorMap(gfactorPanes_[i], e);
+    else gfactorPanes_[i]->clearImage(tr("No g-factor map"));
   }
+  layoutPanes();  // g-factor panes come and go with the maps and the error mode
+}
+
+void ComparisonView::showGfactorMap(ImageView* view, const ComparisonEntry& e) {
+  if (e.gfactor.empty()) {
+    view->clearImage(e.gfactor_source.empty() ? tr("No g-factor map: tick g-factor and run")
+                                              : tr("No g-factor map: %1").arg(QString::fromStdString(e.gfactor_source)));
+    return;
+  }
+  const float gmax = *std::max_element(e.gfactor.begin(), e.gfactor.end());
+  view->setColormap(ImageView::Colormap::Hot);
+  view->setColorbarVisible(true);
+  view->setImage(e.gfactor, e.image.nx, e.image.ny, false,
+                 tr("g %1 (%2)").arg(QString::fromStdString(e.label), QString::fromStdString(e.gfactor_source)),
+                 std::pair{0.0, double(gmax)});
+}
+
+// Tall enough for every row up to six (then it scrolls), never more: the panes keep the rest.
+void ComparisonView::fitTableHeight() {
+  const int rows = std::clamp(table_->rowCount(), 2, 6);
+  const int rowPx = table_->verticalHeader()->defaultSectionSize();
+  int h = table_->horizontalHeader()->sizeHint().height() + rows * rowPx + 2 * table_->frameWidth();
+  if (table_->horizontalScrollBar()->isVisible()) h += table_->horizontalScrollBar()->sizeHint().height();
+  table_->setFixedHeight(h);
 }
 
 void ComparisonView::fillTable() {
@@ -597,6 +673,7 @@ void ComparisonView::fillTable() {
     }
   }
   table_->resizeColumnsToContents();
+  fitTableHeight();
 }
 
 void ComparisonView::setColormap(ImageView::Colormap map) {
@@ -633,6 +710,7 @@ void ComparisonView::linkView(ImageView* view) {
     const ImageView::ViewState s = view->viewState();
     std::vector<ImageView*> all = imagePanes_;
     all.insert(all.end(), errorPanes_.begin(), errorPanes_.end());
+    all.insert(all.end(), gfactorPanes_.begin(), gfactorPanes_.end());
     all.push_back(truthPane_);
     for (ImageView* v : all)
       if (v != view && v->hasImage()) v->setViewState(s, false);
@@ -642,9 +720,10 @@ void ComparisonView::linkView(ImageView* view) {
     if (!linked_ || propagating_) return;
     propagating_ = true;
     const ImageView::ViewState s = view->viewState();
-    const bool isError = std::find(errorPanes_.begin(), errorPanes_.end(), view) != errorPanes_.end();
-    std::vector<ImageView*> group = isError ? errorPanes_ : imagePanes_;
-    if (!isError) group.push_back(truthPane_);
+    const auto in = [view](const std::vector<ImageView*>& panes) { return std::find(panes.begin(), panes.end(), view) != panes.end(); };
+    const bool isError = in(errorPanes_), isG = in(gfactorPanes_);
+    std::vector<ImageView*> group = isError ? errorPanes_ : isG ? gfactorPanes_ : imagePanes_;
+    if (!isError && !isG) group.push_back(truthPane_);
     for (ImageView* v : group)
       if (v != view && v->hasImage()) v->setViewState(s, true);
     propagating_ = false;
@@ -652,10 +731,11 @@ void ComparisonView::linkView(ImageView* view) {
 }
 
 bool ComparisonView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == panes_ && event->type() == QEvent::Resize) layoutPanes();
   if (event->type() == QEvent::MouseButtonPress) {
     if (watched == truthPane_) selectPane(-1);
     for (int i = 0; i < paneCount(); ++i)
-      if (watched == imagePanes_[i] || watched == errorPanes_[i]) selectPane(i);
+      if (watched == imagePanes_[i] || watched == errorPanes_[i] || watched == gfactorPanes_[i]) selectPane(i);
   }
   return QWidget::eventFilter(watched, event);
 }

@@ -568,8 +568,8 @@ void ImageView::fitCamera() {
   // Fractions of the viewport: the title takes the top 10 %, the info line the bottom 6 %, a colorbar the
   // right side (wide views) or a strip above the info line (narrow views), whichever leaves the image
   // larger. Its labels are measured at their widest ("-8.8e-88", %+.2g) so none is ever cut off.
-  const double top = 0.90, bottom = 0.06;
-  double x0 = 0.02, x1 = 0.98, y0 = bottom;
+  const double bottom = 0.06, top = bottom + kImageHeightShare;
+  double x0 = 0.5 * (1 - kImageWidthShare), x1 = 1 - x0, y0 = bottom;
   const double w = nx_, h = ny_;  // voxel edges span [-0.5, n - 0.5]
   auto scale_for = [&](double fx, double fy) { return std::max(h / (2 * fy), w / (2 * fx * aspect)); };
   colorbarHorizontal_ = false;

@@ -21,6 +21,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QToolBar>
 #include <QToolButton>
@@ -52,7 +53,7 @@ enum MetricColumn { kPsnr, kPercent, kNrmse, kSsim, kBackend, kSimSeconds, kReco
 
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
-constexpr int kStateVersion = 3;  // bump when the default dock layout changes
+constexpr int kStateVersion = 4;  // bump when the default dock layout changes
 
 float maxFinite(const std::vector<float>& v) {
   float out = 0;
@@ -162,7 +163,12 @@ void MainWindow::buildViews() {
     v->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
   }
   splitter->setSizes({1, 1, 1});
-  setCentralWidget(splitter);
+  // The rooms: Images here, Compare once buildViewDocks has made the comparison view.
+  rooms_ = new QTabWidget(this);
+  rooms_->setObjectName(QStringLiteral("rooms"));
+  rooms_->setDocumentMode(true);  // no frame: the Compare room's panes get every pixel
+  rooms_->addTab(splitter, tr("Images"));
+  setCentralWidget(rooms_);
 }
 
 void MainWindow::buildDocks() {
@@ -299,11 +305,17 @@ QDockWidget* MainWindow::addPanelDock(const QString& objectName, const QString& 
 }
 
 bool MainWindow::showPanel(const QString& name) {
+  if (name.compare(QStringLiteral("compare"), Qt::CaseInsensitive) == 0 ||
+      name.compare(QStringLiteral("compareDock"), Qt::CaseInsensitive) == 0) {
+    showCompareRoom(true);
+    return true;
+  }
   for (QDockWidget* d : findChildren<QDockWidget*>()) {
     QString base = d->objectName();
     if (base.endsWith(QStringLiteral("Dock"))) base.chop(4);
     if (d->objectName().compare(name, Qt::CaseInsensitive) == 0 || base.compare(name, Qt::CaseInsensitive) == 0 ||
         plainTitle(d->windowTitle()).compare(name, Qt::CaseInsensitive) == 0) {
+      showCompareRoom(false);  // the docks live in the Images room
       d->show();
       d->raise();
       return true;
@@ -315,7 +327,26 @@ bool MainWindow::showPanel(const QString& name) {
 QStringList MainWindow::panelNames() const {
   QStringList names;
   for (const QDockWidget* d : findChildren<QDockWidget*>()) names << d->objectName();
+  names << QStringLiteral("compare");
   return names;
+}
+
+void MainWindow::showCompareRoom(bool compare) {
+  rooms_->setCurrentWidget(compare ? static_cast<QWidget*>(comparison_) : rooms_->widget(0));
+}
+
+// The Compare room takes the whole window (at 1280x800 two methods' images and error maps at 300 px need
+// it): the docks go away on entry and come back where they were on leaving.
+void MainWindow::onRoomChanged(int index) {
+  const bool compare = rooms_->widget(index) == comparison_;
+  if (compare == inCompareRoom_) return;
+  inCompareRoom_ = compare;
+  if (compare) {
+    designState_ = saveState(kStateVersion);
+    for (QDockWidget* d : findChildren<QDockWidget*>()) d->hide();
+  } else {
+    restoreState(designState_, kStateVersion);
+  }
 }
 
 void MainWindow::buildActions() {
@@ -359,7 +390,7 @@ void MainWindow::buildActions() {
   compareModelsAction_->setStatusTip(tr("Simulate and reconstruct the scenario with the Eulerian and the Lagrangian model, "
                                         "side by side with their difference (Compare panel)"));
   connect(compareModelsAction_, &QAction::triggered, this, [this] {
-    showPanel(QStringLiteral("compareDock"));
+    showCompareRoom(true);
     comparison_->compareModels();
   });
 
@@ -820,7 +851,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   }
   QSettings settings;
   settings.setValue(kGeometryKey, saveGeometry());
-  settings.setValue(kStateKey, saveState(kStateVersion));
+  settings.setValue(kStateKey, inCompareRoom_ ? designState_ : saveState(kStateVersion));  // the docks, not their absence
   // The worker's destructor joins its thread; cancelling first makes that quick.
   if (isRunning()) worker_->cancel();
   QMainWindow::closeEvent(e);

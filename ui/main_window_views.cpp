@@ -1,6 +1,7 @@
-// The main window's design and comparison docks: the phantom's vessel tree in 3-D with the segment
-// editor, the flow field, the sequence diagram, the k-space trajectory, the coil maps, the multi-method
-// comparison, for phase contrast the velocity map, and Pulseq (import, export, play an imported file).
+// The main window's design docks and its Compare room: the phantom's vessel tree in 3-D with the segment
+// editor, the flow field, the sequence diagram, the k-space trajectory, the coil maps, for phase contrast
+// the velocity map, and Pulseq (import, export, play an imported file); the multi-method comparison is the
+// central area's second tab.
 // Each view computes through core; the window only feeds it the edited scenario and the finished run.
 #include <QDockWidget>
 #include <QTabBar>
@@ -78,7 +79,6 @@ void MainWindow::buildViewDocks() {
       {"sequenceDock", {tr("Sequence"), sequenceView_}},
       {"trajectoryDock", {tr("Trajectory"), trajectoryView_}},
       {"coilsDock", {tr("Coils"), coilView_}},
-      {"compareDock", {tr("Compare"), comparison_}},
       {"velocityDock", {tr("Velocity"), velocityView_}},
       {"pulseqDock", {tr("Pulseq"), pulseq_}},
       {"sweepDock", {tr("Sweep"), sweep_}},
@@ -88,6 +88,8 @@ void MainWindow::buildViewDocks() {
     tabifyDockWidget(first, d);
   }
   first->raise();
+  rooms_->addTab(comparison_, tr("Compare"));
+  connect(rooms_, &QTabWidget::currentChanged, this, &MainWindow::onRoomChanged);
   // Side tabs keep every title readable, and a narrow column leaves the centre to the images.
   setTabPosition(Qt::RightDockWidgetArea, QTabWidget::East);
   resizeDocks({first}, {380}, Qt::Horizontal);

@@ -219,7 +219,7 @@ void TestGui::smallRunShowsImage() {
   }
   QCOMPARE(table->item(0, 4)->text(), QStringLiteral("cpu"));
   QCOMPARE(table->item(0, 0)->text(), w.psnrText());
-  // The comparison dock got the run's raw data, so other methods can be compared on it.
+  // The Compare room got the run's raw data, so other methods can be compared on it.
   auto* comparison = w.findChild<mrwb::ui::ComparisonView*>();
   QVERIFY(comparison);
   QVERIFY(comparison->hasRawData());
@@ -314,8 +314,13 @@ void TestGui::everyPanelOpens() {
   QVERIFY(showQuietly(w));
   const QStringList names = w.panelNames();
   for (const char* dock : {"scenarioDock", "runDock", "metricsDock", "phantomDock", "flowDock", "sequenceDock",
-                           "trajectoryDock", "coilsDock", "compareDock", "velocityDock"})
+                           "trajectoryDock", "coilsDock", "velocityDock", "compare"})
     QVERIFY2(names.contains(QLatin1String(dock)), qPrintable(names.join(u',')));
+  // Compare is a room of the central area: --panel compare opens it, and a dock's name leaves it again.
+  QVERIFY(w.showPanel(QStringLiteral("compare")));
+  QVERIFY(w.inCompareRoom());
+  QVERIFY(w.showPanel(QStringLiteral("run")));
+  QVERIFY(!w.inCompareRoom());
   QMenu* panels = nullptr;
   for (QMenu* m : w.menuBar()->findChildren<QMenu*>())
     if (m->title() == QStringLiteral("&Panels")) panels = m;

@@ -1,8 +1,15 @@
 // Views a room can read: after a run the recon, truth and error-map images fill at least 80 % of their
 // view's shorter side, at 1280x800 and after a resize to a 1920x1080 projector; the error map's colorbar
-// labels stay inside the view (no text pixel on its outer edges). Region-of-interest statistics on Ctrl+drag.
+// labels stay inside the view (no text pixel on its outer edges). The Compare room shows every method's image
+// and error map whole, each image at least 300 px on a side, at both sizes. Region-of-interest statistics on
+// Ctrl+drag.
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QDir>
+#include <QHeaderView>
+#include <QScrollBar>
+#include <QTableWidget>
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTabBar>
@@ -11,6 +18,7 @@
 #include "fixtures.hpp"
 #include "gui.hpp"
 #include "mrwb/metrics/region_stats.hpp"
+#include "mrwb_ui/comparison_view.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/main_window.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
@@ -54,6 +62,34 @@ void checkViews(MainWindow& w, const char* when) {
   QVERIFY2(edge < 110, "colorbar text reaches the edge of the view");
 }
 
+// Every method's image and error map inside the window and visible, each image >= 300 px on both sides; the
+// metrics table whole (every row, every column without scrolling). MRWB_SCREENSHOT_DIR: the window saved there.
+void checkCompareRoom(MainWindow& w, const char* when) {
+  mrwb::ui::ComparisonView* c = w.comparisonView();
+  const QRect window = w.rect();
+  for (int i = 0; i < c->paneCount(); ++i)
+    for (mrwb::ui::ImageView* v : {c->imagePane(i), c->errorPane(i)}) {
+      const QRect inWindow(v->mapTo(&w, QPoint(0, 0)), v->size());
+      const QRectF r = v->imageRectPx();
+      const double dpr = v->devicePixelRatioF();
+      qInfo("%s, compare pane %d '%s': view %dx%d at (%d, %d), image %.0fx%.0f px", when, i, qPrintable(v->title()),
+            v->width(), v->height(), inWindow.x(), inWindow.y(), r.width() / dpr, r.height() / dpr);
+      QVERIFY2(v->isVisible() && window.contains(inWindow), qPrintable(v->title()));
+      QVERIFY2(r.width() / dpr >= 300 && r.height() / dpr >= 300, qPrintable(v->title()));
+    }
+  QTableWidget* t = c->metricsTable();
+  int columns = 0;
+  for (int col = 0; col < t->columnCount(); ++col) columns += t->columnWidth(col);
+  qInfo("%s: truth pane %s; table %dx%d, columns %d px in a %d px viewport, %d rows", when,
+        c->truthPaneShown() ? "shown" : "left out (the error maps show it)", t->width(), t->height(), columns,
+        t->viewport()->width(), t->rowCount());
+  QVERIFY(t->isVisible() && window.contains(QRect(t->mapTo(&w, QPoint(0, 0)), t->size())));
+  QVERIFY(!t->horizontalScrollBar()->isVisible() && !t->verticalScrollBar()->isVisible());
+  QVERIFY(columns <= t->viewport()->width());
+  if (const QByteArray dir = qgetenv("MRWB_SCREENSHOT_DIR"); !dir.isEmpty())
+    QVERIFY(w.grab().save(QDir(QString::fromLocal8Bit(dir)).filePath(QStringLiteral("compare_%1.png").arg(when))));
+}
+
 }  // namespace
 
 class TestGuiFit : public QObject {
@@ -81,6 +117,44 @@ class TestGuiFit : public QObject {
     w.resize(1920, 1080);
     QTest::qWait(300);  // the views get their new size and refit
     checkViews(w, "1920x1080");
+  }
+
+  // The Compare room after a Run of two methods (FFT and GRAPPA R = 2, 8 coils, 64^2): whole panes of 300 px
+  // images at 1280x800 and 1920x1080; leaving it brings the docks back.
+  void compareRoomFillsTheWindow() {
+    mrwb::ui::applyWorkbenchStyle(*qApp);  // as mrwb-gui starts: its font
+    MainWindow w;
+    QVERIFY(mrwb::test::showQuietly(w));
+    w.resize(1280, 800);
+    w.liveAction()->setChecked(false);
+    mrwb::Scenario s = mrwb::test::cpu_preset("straight_vessel", 64, 20);
+    s.coils.count = 8;
+    s.sequence.acceleration = 2;
+    s.sequence.acs_lines = 16;
+    s.recon.method = mrwb::ReconMethod::Grappa;
+    w.setScenario(s);
+    w.comparisonView()->setBackend(mrwb::Backend::Cpu);
+    QSignalSpy finished(&w, &MainWindow::runFinished);
+    w.run();
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(w.lastError()));
+    QCOMPARE(w.comparisonView()->paneCount(), 2);
+    auto* scenarioDock = w.findChild<QDockWidget*>(QStringLiteral("scenarioDock"));
+    QVERIFY(scenarioDock && scenarioDock->isVisible());
+    QVERIFY(w.showPanel(QStringLiteral("compare")));
+    QVERIFY(w.inCompareRoom());
+    QTest::qWait(300);  // the panes get their sizes and refit
+    QVERIFY(!scenarioDock->isVisible());
+    checkCompareRoom(w, "1280x800");
+    if (QTest::currentTestFailed()) return;
+    w.resize(1920, 1080);
+    QTest::qWait(300);
+    checkCompareRoom(w, "1920x1080");
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(w.comparisonView()->truthPaneShown());  // five panes of 300 px fit in 1920
+    w.showCompareRoom(false);
+    QTRY_VERIFY(scenarioDock->isVisible());
+    QVERIFY(!w.inCompareRoom());
   }
 
   // The right dock area's tabs (eleven panels) show whole titles at 1280x800: each tab is as long as the same

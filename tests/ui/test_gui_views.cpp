@@ -436,7 +436,16 @@ void TestGuiViews::comparisonGfactorMaps() {
   qInfo("SENSE analytic g %.4f .. %.4f; GRAPPA note: %s", gmin, gmax, qPrintable(view.metricsTable()->item(1, 7)->text()));
   QVERIFY(gmin >= 1.0f - 1e-5f && gmax > 1.01f);
   QVERIFY(view.metricsTable()->item(1, 7)->text().contains("g mean "));
+  // Beside each method's image and error map, its g-factor map (the same values), in one grid.
+  QTest::qWait(50);
+  for (int i = 0; i < 3; ++i) {
+    QVERIFY(view.gfactorPane(i)->isVisible() && view.errorPane(i)->isVisible() && view.imagePane(i)->isVisible());
+    QCOMPARE(view.gfactorPane(i)->values(), entries[i].gfactor);
+  }
+  QCOMPARE(view.gfactorPane(2)->values(), g);
   view.setErrorMode(ComparisonView::ErrorMode::Gfactor);
+  QTest::qWait(50);
+  QVERIFY(!view.gfactorPane(2)->isVisible());  // the error row shows them instead
   QTest::qWait(50);
   shot(view.grab().toImage(), "comparison_gfactor");
   QCOMPARE(view.errorPane(2)->values(), g);

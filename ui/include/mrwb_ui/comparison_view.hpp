@@ -88,6 +88,8 @@ class ComparisonView : public QWidget {
   bool hasRawData() const { return raw_ != nullptr; }
   int paneCount() const { return static_cast<int>(imagePanes_.size()); }  // one per entry
   ImageView* truthPane() const { return truthPane_; }
+  bool truthPaneShown() const { return truthShown_; }  // the grid leaves it out when it would crowd the methods
+  ImageView* gfactorPane(int i) const;  // shown beside the error map once the method has a g-factor map
   ImageView* imagePane(int i) const;
   ImageView* errorPane(int i) const;
   QTableWidget* metricsTable() const { return table_; }
@@ -124,8 +126,13 @@ class ComparisonView : public QWidget {
   // Shows `comparison` with its reference (truth) pane called `referenceLabel` and errors against `referenceName`.
   void showComparison(const mrwb::ReconComparison& comparison, const QString& referenceLabel, const QString& referenceName);
   void rebuildPanes();
+  // Places the shown panes in the grid that gives each image the most pixels (pane_grid.hpp).
+  void layoutPanes();
+  bool showsGfactorPanes() const;  // some method has a g-factor map and the error panes show errors
   void showImages();
   void showErrorMaps();
+  void showGfactorMap(ImageView* view, const mrwb::ComparisonEntry& e);
+  void fitTableHeight();
   void fillTable();
   void linkView(ImageView* view);
   const mrwb::Image2D* selectedImage(QString* label) const;
@@ -174,9 +181,15 @@ class ComparisonView : public QWidget {
   QPushButton* cancelButton_;
   QProgressBar* progress_;
   QLabel* status_;
+  static constexpr int kPaneSpacingPx = 4;
+  static constexpr int kReadableImagePx = 300;
+  QWidget* panes_;
   QGridLayout* grid_;
   ImageView* truthPane_;
-  std::vector<ImageView*> imagePanes_, errorPanes_;
+  bool truthShown_ = true;
+  std::vector<std::pair<ImageView*, int>> placement_;  // the grid as laid out last, to skip a relayout that changes nothing
+  int placedColumns_ = 0;
+  std::vector<ImageView*> imagePanes_, errorPanes_, gfactorPanes_;
   QTableWidget* table_;
 };
 

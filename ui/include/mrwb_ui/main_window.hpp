@@ -2,13 +2,16 @@
 // The workbench window around a ScenarioDocument: docks for the scenario editor (Scenario), backend
 // choice and progress (Run) and the metrics table (Metrics) around the reconstruction / ground truth /
 // error map views; File (New, Open, Open Recent, Save, Save As), Edit (Undo, Redo), Teaching and View
-// menus; autosave and recovery. Core validates, simulates, reconstructs and compares; the window only
+// menus; autosave and recovery. The central area holds two rooms, as tabs: Images (the last run's recon,
+// truth and error map beside the docks) and Compare (the ComparisonView, which takes the whole window: the
+// docks are put away on entry and come back as they were on leaving). Core validates, simulates, reconstructs and compares; the window only
 // shows and forwards.
 //
 // Non-interactive mode (scripted runs, tests): no dialog ever opens. Errors go to the status bar and the
 // Run dock; the unsaved-changes question is answered with unsavedChangesAnswer() (Discard by default,
 // so a scripted New/Open/close never blocks; Save writes to the document's file when it has one, else
 // acts as Cancel); Save without a file fails instead of asking for a name.
+#include <QByteArray>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QString>
@@ -25,6 +28,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QTableWidget;
+class QTabWidget;
 class QTimer;
 
 namespace mrwb::ui {
@@ -89,8 +93,11 @@ class MainWindow : public QMainWindow {
   // Shows and raises the dock named `name`: its objectName ("runDock"), that without "Dock" ("run"),
   // or its title, case-insensitive. False if none matches.
   bool showPanel(const QString& name);
-  // objectNames of all docks.
+  // objectNames of all docks, and "compare" (the Compare room; --panel compare opens it).
   QStringList panelNames() const;
+  // Opens the Compare room (true) or the Images room with the docks as they were (false).
+  void showCompareRoom(bool compare);
+  bool inCompareRoom() const { return inCompareRoom_; }
   ScenarioPanel* scenarioPanel() const { return panel_; }
   QTableWidget* metricsTable() const { return metrics_; }
   TeachingMenu* teachingMenu() const { return teaching_; }
@@ -210,6 +217,10 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const mrwb::PipelineResult> result_;
 
   ScenarioPanel* panel_ = nullptr;
+  QTabWidget* rooms_ = nullptr;
+  bool inCompareRoom_ = false;
+  QByteArray designState_;  // the docks as they were when the Compare room was entered
+  void onRoomChanged(int index);
   ImageView* reconView_ = nullptr;
   ImageView* truthView_ = nullptr;
   ImageView* errorView_ = nullptr;
