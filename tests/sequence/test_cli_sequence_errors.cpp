@@ -146,13 +146,14 @@ class TestCliSequenceErrors : public QObject {
     r = run_mrwb({"sequence", "--in", path("good.seq"), "--max-grad", "5", "--plot", path("grad.png")});
     expectRefused(r, {"good.seq", "block", "amplitude", "allowed: |G| <= 5 mT/m"}, path("grad.png"));
   }
-  // Fuzzed .seq files that crashed (empty stderr) or hung `--plot`: refused through `mrwb sequence --plot`
-  // and `mrwb simulate --seq` with the file, line and allowed range, at once, nothing written.
+  // Fuzzed .seq files that crashed (empty stderr) or hung `--plot`, and what a review found read without a
+  // word: refused through `mrwb sequence --plot` and `mrwb simulate --seq` with the file, line and allowed
+  // range, at once, nothing written.
   void hostileSeqIsRefused_data() {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QStringList>("expect");
     QTest::addColumn<bool>("played");
-    for (const auto& h : mrwb_test::hostile_seqs()) QTest::newRow(h.name) << h.text << h.expect << h.played;
+    for (const auto& h : mrwb_test::all_hostile_seqs()) QTest::newRow(h.name) << h.text << h.expect << h.played;
   }
   void hostileSeqIsRefused() {
     QFETCH(QByteArray, text);

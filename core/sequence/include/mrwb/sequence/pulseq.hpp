@@ -2,7 +2,8 @@
 // Pulseq .seq files: read (versions 1.2 to 1.5) into and write (1.4, 1.5) from the block model.
 // Sections: [VERSION] [DEFINITIONS] [BLOCKS] [RF] [GRADIENTS] [TRAP] [ADC] [DELAYS] (read; before 1.4 the
 // blocks' delay events, which set their durations)
-// [EXTENSIONS] (LABELSET / LABELINC; others: error when listed in RequiredExtensions, else a warning)
+// [EXTENSIONS] (LABELSET / LABELINC; ROTATIONS, DELAYS, TRIGGERS, RF_SHIMS refused, as the simulator does not
+// play them; others: refused when listed in RequiredExtensions, else a warning)
 // [SHAPES] (run-length compressed derivative) [SIGNATURE] (md5, verified on read, written on write).
 #include <string>
 #include <vector>

@@ -18,6 +18,14 @@ inline constexpr int kMaxShapeSamples = 1 << 22;
 // Shape samples all blocks together play, counted per block (blocks share a shape's samples, but the diagram
 // and the conversion to the simulator's program walk them block by block): 2^24.
 inline constexpr long long kMaxModelSamples = 1LL << 24;
+// Shape samples of all [SHAPES] together, as expanded: a run-length pair "0 0 4194302" of 12 bytes expands to
+// 32 MB, so a small file of many such shapes asked for gigabytes. The blocks of an accepted file play at most
+// kMaxModelSamples, every shape they use at least once, so this refuses nothing else but unused bulk.
+inline constexpr long long kMaxShapeLibrarySamples = 1LL << 24;
+// Rows of [BLOCKS], counted while the file is split into lines, before any block is read: the block model
+// keeps 528 bytes a block (its optional events), so 2^20 blocks hold at most 0.55 GB. The simulator plays
+// at most kMaxSequenceAdcSamples ADC samples; 2^20 blocks are 32 blocks for each of 2^15 ADCs of 16 samples.
+inline constexpr int kMaxBlocks = 1 << 20;
 // Samples of one ADC: ISMRMRD stores an acquisition's number_of_samples in 16 bits.
 inline constexpr int kMaxAdcSamples = 65535;
 // ADC samples of the whole sequence (repeats included): the conversion to the simulator's program keeps
@@ -29,6 +37,8 @@ inline constexpr long long kMaxSequenceAdcSamples = 1LL << 19;
 // Rasters in [DEFINITIONS] (Pulseq: AdcRasterTime 100 ns, RadiofrequencyRasterTime 1 us, gradient and block
 // raster 10 us on Siemens, 4 us on GE): anything outside 1 ns .. 1 ms is not a scanner's raster.
 inline constexpr double kMinRaster_s = 1e-9, kMaxRaster_s = 1e-3;
+// An ADC samples at most once per ADC raster ([DEFINITIONS] AdcRasterTime, itself >= kMinRaster_s): a dwell
+// below it (1e-12 s was read) is no receiver's.
 // Longest event and longest whole sequence accepted: a day. Keeps every time finite and every loop over
 // the sequence (diagram, conversion) bounded.
 inline constexpr double kMaxDuration_s = 86400;
@@ -46,6 +56,8 @@ inline constexpr int kMaxSetSegments = 64;
 // simulation: 2^24 (128 MB of complex floats per coil) holds a 4096 x 4096 k-space.
 inline constexpr long long kMaxLaidOutSamples = 1LL << 24;
 // Physical values of the events (Pulseq 1.4 units). Finite is not enough: 1e300 Hz of RF gives NaN spins.
+// The amplitude limits hold for the values as played: amplitude x every shape sample (an RF amplitude of 37 Hz
+// on a magnitude sample of 50000 is 1.85 MHz), and 2 pi x every RF phase shape sample for the phase limit.
 // RF peak amplitude |B1| x gamma: 1e5 Hz is 2.35 mT, far above any scanner's RF (about 25 uT).
 inline constexpr double kMaxRfAmplitude_Hz = 1e5;
 // Gradient amplitude: 1e9 Hz/m is 23.5 T/m, ten times the strongest preclinical gradient sets.
@@ -59,10 +71,31 @@ inline constexpr double kMaxPhase_rad = 1e6;
 // Main field in [DEFINITIONS] (T): above the strongest MR magnets (28.2 T).
 inline constexpr double kMaxB0_T = 30;
 
+// Ids (blocks, events, shapes, extensions) are decimal integers 0..kMaxId, each defined once; block
+// durations are whole numbers of BlockDurationRaster (Pulseq 1.4 and later).
+inline constexpr long long kMaxId = 2147483647;
+// RF use (Pulseq 1.5 [RF] use, mr.getSupportedRfUse): excitation, refocusing, inversion, saturation,
+// preparation, other, undefined.
+inline constexpr const char* kRfUses = "erispou";
+// Labels of LABELSET / LABELINC (mr.getSupportedLabels, with ACQ of the 1.5 interpreters).
+inline constexpr const char* kPulseqLabels[] = {"SLC", "SEG", "REP",   "AVG", "SET",   "ECO",   "PHS",   "LIN",
+                                                "PAR", "ACQ", "NAV",   "REV", "SMS",   "REF",   "IMA",   "NOISE",
+                                                "PMC", "NOROT", "NOPOS", "NOSCL", "ONCE", "TRID"};
+// Extensions read: LABELSET and LABELINC. These change what is played, and the simulator does not play them,
+// so a file that has them is refused rather than simulated without them: ROTATIONS (gradient axes
+// rotated per block), DELAYS (soft delays: block durations set at the scanner), TRIGGERS (waits for and
+// emits physiological triggers), RF_SHIMS (per-channel RF amplitudes and phases). Any other extension
+// is refused when [DEFINITIONS] RequiredExtensions lists it, and ignored with a warning otherwise.
+inline constexpr const char* kRefusedExtensions[] = {"ROTATIONS", "DELAYS", "TRIGGERS", "RF_SHIMS"};
+
 // Raw data an imported sequence may lay out over all the scenario's coils: 4 GiB, as the scenario's phantom.
 inline constexpr double kMaxImportedRawBytes = 4.0 * 1024 * 1024 * 1024;
 
 }  // namespace pulseq_limits
+
+// The lists above as refusals and the limits table name them: "SLC, SEG, ...", "ROTATIONS, DELAYS, ...".
+std::string pulseq_label_list();
+std::string refused_extension_list();
 
 struct PulseqLimit {
   std::string what, allowed, why;
