@@ -7,11 +7,27 @@
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
 #ifdef MRWB_HAVE_CUDA
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+
+#include "mrwb_gpu/base/device.hpp"
 #include "mrwb_gpu/pipeline/register_backends.hpp"
 #endif
 
 namespace {
 extern "C" void on_sigint(int) { mrwb::cli::interrupt_token().cancel(); }
+
+#ifdef MRWB_HAVE_CUDA
+// A verb whose --backend may pick CUDA starts the device's context while it reads its inputs (unless
+// MRWB_EARLY_DEVICE_START=0, which times the start where the work first needs it).
+bool may_use_device(const CLI::App& sub) {
+  const char* early = std::getenv("MRWB_EARLY_DEVICE_START");
+  if (early && std::string_view(early) == "0") return false;
+  const CLI::Option* backend = sub.get_option_no_throw("--backend");
+  return backend && backend->as<std::string>() != "cpu";
+}
+#endif
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,7 +73,13 @@ int main(int argc, char** argv) {
 
   try {
     for (auto& [sub, run] : actions)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) {
+#ifdef MRWB_HAVE_CUDA
+        std::optional<mrwb::gpu::DeviceStart> device_start;
+        if (may_use_device(*sub)) device_start.emplace();
+#endif
+        return run();
+      }
     for (auto& [sub, name] : later)
       if (sub->parsed()) {
         std::cerr << "mrwb " << name << ": not yet available in this version\n";

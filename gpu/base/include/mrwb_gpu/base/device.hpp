@@ -1,6 +1,7 @@
 #pragma once
 // Which CUDA device this process sees. No CUDA type here: the CLI, the GUI and the tests include it.
 #include <string>
+#include <thread>
 
 namespace mrwb::gpu {
 
@@ -26,5 +27,19 @@ struct DeviceFacts {
   double sfu_ops_per_s() const { return sms * 16.0 * clock_hz; }
 };
 DeviceFacts device_facts();
+
+// Creates device 0's CUDA context on a thread of its own (a few hundred ms on an H200), so that a command
+// reading its inputs meanwhile finds the context made; the runtime's first call elsewhere waits for it
+// rather than making a second. Joined on destruction; does nothing without a device.
+class DeviceStart {
+ public:
+  DeviceStart();
+  ~DeviceStart();
+  DeviceStart(const DeviceStart&) = delete;
+  DeviceStart& operator=(const DeviceStart&) = delete;
+
+ private:
+  std::thread thread_;
+};
 
 }  // namespace mrwb::gpu
