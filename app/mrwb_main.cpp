@@ -24,6 +24,8 @@ extern "C" void on_sigint(int) { mrwb::cli::interrupt_token().cancel(); }
 bool may_use_device(const CLI::App& sub) {
   const char* early = std::getenv("MRWB_EARLY_DEVICE_START");
   if (early && std::string_view(early) == "0") return false;
+  const CLI::Option* ranks = sub.get_option_no_throw("--ranks");
+  if (ranks && ranks->count() > 0) return false;  // this process only starts mpirun; the ranks start their own
   const CLI::Option* backend = sub.get_option_no_throw("--backend");
   return backend && backend->as<std::string>() != "cpu";
 }
