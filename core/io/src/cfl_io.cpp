@@ -37,6 +37,21 @@ std::size_t CflArray::size() const {
   return n;
 }
 
+std::vector<std::string> files_of(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    if (p.empty()) continue;
+    const std::string base = base_of(p);
+    if (base == p) {
+      files.push_back(p);
+    } else {
+      files.push_back(base + ".cfl");
+      files.push_back(base + ".hdr");
+    }
+  }
+  return files;
+}
+
 CflArray read_cfl(const std::string& path) {
   const std::string base = base_of(path);
   const std::string hdr = base + ".hdr", cfl = base + ".cfl";
@@ -93,16 +108,16 @@ void write_cfl(const std::string& path, const CflArray& a) {
   {
     std::ofstream f(out_cfl.temp_path(), std::ios::binary);
     f.write(reinterpret_cast<const char*>(a.data.data()), static_cast<std::streamsize>(a.data.size() * sizeof(a.data[0])));
-    if (!f.flush()) throw std::runtime_error(base + ".cfl: write failed");
+    if (!f.flush()) out_cfl.fail();
   }
   {
     std::ofstream h(out_hdr.temp_path());
     h << "# Dimensions\n";
     for (int d = 0; d < k_bart_dims; ++d) h << (d ? " " : "") << dim(a, d);
     h << "\n";
-    if (!h.flush()) throw std::runtime_error(base + ".hdr: write failed");
+    if (!h.flush()) out_hdr.fail();
   }
-  // Data first: a reader that finds the header finds complete data.
+  // Data first, the header last (in an OutputTransaction too): a reader that finds the header finds complete data.
   out_cfl.commit();
   out_hdr.commit();
 }

@@ -4,9 +4,12 @@
 #include <ismrmrd/ismrmrd.h>
 #include <ismrmrd/version.h>
 #include <ismrmrd/xml.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -51,6 +54,86 @@ std::string first_line(const std::exception& ex, std::size_t max) {
   std::string t = ex.what();
   t = t.substr(0, t.find_first_of("\r\n"));
   return t.size() > max ? t.substr(0, max) + "..." : t;
+}
+
+// One HDF5 file of an ISMRMRD dataset, through libismrmrd's C functions, which take the file's handle as they find
+// it: opened read-only (libismrmrd's own open asks for write access and creates the dataset's group, so reading
+// an input changed its mtime), or created in memory for a write (the core driver without a backing store:
+// HDF5 never writes to disk, so a full disk fails our write of its bytes, not HDF5's close; a close that failed
+// on disk left the file open, and HDF5's exit handler crashed on it). Closed on every path; a file in memory with
+// every object of it (H5F_CLOSE_STRONG).
+class IsmrmrdHdf5 {
+ public:
+  explicit IsmrmrdHdf5(const std::string& path) : name_(path) {
+    // The default access (weak close, as every other open of the file in this process: HDF5 refuses a second open
+    // of a file with another close degree); nothing of a read-only file is left to flush at exit.
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file_ < 0) throw std::runtime_error("HDF5 cannot open it read-only");
+    bind();
+  }
+  // A new file in memory, grown by `bytes_hint` at a time (the caller's estimate of its size).
+  explicit IsmrmrdHdf5(std::size_t bytes_hint) {
+    static std::atomic<unsigned> count{0};
+    name_ = "mrwb-in-memory-" + std::to_string(::getpid()) + "-" + std::to_string(count++);  // the core driver tells files by name
+    const hid_t fapl = in_memory_access(bytes_hint);
+    file_ = H5Fcreate(name_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (file_ < 0) throw std::runtime_error("HDF5 cannot create a file in memory");
+    bind();
+    const hid_t g = H5Gcreate2(file_, k_group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) {
+      close();  // no destructor for a constructor that throws
+      throw std::runtime_error(std::string("HDF5 cannot create the group ") + k_group);
+    }
+    H5Gclose(g);
+  }
+  ~IsmrmrdHdf5() { close(); }
+  IsmrmrdHdf5(const IsmrmrdHdf5&) = delete;
+  IsmrmrdHdf5& operator=(const IsmrmrdHdf5&) = delete;
+
+  const ISMRMRD::ISMRMRD_Dataset* dataset() const { return &d_; }
+  // The finished file's bytes (flushed, as H5Fget_file_image gives them).
+  std::vector<unsigned char> bytes() const {
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw std::runtime_error("HDF5 cannot finish the file");
+    const ssize_t n = H5Fget_file_image(file_, nullptr, 0);
+    std::vector<unsigned char> b(n > 0 ? static_cast<std::size_t>(n) : 0);
+    if (n <= 0 || H5Fget_file_image(file_, b.data(), b.size()) != n) throw std::runtime_error("HDF5 gave no file image");
+    return b;
+  }
+  void close() {
+    if (file_ >= 0) H5Fclose(file_);
+    file_ = -1;
+  }
+
+ private:
+  static hid_t in_memory_access(std::size_t increment) {
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    H5Pset_fapl_core(fapl, std::max<std::size_t>(increment, 1 << 20), 0);
+    return fapl;
+  }
+  void bind() {
+    d_.filename = name_.data();
+    d_.groupname = group_.data();
+    d_.fileid = file_;
+  }
+  std::string name_, group_ = k_group;
+  hid_t file_ = -1;
+  ISMRMRD::ISMRMRD_Dataset d_{};
+};
+
+// libismrmrd's C++ records with the C structs its C functions take.
+struct AcquisitionRecord : ISMRMRD::Acquisition {
+  using ISMRMRD::Acquisition::Acquisition;
+  ISMRMRD::ISMRMRD_Acquisition* record() { return &acq; }
+};
+struct ImageRecord : ISMRMRD::Image<std::complex<float>> {
+  using ISMRMRD::Image<std::complex<float>>::Image;
+  ISMRMRD::ISMRMRD_Image* record() { return &im; }
+};
+
+void ok(int status, const char* what) {
+  if (status != ISMRMRD::ISMRMRD_NOERROR) throw std::runtime_error(std::string("libismrmrd: ") + what + " failed");
 }
 
 void require_readable_hdf5(const std::string& path) {
@@ -210,14 +293,19 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
   const bool cart = raw.cartesian();
 
   AtomicOutput out(path);
+  std::vector<unsigned char> bytes;
   try {
-    ISMRMRD::Dataset d(out.temp_path().c_str(), k_group, true);
-    d.writeHeader(xml);
+    const std::size_t acquisitions = static_cast<std::size_t>(raw.slices) * raw.partitions * raw.ny + raw.noise_samples / 65535 + 1;
+    const std::size_t per_acquisition = sizeof(ISMRMRD::ISMRMRD_AcquisitionHeader) + 64 +
+                                        static_cast<std::size_t>(raw.nx) * (raw.ncoils * sizeof(std::complex<float>) +
+                                                                            (cart ? 0 : raw.traj_dims * sizeof(float)));
+    IsmrmrdHdf5 d(acquisitions * per_acquisition + raw.noise.size() * sizeof(std::complex<float>) + xml.size());
+    ok(ISMRMRD::ismrmrd_write_header(d.dataset(), xml.c_str()), "writing the header");
     uint32_t scan = 0;
     // Noise first, as scanners record it, in acquisitions of at most 65535 samples.
     for (int s0 = 0; s0 < raw.noise_samples && !raw.noise.empty(); s0 += 65535) {
       const int ns = std::min(65535, raw.noise_samples - s0);
-      ISMRMRD::Acquisition acq(static_cast<uint16_t>(ns), static_cast<uint16_t>(raw.ncoils));
+      AcquisitionRecord acq(static_cast<uint16_t>(ns), static_cast<uint16_t>(raw.ncoils));
       acq.scan_counter() = scan++;
       acq.available_channels() = static_cast<uint16_t>(raw.ncoils);
       acq.sample_time_us() = static_cast<float>(raw.dwell_s * 1e6);
@@ -227,7 +315,7 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
         for (int s = 0; s < ns; ++s)
           acq.data(static_cast<uint16_t>(s), static_cast<uint16_t>(c)) =
               raw.noise[static_cast<std::size_t>(c) * raw.noise_samples + s0 + s];
-      d.appendAcquisition(acq);
+      ok(ISMRMRD::ismrmrd_append_acquisition(d.dataset(), acq.record()), "appending a noise acquisition");
     }
     std::vector<int> lines;
     for (int line = 0; line < raw.ny; ++line)
@@ -242,8 +330,8 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
         for (int slc = 0; slc < raw.slices; ++slc) order.push_back({par, line, slc});
     for (std::size_t i = 0; i < order.size(); ++i) {
       const auto [par, line, slc] = order[i];
-      ISMRMRD::Acquisition acq(static_cast<uint16_t>(raw.nx), static_cast<uint16_t>(raw.ncoils),
-                               static_cast<uint16_t>(cart ? 0 : raw.traj_dims));
+      AcquisitionRecord acq(static_cast<uint16_t>(raw.nx), static_cast<uint16_t>(raw.ncoils),
+                            static_cast<uint16_t>(cart ? 0 : raw.traj_dims));
       acq.scan_counter() = scan++;
       acq.center_sample() = static_cast<uint16_t>(raw.k0_sample());
       acq.sample_time_us() = static_cast<float>(raw.dwell_s * 1e6);
@@ -280,13 +368,15 @@ void write_raw_ismrmrd(const std::string& path, const RawData& raw) {
             acq.traj(static_cast<uint16_t>(dd), static_cast<uint16_t>(s)) =
                 raw.traj[(static_cast<std::size_t>(line) * raw.nx + s) * raw.traj_dims + dd] / static_cast<float>(traj_matrix(e, dd));
       }
-      d.appendAcquisition(acq);
+      ok(ISMRMRD::ismrmrd_append_acquisition(d.dataset(), acq.record()), "appending an acquisition");
     }
+    bytes = d.bytes();
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& ex) {
     throw std::runtime_error(path + ": cannot write ISMRMRD file (" + first_line(ex, 200) + ")");
   }
+  out.write_bytes(bytes.data(), bytes.size());
   out.commit();
 }
 
@@ -298,11 +388,18 @@ RawData read_raw_ismrmrd_in_process(const std::string& path, const RawSelection&
   require_readable_hdf5(path);
   check_ismrmrd_raw_layout(path, k_group);
   try {
-    ISMRMRD::Dataset d(path.c_str(), k_group, false);
-    std::string xml;
-    d.readHeader(xml);
-    const IsmrmrdAcquisitions acquisitions{d.getNumberOfAcquisitions(),
-                                           [&](std::uint32_t a, ISMRMRD::Acquisition& acq) { d.readAcquisition(a, acq); }};
+    const IsmrmrdHdf5 d(path);
+    char* text = ISMRMRD::ismrmrd_read_header(d.dataset());
+    if (!text) throw std::runtime_error("libismrmrd: reading the header failed");
+    const std::string xml(text);
+    std::free(text);
+    const IsmrmrdAcquisitions acquisitions{ISMRMRD::ismrmrd_get_number_of_acquisitions(d.dataset()),
+                                           [&](std::uint32_t a, ISMRMRD::Acquisition& acq) {
+                                             AcquisitionRecord read;
+                                             ok(ISMRMRD::ismrmrd_read_acquisition(d.dataset(), a, read.record()),
+                                                "reading an acquisition");
+                                             acq = read;
+                                           }};
     return raw_from_ismrmrd(path, xml, acquisitions, sel, summary);
   } catch (const InputError&) {
     throw;
@@ -591,9 +688,11 @@ void write_complex_image_ismrmrd(const std::string& path, int nx, int ny, int nz
                                  const std::complex<float>* data) {
   quiet_hdf5();
   AtomicOutput out(path);
+  std::vector<unsigned char> bytes;
   try {
-    ISMRMRD::Dataset d(out.temp_path().c_str(), k_group, true);
-    ISMRMRD::Image<std::complex<float>> im(static_cast<uint16_t>(nx), static_cast<uint16_t>(ny), static_cast<uint16_t>(nz), 1);
+    const std::size_t values = static_cast<std::size_t>(nx) * ny * nz;
+    IsmrmrdHdf5 d(values * sizeof(std::complex<float>) + sizeof(ISMRMRD::ISMRMRD_ImageHeader));
+    ImageRecord im(static_cast<uint16_t>(nx), static_cast<uint16_t>(ny), static_cast<uint16_t>(nz), 1);
     im.setFieldOfView(fov_mm[0], fov_mm[1], fov_mm[2]);
     im.setImageType(ISMRMRD::ISMRMRD_IMTYPE_COMPLEX);
     im.setImageIndex(1);
@@ -601,11 +700,13 @@ void write_complex_image_ismrmrd(const std::string& path, int nx, int ny, int nz
     im.setReadDirection(1.f, 0.f, 0.f);
     im.setPhaseDirection(0.f, 1.f, 0.f);
     im.setSliceDirection(0.f, 0.f, 1.f);
-    std::copy(data, data + static_cast<std::size_t>(nx) * ny * nz, im.begin());
-    d.appendImage(k_image_var, im);
+    std::copy(data, data + values, im.begin());
+    ok(ISMRMRD::ismrmrd_append_image(d.dataset(), k_image_var, im.record()), "appending the image");
+    bytes = d.bytes();
   } catch (const std::exception& ex) {
     throw std::runtime_error(path + ": cannot write ISMRMRD image (" + first_line(ex, 200) + ")");
   }
+  out.write_bytes(bytes.data(), bytes.size());
   out.commit();
 }
 
@@ -624,9 +725,12 @@ ImageVolume read_image_volume_ismrmrd_in_process(const std::string& path) {
   check_ismrmrd_image_layout(path, k_group, k_image_var);
   ImageVolume v;
   try {
-    ISMRMRD::Dataset d(path.c_str(), k_group, false);
-    ISMRMRD::Image<std::complex<float>> im;
-    d.readImage(k_image_var, 0, im);
+    const IsmrmrdHdf5 d(path);
+    ImageRecord im;
+    ok(ISMRMRD::ismrmrd_read_image(d.dataset(), k_image_var, 0, im.record()), "reading the image");
+    if (im.getDataType() != ISMRMRD::ISMRMRD_CXFLOAT)
+      throw InputError(path + ": image data type " + std::to_string(static_cast<int>(im.getDataType())) +
+                       " (allowed: complex float, ISMRMRD data type " + std::to_string(static_cast<int>(ISMRMRD::ISMRMRD_CXFLOAT)) + ")");
     v.nx = im.getMatrixSizeX();
     v.ny = im.getMatrixSizeY();
     v.nz = std::max<int>(1, im.getMatrixSizeZ());

@@ -90,12 +90,12 @@ void write_nifti(const std::string& path, const Image2D& image) {
   AtomicOutput out(path);
   {
     std::ofstream f(out.temp_path(), std::ios::binary);
-    if (!f) throw InputError(path + ": cannot open for writing");
+    if (!f) out.fail();
     f.write(reinterpret_cast<const char*>(&h), sizeof(h));
     const char ext[4] = {0, 0, 0, 0};
     f.write(ext, 4);
     f.write(reinterpret_cast<const char*>(mag.data()), static_cast<std::streamsize>(mag.size() * sizeof(float)));
-    if (!f.flush()) throw std::runtime_error(path + ": write failed");
+    if (!f.flush()) out.fail();
   }
   out.commit();
 }

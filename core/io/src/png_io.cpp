@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -27,13 +28,15 @@ void write_png_rows(const std::string& path, const std::vector<std::uint8_t>& ro
                     int color_type, const std::vector<std::pair<std::string, std::string>>& text = {}) {
   AtomicOutput out(path);
   FILE* f = std::fopen(out.temp_path().c_str(), "wb");
-  if (!f) throw InputError(path + ": cannot open for writing");
+  if (!f) out.fail();
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
+    const int e = errno;  // libpng fails a short fwrite: a full disk
     png_destroy_write_struct(&png, &info);
     std::fclose(f);
-    throw std::runtime_error(path + ": PNG encoding failed");
+    errno = e;
+    out.fail();
   }
   png_init_io(png, f);
   png_set_IHDR(png, info, static_cast<png_uint_32>(w), static_cast<png_uint_32>(h), bit_depth, color_type,
@@ -52,7 +55,7 @@ void write_png_rows(const std::string& path, const std::vector<std::uint8_t>& ro
   for (int y = 0; y < h; ++y) png_write_row(png, &rows[static_cast<std::size_t>(y) * row_bytes]);
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
-  if (std::fclose(f) != 0) throw std::runtime_error(path + ": write failed");
+  if (std::fclose(f) != 0) out.fail();
   out.commit();
 }
 

@@ -40,7 +40,7 @@ void write_vti(const std::string& path, const CellGrid& g, const std::vector<Vti
   AtomicOutput out(path);
   {
     std::ofstream f(out.temp_path(), std::ios::binary);
-    if (!f) throw InputError(path + ": cannot write the .vti file");
+    if (!f) out.fail();
     f << xml.str();
     for (const auto& a : arrays) {
       const bool is_float = !a.f32.empty();
@@ -52,7 +52,7 @@ void write_vti(const std::string& path, const CellGrid& g, const std::vector<Vti
         f.write(reinterpret_cast<const char*>(a.u8.data()), static_cast<std::streamsize>(bytes));
     }
     f << "\n  </AppendedData>\n</VTKFile>\n";
-    if (!f) throw std::runtime_error(path + ": write failed");
+    if (!f.flush()) out.fail();
   }
   out.commit();
 }

@@ -711,12 +711,8 @@ std::string scenario_to_json_text(const Scenario& s) {
 void save_scenario(const Scenario& s, const std::string& path) {
   validate_scenario(s, path);
   AtomicOutput out(path);
-  {
-    std::ofstream f(out.temp_path(), std::ios::binary);
-    if (!f) throw InputError(path + ": cannot write scenario file");
-    f << scenario_to_json_text(s);
-    if (!f) throw std::runtime_error(path + ": write failed");
-  }
+  const std::string text = scenario_to_json_text(s);
+  out.write_bytes(text.data(), text.size());
   out.commit();
 }
 

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -235,13 +234,8 @@ std::string pulseq_text(const BlockSequence& s, int minor) {
 
 void write_pulseq(const BlockSequence& s, const std::string& path, int minor) {
   const std::string text = pulseq_text(s, minor);
-  require_output_folder(path);
-  AtomicOutput out(path);
-  {
-    std::ofstream f(out.temp_path(), std::ios::binary);
-    f << text;
-    if (!f.flush()) throw std::runtime_error(path + ": write failed");
-  }
+  AtomicOutput out(path);  // checks the path first (require_output_folder)
+  out.write_bytes(text.data(), text.size());
   out.commit();
 }
 

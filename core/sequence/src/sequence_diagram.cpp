@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
 #include <stdexcept>
 
@@ -158,13 +159,15 @@ void write_diagram_png(const SequenceDiagram& d, const std::string& path, int w,
   }
   AtomicOutput out(path);
   FILE* f = std::fopen(out.temp_path().c_str(), "wb");
-  if (!f) throw std::runtime_error(path + ": cannot write");
+  if (!f) out.fail();
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
+    const int e = errno;  // libpng fails a short fwrite: a full disk
     png_destroy_write_struct(&png, &info);
     std::fclose(f);
-    throw std::runtime_error(path + ": PNG write failed");
+    errno = e;
+    out.fail();
   }
   png_init_io(png, f);
   png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
@@ -173,7 +176,7 @@ void write_diagram_png(const SequenceDiagram& d, const std::string& path, int w,
   for (int y = 0; y < h; ++y) png_write_row(png, &rgb[static_cast<std::size_t>(y) * w * 3]);
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
-  if (std::fclose(f) != 0) throw std::runtime_error(path + ": write failed");
+  if (std::fclose(f) != 0) out.fail();
   out.commit();
 }
 

@@ -47,6 +47,9 @@ struct CflArray {
 };
 // path: "name", "name.cfl" or "name.hdr" (both files are read / written).
 CflArray read_cfl(const std::string& path);
+// The files that paths stand for, as an OutputTransaction compares inputs and outputs: a BART array's .cfl and
+// .hdr for "name.cfl" or "name.hdr"; any other path itself (empty paths left out).
+std::vector<std::string> files_of(const std::vector<std::string>& paths);
 void write_cfl(const std::string& path, const CflArray& array);
 // k-space [READ, PHS1, 1, COIL] (Cartesian) or [1, samples, lines, COIL] with a trajectory
 // [3, samples, lines] in cycles per FOV (as `bart traj` writes it). selection picks BART's SLICE (13),
