@@ -1,9 +1,9 @@
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "bench_suites.hpp"
 #include "cli_commands.hpp"
+#include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
 #ifdef MRWB_HAVE_CUDA
 #include "mrwb_gpu/base/device.hpp"
@@ -65,6 +65,9 @@ Action add_bench(CLI::App& app) {
     const std::vector<std::string> contract = {"sim", "grappa", "espirit", "sparse", "noncart", "flow", "lagrangian", "interactive", "scale", "all"};
     if (std::find(contract.begin(), contract.end(), o->suite) == contract.end())
       throw InputError("--suite " + o->suite + ": unknown suite (allowed: sim, grappa, espirit, sparse, noncart, flow, lagrangian, interactive, scale, all)");
+    // No OutputTransaction: the suites read back the scratch files they write (for bart); the one output, the
+    // JSON, is checked before the suites run and written through a temporary.
+    if (!o->json.empty()) require_output_folder(o->json);
     BenchOptions opts{parse_flag("--backend", o->backend, k_backend_names, "backend"), o->quick, o->only,
                       parse_flag("--flow-transport", o->flow_transport, k_flow_transport_names, "flow transport")};
     nlohmann::json report = nlohmann::json::object();
@@ -82,11 +85,10 @@ Action add_bench(CLI::App& app) {
       return 1;
     }
     if (!o->json.empty()) {
-      std::ofstream f(o->json + ".tmp");
-      f << report.dump(2) << "\n";
-      f.close();
-      if (!f || std::rename((o->json + ".tmp").c_str(), o->json.c_str()) != 0)
-        throw std::runtime_error(o->json + ": cannot write");
+      AtomicOutput out(o->json);
+      const std::string text = report.dump(2) + "\n";
+      out.write_bytes(text.data(), text.size());
+      out.commit();
     }
     return rc;
   };

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_commands.hpp"
+#include "cli_outputs.hpp"
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/io/file_io.hpp"
@@ -64,8 +65,8 @@ Action add_compare(CLI::App& app) {
     if (!o->error_map.empty()) {  // checked before the images are read and compared
       if (std::filesystem::path(o->error_map).extension() != ".png")
         throw InputError(o->error_map + ": --error-map must be a PNG image (allowed: .png)");
-      require_output_folder(o->error_map);
     }
+    CommandOutputs outputs({o->image, o->reference}, {o->error_map});
     const ImageVolume img = read_compared(o->image);
     const ImageVolume ref = read_compared(o->reference);
     if (img.nx != ref.nx || img.ny != ref.ny || img.nz != ref.nz)
@@ -80,6 +81,7 @@ Action add_compare(CLI::App& app) {
       write_png_error_map(o->error_map, std::vector<float>(first, first + static_cast<std::ptrdiff_t>(img.plane())), img.nx,
                           img.ny, o->error_max);
     }
+    outputs.commit();
     if (o->json) {
       nlohmann::json j = {{"psnr_db", m.psnr_db}, {"percent_error", m.percent_error}, {"nrmse", m.nrmse},
                           {"ssim", m.ssim}, {"image", o->image}, {"reference", o->reference}};

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "cli_outputs.hpp"
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/errors.hpp"
@@ -55,7 +56,7 @@ Action add_flow(CLI::App& app) {
   return [o] {
     if (o->out.size() < 4 || o->out.substr(o->out.size() - 4) != ".vti")
       throw InputError(o->out + ": --out must be a VTK XML image file (.vti)");
-    require_output_folder(o->out);  // before the grid's summary and the (long) build
+    CommandOutputs outputs({o->scenario}, {o->out});  // before the grid's summary and the (long) build
     const LbmRunner runner = choose_lbm_runner(parse_flag("--backend", o->backend, k_backend_names, "backend"));
     Scenario s = load_scenario(o->scenario);
     if (!s.flow.enabled) s.flow.enabled = true;  // defaults of the "flow" section
@@ -65,6 +66,7 @@ Action add_flow(CLI::App& app) {
     };
     const FlowField f = scenario_flow_field(s, solver, runner, say, terminal_progress(o->quiet), interrupt_token());
     write_flow_vti(o->out, f);
+    outputs.commit();
     if (!o->quiet) {
       std::cerr << "wrote " << o->out << " (" << f.solver << " on " << f.backend << ", " << f.grid.nx << " x " << f.grid.ny
                 << " x " << f.grid.nz << " cells, max speed " << f.max_speed_m_per_s() << " m/s = "

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "cli_outputs.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/scenario/scenario.hpp"
 
@@ -46,7 +47,9 @@ Action add_phantom(CLI::App& app) {
       return 0;
     }
     if (preset->empty() || out->empty()) throw InputError("phantom: give --list, or --preset NAME with --out P.json");
+    CommandOutputs outputs({}, {*out});
     save_scenario(scenario_preset(*preset), *out);
+    outputs.commit();
     std::cout << "wrote " << *out << "\n";
     return 0;
   };

@@ -28,7 +28,8 @@ class OutputGate {
 int run_as_ranks(std::optional<int> ranks, const std::function<int(RankComm*)>& body);
 
 // fn() on every rank in turn, rank 0 first, each after the one before has finished: for files a reader opens
-// for writing, as libismrmrd opens every ISMRMRD file (HDF5 then locks it, and a second rank's open fails).
+// for writing (HDF5 then locks it, and a second rank's open fails), as libismrmrd's own open did every ISMRMRD
+// file; the ISMRMRD readers now open read-only, so for them the turns only keep the reads apart.
 void in_rank_turns(RankComm* comm, const std::function<void()>& fn);
 
 // Threads per rank: the machine's share of the ranks started on it.

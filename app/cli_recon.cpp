@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli_commands.hpp"
+#include "cli_outputs.hpp"
 #include "cli_png_options.hpp"
 #include "cli_ranks.hpp"
 #include "mrwb/base/atomic_file.hpp"
@@ -182,6 +183,9 @@ Action add_recon(CLI::App& app) {
     check_prior_options(*sub, opts.method, o->noncart.regularizer, o->prior);
     for (const auto& p : o->out) check_image_output(p);
     for (const auto& p : o->gfactor) check_image_output(p);
+    std::vector<std::string> outputs_named = o->out;
+    outputs_named.insert(outputs_named.end(), o->gfactor.begin(), o->gfactor.end());
+    CommandOutputs outputs({o->in, o->traj, o->prior, o->scenario}, outputs_named);
     if (!o->prior.empty()) o->noncart.prior = read_prior(o->prior);
     // The bilinear baseline has no CUDA kernel: auto runs it on the CPU rather than fail on a GPU machine.
     if (o->noncart.kernel == "bilinear" && opts.backend == Backend::Auto) opts.backend = Backend::Cpu;
@@ -250,6 +254,7 @@ Action add_recon(CLI::App& app) {
       OutputGate gate(comm);  // every rank is done before rank 0 writes
       if (!gate.writes()) return 0;
       for (const auto& p : o->out) write_image(p, img, o->png);
+      outputs.commit();
       if (!quiet)
         std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ", " << comm->size()
                   << " ranks)\n";
@@ -260,6 +265,7 @@ Action add_recon(CLI::App& app) {
         return noncart::reconstruct_volume_to_files(raw, opts.method, opts.backend, opts.noncart, o->out,
                                                     terminal_progress(quiet), interrupt_token());
       });
+      outputs.commit();
       if (!quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")\n";
       return 0;
     }
@@ -267,6 +273,7 @@ Action add_recon(CLI::App& app) {
       const ImageVolume v = about_source(
           o->in, [&] { return reconstruct_volume(raw, opts, terminal_progress(quiet), interrupt_token()); });
       for (const auto& p : o->out) write_image_volume(p, v);
+      outputs.commit();
       if (!quiet)
         std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")\n";
       return 0;
@@ -290,6 +297,7 @@ Action add_recon(CLI::App& app) {
       for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = s.gfactor[i];
       for (const auto& p : o->gfactor) write_image(p, g, o->png);
     }
+    outputs.commit();
     if (!quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
     return 0;
   };

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli_commands.hpp"
+#include "cli_outputs.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_sequence.hpp"
@@ -49,6 +50,7 @@ Action add_sequence(CLI::App& app) {
   return [o] {
     if (o->in.empty() == o->scenario.empty())
       throw InputError("sequence: give exactly one of --in X.seq or --scenario S.json");
+    CommandOutputs outputs({o->in, o->scenario}, {o->out, o->plot});
     seq::BlockSequence s;
     if (!o->in.empty()) {
       s = seq::read_pulseq(o->in);
@@ -71,10 +73,7 @@ Action add_sequence(CLI::App& app) {
       const seq::BuiltSequence b = seq::scenario_blocks(q, o->scenario + ": sequence", sys);
       std::cout << b.report << "\n";
       s = b.seq;
-      if (!o->out.empty()) {
-        seq::write_pulseq(s, o->out, o->minor);
-        std::cout << "wrote " << o->out << "\n";
-      }
+      if (!o->out.empty()) seq::write_pulseq(s, o->out, o->minor);
     }
     for (const auto& w : s.warnings) std::cerr << "mrwb sequence: warning: " << w << "\n";
     if (o->info || (o->plot.empty() && !o->in.empty())) {
@@ -92,10 +91,10 @@ Action add_sequence(CLI::App& app) {
       if (c.TR_s > 0) std::cout << "TR: " << c.TR_s * 1e3 << " ms (median excitation spacing)\n";
       else std::cout << "TR: not derivable\n";
     }
-    if (!o->plot.empty()) {
-      seq::write_diagram_png(seq::sequence_diagram(s, o->plot_from_s, o->plot_to_s), o->plot);
-      std::cout << "wrote " << o->plot << "\n";
-    }
+    if (!o->plot.empty()) seq::write_diagram_png(seq::sequence_diagram(s, o->plot_from_s, o->plot_to_s), o->plot);
+    outputs.commit();
+    for (const std::string* w : {&o->out, &o->plot})
+      if (!w->empty()) std::cout << "wrote " << *w << "\n";
     return 0;
   };
 }

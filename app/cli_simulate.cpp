@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "cli_commands.hpp"
+#include "cli_outputs.hpp"
 #include "cli_png_options.hpp"
 #include "cli_ranks.hpp"
 #include "mrwb/base/errors.hpp"
@@ -81,7 +82,7 @@ SimulationResult written_result(RawData raw, Image2D truth, const std::string& b
 // <velocity_out>_<axis>_truth. Everything is simulated before anything is written.
 SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::BuiltSequence& built, SimulationEngine& engine,
                                                const std::string& out, const std::string& velocity_out, bool quiet,
-                                               OutputGate& gate) {
+                                               OutputGate& gate, CommandOutputs& outputs) {
   PhaseContrastResult pc = simulate_phase_contrast(s, built, engine, terminal_progress(quiet), interrupt_token());
   if (!gate.writes()) return {};
   for (std::size_t seg = 0; seg < pc.segments.size(); ++seg)
@@ -92,6 +93,7 @@ SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::Bui
       write_velocity(base, pc.velocity, pc.velocity.v_m_per_s[a]);
       write_velocity(with_suffix(base, "_truth"), pc.velocity, pc.velocity_truth_m_per_s[a]);
     }
+  outputs.commit();
   if (!quiet)
     std::cerr << pc.sequence_report << "\nwrote " << pc.segments.size() << " encodings: " << out << " (reference) and "
               << with_suffix(out, "_venc_<axis>") << "\n";
@@ -100,26 +102,17 @@ SimulationResult simulate_phase_contrast_files(const Scenario& s, const seq::Bui
 
 // An imported Pulseq file (read and checked by the caller, its SET segments bounded by the reader) on the
 // scenario's phantom and coils: the first segment (SET label) at `out`, further segments at <out>_set<k>.
-// Everything is simulated before anything is written; a write that fails removes the files written before it.
+// Everything is simulated before anything is written; a write that fails leaves none of them (CommandOutputs).
 SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engine, const seq::BlockSequence& sequence,
-                                       const std::string& seq_path, const std::string& out, bool quiet, OutputGate& gate) {
+                                       const std::string& seq_path, const std::string& out, bool quiet, OutputGate& gate,
+                                       CommandOutputs& outputs) {
   ImportedSequenceRun run = about_source(seq_path, [&] {
     return simulate_imported_sequence(s, sequence, engine, terminal_progress(quiet), interrupt_token());
   });
   if (!gate.writes()) return {};
-  std::vector<std::string> written;
-  try {
-    for (std::size_t seg = 0; seg < run.segments.size(); ++seg) {
-      const std::string path = seg == 0 ? out : with_suffix(out, "_set" + std::to_string(seg));
-      written.push_back(write_raw(path, run.segments[seg]));  // the trajectory beside a .cfl, if any
-      written.push_back(path);
-    }
-  } catch (...) {
-    std::error_code ec;
-    for (const auto& w : written)
-      if (!w.empty()) std::filesystem::remove(w, ec);
-    throw;
-  }
+  for (std::size_t seg = 0; seg < run.segments.size(); ++seg)
+    write_raw(seg == 0 ? out : with_suffix(out, "_set" + std::to_string(seg)), run.segments[seg]);  // a .cfl's trajectory beside it
+  outputs.commit();
   if (!quiet && run.segments.size() > 1)
     std::cerr << "wrote " << run.segments.size() << " segments: " << out << " and " << with_suffix(out, "_set<k>") << "\n";
   return written_result(std::move(run.segments.front()), std::move(run.truth), run.backend, run.seconds);
@@ -128,7 +121,7 @@ SimulationResult simulate_pulseq_files(const Scenario& s, SimulationEngine& engi
 // Multi-slice / 3-D: the raw data (ISMRMRD only) and the truth volume(s); names checked before simulating.
 SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequence& built, SimulationEngine& engine,
                                        const std::string& out, const std::vector<std::string>& truth, bool quiet,
-                                       OutputGate& gate) {
+                                       OutputGate& gate, CommandOutputs& outputs) {
   if (extension(out) != ".h5")
     throw InputError(out + ": multi-slice / 3-D raw data are written as ISMRMRD (allowed: .h5)");
   for (const auto& t : truth) check_image_volume_path(t);
@@ -136,6 +129,7 @@ SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequen
   if (!gate.writes()) return {};
   write_raw_ismrmrd(out, v.raw);
   for (const auto& t : truth) write_image_volume(t, v.truth);
+  outputs.commit();
   if (!quiet)
     std::cerr << "wrote " << out << " (" << v.raw.slices << " slice(s) x " << v.raw.partitions << " partition(s) x "
               << v.raw.ny << " lines x " << v.raw.nx << " samples, " << v.seconds << " s on " << v.backend
@@ -152,6 +146,25 @@ struct SimulateOptions {
   bool quiet = false;
   std::optional<int> ranks;
 };
+
+// The files a run writes that the options and the scenario name, checked before it starts: --out (and a
+// non-Cartesian .cfl's trajectory), --traj-out, --truth, and of phase contrast every encoding and velocity map.
+// An imported sequence's further SET segments are named once it is read, and checked as they are written.
+std::vector<std::string> expected_outputs(const SimulateOptions& o, const Scenario& s) {
+  std::vector<std::string> files{o.out, o.traj_out};
+  files.insert(files.end(), o.truth.begin(), o.truth.end());
+  if (o.traj_out.empty() && o.seq.empty() && extension(o.out) == ".cfl" && s.sequence.trajectory != Trajectory::Cartesian)
+    files.push_back(std::filesystem::path(o.out).replace_extension().string() + "_traj.cfl");
+  if (s.sequence.type == SequenceType::PhaseContrast && o.seq.empty())
+    for (const int axis : seq::cartesian_params(s.sequence).venc_axes) {
+      files.push_back(with_suffix(o.out, std::string("_venc_") + axis_name(axis)));
+      if (o.velocity_out.empty()) continue;
+      const std::string base = with_suffix(o.velocity_out, std::string("_") + axis_name(axis));
+      files.push_back(base);
+      files.push_back(with_suffix(base, "_truth"));
+    }
+  return files;
+}
 
 // The scenario's engine; as one of several ranks, the engine on this rank's slab (the CPU one, or with
 // --backend cuda one GPU per rank), whose decomposition rank 0 prints once on stdout.
@@ -205,6 +218,7 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
                      "(a non-Cartesian .cfl gets <out>_traj.cfl)");
   if (is_volume_scenario(s) && (!o.seq.empty() || !o.traj_out.empty()))
     throw InputError(o.scenario + ": a multi-slice / 3-D scenario does not combine with --seq or --traj-out");
+  CommandOutputs outputs({o.scenario, o.seq}, expected_outputs(o, s));
   // Every input is read and checked before the banner: a refused .seq gets its one line alone.
   std::optional<seq::BlockSequence> imported;
   if (!o.seq.empty()) {
@@ -220,12 +234,12 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
     std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
               << simulation_model_text(s.simulation) << ")\n";
   if (is_volume_scenario(s)) {
-    simulate_volume_files(s, built, *engine, o.out, o.truth, quiet, gate);
+    simulate_volume_files(s, built, *engine, o.out, o.truth, quiet, gate, outputs);
     return 0;
   }
   // Radial / spiral scenarios: the raw data carries the trajectory as played.
-  SimulationResult r = imported ? simulate_pulseq_files(s, *engine, *imported, o.seq, o.out, quiet, gate)
-                       : pc ? simulate_phase_contrast_files(s, built, *engine, o.out, o.velocity_out, quiet, gate)
+  SimulationResult r = imported ? simulate_pulseq_files(s, *engine, *imported, o.seq, o.out, quiet, gate, outputs)
+                       : pc ? simulate_phase_contrast_files(s, built, *engine, o.out, o.velocity_out, quiet, gate, outputs)
                        : simulate(s, built, *engine, terminal_progress(quiet), interrupt_token());
   if (!gate.writes()) return 0;
   std::string traj_written;
@@ -235,6 +249,7 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
     traj_written = write_raw(o.out, r.raw, o.traj_out);
   }
   for (const auto& t : o.truth) write_image(t, r.truth, o.png);
+  outputs.commit();
   if (!quiet) {
     std::cerr << "wrote " << o.out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
               << " s on " << r.backend << ")";
