@@ -64,6 +64,21 @@ class TestCompareVolumes : public QObject {
   }
 
   // One plane is the 2-D comparison; the voxel statistics of a volume are those of all its voxels.
+  // Against an all-zero reference no figure is defined (each divides by its peak, RMS or range): NaN, not
+  // the 0 % error and NRMSE 0 that read as perfect; equal images stay perfect; a constant reference has no range.
+  void referenceWithoutScaleGivesNoFigure() {
+    const int n = 16;
+    const std::vector<float> zero(n * n, 0.f), one(n * n, 1.f);
+    std::vector<float> ramp(n * n);
+    for (int i = 0; i < n * n; ++i) ramp[i] = static_cast<float>(i) / (n * n);
+    const Metrics m = compare_images(ramp, zero, n, n);
+    QVERIFY(std::isnan(m.psnr_db) && std::isnan(m.percent_error) && std::isnan(m.nrmse));
+    const Metrics same = compare_images(zero, zero, n, n);
+    QVERIFY(std::isinf(same.psnr_db) && same.percent_error == 0 && same.nrmse == 0);
+    const Metrics flat = compare_images(ramp, one, n, n);
+    QVERIFY(std::isfinite(flat.psnr_db) && std::isfinite(flat.percent_error) && std::isnan(flat.nrmse));
+  }
+
   void onePlaneIsTheImageMetrics() {
     const auto a = pattern(24, 20, 1, true), b = pattern(24, 20, 1, false);
     const Metrics v = compare_volumes(a, b, 24, 20, 1), i = compare_images(a, b, 24, 20);

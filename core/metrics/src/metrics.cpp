@@ -69,10 +69,13 @@ Metrics compare_volumes(const std::vector<float>& image, const std::vector<float
   Metrics m;
   const double mse = se / n;
   const double rms_err = std::sqrt(mse);
-  m.psnr_db = mse > 0 ? 20.0 * std::log10(rmax / rms_err) : std::numeric_limits<double>::infinity();
-  m.percent_error = sr > 0 ? 100.0 * std::sqrt(se / sr) : 0.0;
   const double range = static_cast<double>(rmax) - rmin;
-  m.nrmse = range > 0 ? rms_err / range : 0.0;
+  // Each figure divides by the reference (its peak, RMS or range): against a reference that has none, an
+  // image that differs has no figure (NaN, never a flattering 0), one that equals it is perfect.
+  const double undefined = std::numeric_limits<double>::quiet_NaN();
+  m.psnr_db = mse == 0 ? std::numeric_limits<double>::infinity() : rmax > 0 ? 20.0 * std::log10(rmax / rms_err) : undefined;
+  m.percent_error = se == 0 ? 0.0 : sr > 0 ? 100.0 * std::sqrt(se / sr) : undefined;
+  m.nrmse = se == 0 ? 0.0 : range > 0 ? rms_err / range : undefined;
   m.ssim = mean_ssim(image, reference, nx, ny, nz, range);
   return m;
 }

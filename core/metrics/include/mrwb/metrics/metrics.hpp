@@ -12,7 +12,9 @@ struct Metrics {
                              // K1 = 0.01, K2 = 0.03, L = max I0 − min I0
 };
 
-// image and reference: nx*ny magnitudes, row-major. Throws InputError if the sizes differ.
+// image and reference: nx*ny magnitudes, row-major. Throws InputError if the sizes differ. A figure whose
+// divisor the reference lacks (an all-zero reference: no peak, RMS or range; a constant one: no range) is
+// NaN unless the image equals the reference.
 Metrics compare_images(const std::vector<float>& image, const std::vector<float>& reference, int nx, int ny);
 // The same on nx*ny*nz magnitudes, x fastest: PSNR, % error and NRMSE over every voxel; SSIM over 7×7×7
 // windows when nz >= 7 (as scikit-image on a 3-D array), else the mean over every slice's 7×7 windows.
