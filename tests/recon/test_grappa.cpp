@@ -2,6 +2,8 @@
 // sampled reconstruction on synthetic multi-coil phantoms, readout crop, bad input.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "fixtures.hpp"
@@ -235,6 +237,10 @@ class TestGrappa : public QObject {
     RawData full = raw;
     full.accel_R = 1;
     QVERIFY(throws_input_error([&] { grappa_calibrate(full, grappa_params("improved")); }, "accel_R", &msg));
+    RawData silent = ok;  // all-zero k-space: refused as input, not a failed factorisation
+    std::fill(silent.kspace.begin(), silent.kspace.end(), std::complex<float>{});
+    QVERIFY(throws_input_error([&] { grappa_calibrate(silent, grappa_params("improved")); }, "calibration lines are all zero", &msg));
+    qInfo("%s", qPrintable(msg));
     GrappaParams bad = grappa_params("improved");
     bad.clip = 1.5;
     QVERIFY(throws_input_error([&] { grappa_calibrate(ok, bad); }, "--clip", &msg));

@@ -1,5 +1,6 @@
 // GRAPPA geometry: checks the raw data and the parameters, finds the ACS block and the sampling lattice.
 #include <cmath>
+#include <complex>
 #include <string>
 
 #include "mrwb/base/errors.hpp"
@@ -78,6 +79,12 @@ GrappaGeometry grappa_geometry(const RawData& raw, const GrappaParams& p) {
   require(best_len >= needed, "too few ACS lines: " + std::to_string(best_len) + " contiguous, the kernel (K_PE = " +
                                   std::to_string(g.k_pe) + ", R = " + std::to_string(g.R) +
                                   ") needs at least (K_PE-1)*R+1 = " + std::to_string(needed));
+  // Weights fitted to calibration lines without signal solve 0 = W 0: no matrix to invert, whatever --lambda.
+  bool signal = false;
+  for (int c = 0; c < raw.ncoils && !signal; ++c)
+    for (int l = best_first; l < best_first + best_len && !signal; ++l)
+      for (int x = 0; x < raw.nx && !signal; ++x) signal = raw.at(c, l, x) != std::complex<float>{};
+  require(signal, "the " + std::to_string(best_len) + " calibration lines are all zero (allowed: calibration lines with signal)");
   g.acs_first = best_first;
   g.acs_lines = best_len;
   g.shifts_pe = best_len - (g.k_pe - 1) * g.R;
