@@ -64,6 +64,33 @@ class TestIoCfl : public QObject {
     QCOMPARE(static_cast<int>(raw.flags(2)), kLineAcquired | kLineImaging);
     QVERIFY(raw.at(1, 2, 3) == k.data[(1 * 12 + 2) * 16 + 3]);
   }
+  // BART's way to write GRAPPA data: every R-th line plus a fully sampled block at the centre. The block reads
+  // as calibration-and-imaging lines and R as the lattice's spacing outside it; an irregular pattern stays R 1.
+  void cartesianKspaceFindsTheCalibrationBlock() {
+    const long nx = 16, ny = 48;
+    CflArray k = ramp({nx, ny, 1, 2});
+    const auto keep = [&](long l) { return l % 3 == 1 || (l >= 16 && l < 32); };
+    for (long c = 0; c < 2; ++c)
+      for (long l = 0; l < ny; ++l)
+        if (!keep(l))
+          for (long s = 0; s < nx; ++s) k.data[static_cast<std::size_t>((c * ny + l) * nx + s)] = {};
+    write_cfl(path("acs"), k);
+    const RawData raw = read_raw_cfl(path("acs.cfl"));
+    QCOMPARE(raw.accel_R, 3);
+    for (long l = 0; l < ny; ++l) {
+      const int expected = !keep(l) ? 0 : (l >= 16 && l < 32) ? kLineAcquired | kLineImaging | kLineCalibration
+                                                              : kLineAcquired | kLineImaging;
+      QCOMPARE(static_cast<int>(raw.flags(static_cast<int>(l))), expected);
+    }
+    // Lines at gaps 1, 2 and 3 outside the block: no lattice, no calibration lines.
+    CflArray irregular = ramp({nx, ny, 1, 1});
+    for (long l : {0L, 2L, 3L, 6L, 40L, 41L, 44L})
+      for (long s = 0; s < nx; ++s) irregular.data[static_cast<std::size_t>(l * nx + s)] = {};
+    write_cfl(path("irregular"), irregular);
+    const RawData r1 = read_raw_cfl(path("irregular.cfl"));
+    QCOMPARE(r1.accel_R, 1);
+    QCOMPARE(static_cast<int>(r1.flags(24)), kLineAcquired | kLineImaging);
+  }
   void selectionPicksTimeSliceAndEcho() {
     // [READ 4, PHS1 3, 1, COIL 2, 1, TE 2, 1 .. TIME 3 at dim 10]
     std::vector<long> dims(16, 1);

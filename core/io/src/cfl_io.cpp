@@ -122,6 +122,32 @@ void write_cfl(const std::string& path, const CflArray& a) {
   out_hdr.commit();
 }
 
+namespace {
+
+// BART's undersampled k-space carries no line flags: a fully sampled block around the centre next to lines
+// on a lattice (R = the gcd of the gaps between the acquired lines outside the block) reads as ISMRMRD's
+// calibration-and-imaging lines, so that GRAPPA finds its ACS lines and its R. An irregular pattern
+// (variable-density Poisson-disc: gcd 1 outside the block) keeps R = 1 and no calibration lines.
+void mark_calibration_block(RawData& raw) {
+  const auto acquired = [&](int l) { return (raw.line_flags[static_cast<std::size_t>(l)] & kLineAcquired) != 0; };
+  const int k0 = raw.k0_line();
+  if (k0 < 0 || k0 >= raw.ny || !acquired(k0)) return;
+  int first = k0, last = k0;
+  while (first > 0 && acquired(first - 1)) --first;
+  while (last + 1 < raw.ny && acquired(last + 1)) ++last;
+  int gap = 0, prev = -1;
+  for (int l = 0; l < raw.ny; ++l) {
+    if (!acquired(l) || (l >= first && l <= last)) continue;
+    if (prev >= 0 && !(prev < first && l > last)) gap = std::gcd(gap, l - prev);
+    prev = l;
+  }
+  if (gap < 2 || last - first + 1 < 2 * gap) return;
+  raw.accel_R = gap;
+  for (int l = first; l <= last; ++l) raw.line_flags[static_cast<std::size_t>(l)] |= kLineCalibration;
+}
+
+}  // namespace
+
 RawData read_raw_cfl(const std::string& kspace_path, const std::string& traj_path, const RawSelection& sel) {
   const CflArray k = read_cfl(kspace_path);
   const std::string kname = base_of(kspace_path) + ".cfl";
@@ -205,6 +231,7 @@ RawData read_raw_cfl(const std::string& kspace_path, const std::string& traj_pat
     if (acquired == 0) throw InputError(kname + ": k-space is all zero");
     raw.accel_R = std::max(1, gap);
     if (acquired == raw.ny) raw.line_flags.clear();
+    else mark_calibration_block(raw);
   }
   return raw;
 }
