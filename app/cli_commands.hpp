@@ -21,6 +21,9 @@ const CancelToken& interrupt_token();
 // Progress on stderr as one updating line ("simulate  42 %") when stderr is a terminal; silent in a log
 // (stderr a file or a pipe) and when quiet.
 ProgressFn terminal_progress(bool quiet);
+// Whether stderr is a terminal. A verb says what it starts only there; in a log its one closing line
+// ("wrote …") carries what the start line said, so that a log holds one line per verb.
+bool on_terminal();
 
 // An option's text as its enum, read once where the option is used; another text is refused as
 // "FLAG TEXT: unknown WHAT (allowed: a, b, c)" (InputError: exit 2, like every bad value).

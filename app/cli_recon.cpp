@@ -238,14 +238,17 @@ Action add_recon(CLI::App& app) {
     if (replica_g && (!raw.cartesian() || raw.volume()))
       throw InputError(o->in + ": --gfactor with --method " + name_of(opts.method) +
                        ": pseudo-multiple replicas of one Cartesian slice (allowed: Cartesian data, --slice N of a volume)");
-    if (!quiet) std::cerr << what << "\n";
+    // On a terminal the input's summary as it starts; in a log, in the closing line.
+    const bool live = !quiet && on_terminal();
+    if (live) std::cerr << what << "\n";
     if (comm && (noncart_volume || raw.volume()))
       throw InputError(o->in + ": --ranks: over ranks one 2-D image (allowed: a 2-D trajectory of one slice, or --ranks 1)");
     const int rank_threads = comm ? threads_per_rank(*comm) : 0;
-    if (!quiet && opts.method == ReconMethod::Cg)
+    if (!quiet && opts.method == ReconMethod::Cg)  // the operators' choice, a line of its own in a log too
       std::cerr << about_source(o->in, [&] {
         return cg_operators_line(raw, opts, noncart_volume, comm ? static_cast<unsigned>(rank_threads * comm->size()) : 0);
       }) << "\n";
+    const std::string from = live ? "" : " from " + what;
     if (comm) {
       const Image2D img = about_source(o->in, [&] {
         return noncart::reconstruct_noncart_cpu(raw, opts, comm, rank_threads, terminal_progress(quiet), interrupt_token());
@@ -257,7 +260,7 @@ Action add_recon(CLI::App& app) {
       outputs.commit();
       if (!quiet)
         std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ", " << comm->size()
-                  << " ranks)\n";
+                  << " ranks)" << from << "\n";
       return 0;
     }
     if (noncart_volume) {  // volume (noncart_volume.hpp)
@@ -266,7 +269,7 @@ Action add_recon(CLI::App& app) {
                                                     terminal_progress(quiet), interrupt_token());
       });
       outputs.commit();
-      if (!quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")\n";
+      if (!quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")" << from << "\n";
       return 0;
     }
     if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)
@@ -275,7 +278,8 @@ Action add_recon(CLI::App& app) {
       for (const auto& p : o->out) write_image_volume(p, v);
       outputs.commit();
       if (!quiet)
-        std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")\n";
+        std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")" << from
+                  << "\n";
       return 0;
     }
     auto recon = make_reconstructor(opts.method, opts.backend);
@@ -298,7 +302,7 @@ Action add_recon(CLI::App& app) {
       for (const auto& p : o->gfactor) write_image(p, g, o->png);
     }
     outputs.commit();
-    if (!quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")\n";
+    if (!quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")" << from << "\n";
     return 0;
   };
   return [o, run] {

@@ -230,7 +230,8 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
   if (!split_axis) throw InputError("--split-axis: '" + o.split_axis + "' (allowed: auto, y, z)");
   auto engine = simulate_engine(s, comm);
   engine->set_split_axis(*split_axis);
-  if (!quiet)
+  const bool live = !quiet && on_terminal();  // in a log the closing line says what ran
+  if (live)
     std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
               << simulation_model_text(s.simulation) << ")\n";
   if (is_volume_scenario(s)) {
@@ -252,7 +253,9 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
   outputs.commit();
   if (!quiet) {
     std::cerr << "wrote " << o.out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
-              << " s on " << r.backend << ")";
+              << " s on " << r.backend;
+    if (!live) std::cerr << ", model " << simulation_model_text(s.simulation);
+    std::cerr << ")";
     if (!traj_written.empty()) std::cerr << " and its trajectory " << traj_written;
     if (o.seq.empty()) std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
     std::cerr << "\n";

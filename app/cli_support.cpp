@@ -12,10 +12,12 @@ const CancelToken& interrupt_token() {
   return token;
 }
 
+bool on_terminal() { return isatty(fileno(stderr)) != 0; }
+
 ProgressFn terminal_progress(bool quiet) {
   // Redrawn in place only on a terminal: in a log (stderr a file or a pipe) every redraw would stay, one
   // line of a thousand "\r stage NN %" records; there the command's own summary lines say what ran.
-  if (quiet || !isatty(fileno(stderr))) return {};
+  if (quiet || !on_terminal()) return {};
   auto last = std::make_shared<int>(-1);
   return [last](double f, std::string_view stage) {
     const int pct = static_cast<int>(f * 100);
