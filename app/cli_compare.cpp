@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -72,6 +73,10 @@ Action add_compare(CLI::App& app) {
     if (img.nx != ref.nx || img.ny != ref.ny || img.nz != ref.nz)
       throw InputError(o->image + ": " + size_text(img) + " differs from " + o->reference + ": " + size_text(ref));
     const std::vector<float> a = img.magnitude(), b = ref.magnitude();
+    // Every figure divides by the reference's peak, RMS or range: against zeros there is none to report.
+    if (std::none_of(b.begin(), b.end(), [](float v) { return v != 0.f; }))
+      throw InputError(o->reference + ": the reference is all zero, so PSNR, % error and NRMSE are undefined "
+                       "(allowed: a reference with signal)");
     const Metrics m = compare_volumes(a, b, img.nx, img.ny, img.nz);
     int map_slice = -1;
     if (!o->error_map.empty()) {

@@ -158,6 +158,14 @@ class TestCompareVolumes : public QObject {
     const auto bad = mrwb_test::run_mrwb({"compare", "--image", path("flat.h5"), "--reference", path("b.cfl")});
     QCOMPARE(bad.code, 2);
     QVERIFY2(bad.err.contains("24x20 differs from") && bad.err.contains("24x20x9"), qPrintable(bad.err));
+    // An all-zero reference: no figure, one line naming it, no error map written.
+    write_image_volume(path("zero.h5").toStdString(), as_volume(std::vector<float>(nx * ny * nz, 0.f), nx, ny, nz));
+    const auto zero = mrwb_test::run_mrwb(
+        {"compare", "--image", path("a.h5"), "--reference", path("zero.h5"), "--error-map", path("z.png"), "--json"});
+    QCOMPARE(zero.code, 2);
+    QVERIFY2(zero.err.contains("zero.h5: the reference is all zero") && zero.err.trimmed().count('\n') == 0,
+             qPrintable(zero.err));
+    QVERIFY(zero.out.isEmpty() && !QFileInfo::exists(path("z.png")));
   }
 };
 
