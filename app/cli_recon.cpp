@@ -136,7 +136,8 @@ Action add_recon(CLI::App& app) {
   sub->add_option("--combine", o->grappa.combine, "GRAPPA coil combination: sos | sensitivity");
   // Non-Cartesian gridding / cg (--lambda, shared with GRAPPA's chi, is the CG's Tikhonov weight there).
   sub->add_option("--matrix", o->noncart.matrix, "gridding/cg: image matrix N (default: from the trajectory's extent)");
-  sub->add_option("--iterations", o->noncart.iterations, "cg, sense (CG-SENSE), cs: iterations, default 20 (cs: 100)");
+  sub->add_option("--iterations", o->noncart.iterations, "cg, sense (CG-SENSE), cs: iterations, default 20 (cs: 100)")
+      ->check(CLI::Range(1, 10000));  // a bound on the time a run may take, for every method that iterates
   sub->add_option("--tolerance", o->noncart.tolerance, "cg: stop at this relative residual (default 0: all iterations)");
   sub->add_option("--regularizer", o->noncart.regularizer, "cg: W = identity | finite-difference | anatomical");
   sub->add_option("--prior", o->prior,

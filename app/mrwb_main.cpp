@@ -1,13 +1,15 @@
 // `mrwb`: the command-line face of MR Workbench. Exit codes: 0 ok, 1 runtime failure, 2 bad input.
+#include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "cli_commands.hpp"
 #include "cli_ranks.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
 #ifdef MRWB_HAVE_CUDA
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 
@@ -17,6 +19,20 @@
 
 namespace {
 extern "C" void on_sigint(int) { mrwb::cli::interrupt_token().cancel(); }
+
+// A number option given "nan" or "inf" passes every range check (each comparison with NaN is false), so
+// every verb's FLOAT options are held to finite values here, once.
+void refuse_non_finite(const CLI::App& sub) {
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (opt->count() == 0 || opt->get_type_name().find("FLOAT") == std::string::npos) continue;
+    for (const std::string& text : opt->results()) {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() && *end == '\0' && !std::isfinite(v))
+        throw mrwb::InputError(opt->get_name() + " " + text.substr(0, 40) + ": not a finite number (allowed: a finite value)");
+    }
+  }
+}
 
 #ifdef MRWB_HAVE_CUDA
 // A verb whose --backend may pick CUDA starts the device's context while it reads its inputs (unless
@@ -76,6 +92,7 @@ int main(int argc, char** argv) {
   try {
     for (auto& [sub, run] : actions)
       if (sub->parsed()) {
+        refuse_non_finite(*sub);
 #ifdef MRWB_HAVE_CUDA
         std::optional<mrwb::gpu::DeviceStart> device_start;
         if (may_use_device(*sub)) device_start.emplace();
