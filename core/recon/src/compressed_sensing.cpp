@@ -245,17 +245,64 @@ cvec cs_solve(const CartesianSenseOperator& E, const cvec& k, const CsParams& p,
   return x;
 }
 
-double cs_data_scale(const std::vector<cfloat>& k, int nx, int ny, int coils) {
+double cs_data_scale(const std::vector<cfloat>& k, const std::vector<float>& mask, int nx, int ny, int coils) {
   const std::size_t plane = static_cast<std::size_t>(nx) * ny;
-  std::vector<double> rss2(plane, 0.0);
-  const float unitary = static_cast<float>(std::sqrt(static_cast<double>(plane)));  // centred_ifft2 divides by N
+  if (k.size() != plane * coils || mask.size() != plane)
+    throw InputError("compressed-sensing: data scale of " + std::to_string(k.size()) + " samples and a mask of " +
+                     std::to_string(mask.size()) + " (allowed: coils x ny x nx and ny x nx)");
+  // BART's calibration region (calib_geom within extract_calib, at most 32 per axis): the readout whole and the
+  // central min(32, ny) lines first; in there a centred block grown from 1 x 1, one sample per axis in turn (x,
+  // then y), while every sample of it is acquired; then moved along the readout to where its energy is greatest.
+  constexpr int cap = 32;
+  const int ty = std::min(cap, ny), ty0 = (ny - ty) / 2;
+  int size[2] = {1, 1};
+  const int extent[2] = {nx, ty};
+  bool stop[2] = {false, false};
+  auto acquired = [&](int cx, int cy) {
+    const int x0 = (nx - cx) / 2, y0 = ty0 + (ty - cy) / 2;
+    for (int y = y0; y < y0 + cy; ++y)
+      for (int x = x0; x < x0 + cx; ++x)
+        if (!(mask[static_cast<std::size_t>(y) * nx + x] > 0)) return false;
+    return true;
+  };
+  while (!(stop[0] && stop[1]))
+    for (int i = 0; i < 2; ++i) {
+      if (size[i] == extent[i] || size[i] >= cap) stop[i] = true;
+      if (stop[i]) continue;
+      ++size[i];
+      if (!acquired(size[0], size[1])) {
+        --size[i];
+        stop[i] = true;
+      }
+    }
+  const int cx = size[0], cy = size[1], y0 = ty0 + (ty - cy) / 2;
+  auto at = [&](int c, int y, int x) { return k[c * plane + static_cast<std::size_t>(y) * nx + x]; };
+  int x0 = 0;
+  double most = 0;
+  for (int r = 0; r + cx <= nx; ++r) {
+    double e = 0;
+    for (int c = 0; c < coils; ++c)
+      for (int y = y0; y < y0 + cy; ++y)
+        for (int x = r; x < r + cx; ++x) e += std::norm(std::complex<double>(at(c, y, x)));
+    if (e > most) most = e, x0 = r;
+  }
+  // The block's unitary inverse DFT, root sum of squares over the coils, each value divided by
+  // sqrt(nx/cx · ny/cy) to the full image's scale; its median, 90th percentile and maximum.
+  const std::size_t m = static_cast<std::size_t>(cx) * cy;
+  std::vector<cfloat> block(m);
+  std::vector<double> rss2(m, 0.0);
+  const double unitary = std::sqrt(static_cast<double>(m));  // centred_ifft2 divides by cx·cy
   for (int c = 0; c < coils; ++c) {
-    const std::vector<cfloat> im = centred_ifft2(k.data() + c * plane, nx, ny);
-    for (std::size_t i = 0; i < plane; ++i) rss2[i] += std::norm(im[i] * unitary);
+    for (int y = 0; y < cy; ++y)
+      for (int x = 0; x < cx; ++x) block[static_cast<std::size_t>(y) * cx + x] = at(c, y0 + y, x0 + x);
+    const std::vector<cfloat> im = centred_ifft2(block.data(), cx, cy);
+    for (std::size_t i = 0; i < m; ++i) rss2[i] += std::norm(std::complex<double>(im[i]) * unitary);
   }
   std::sort(rss2.begin(), rss2.end());
-  const double median = std::sqrt(rss2[plane / 2]), p90 = std::sqrt(rss2[static_cast<std::size_t>(0.9 * plane)]),
-               max = std::sqrt(rss2.back());
+  const double rescale = std::sqrt(static_cast<double>(nx) / cx) * std::sqrt(static_cast<double>(ny) / cy);
+  const double median = std::sqrt(rss2[m / 2]) / rescale,
+               p90 = std::sqrt(rss2[static_cast<std::size_t>(std::trunc(0.9 * static_cast<double>(m)))]) / rescale,
+               max = std::sqrt(rss2.back()) / rescale;
   const double scale = (max - p90) < 2 * (p90 - median) ? p90 : max;
   return scale > 0 ? scale : 1.0;
 }
@@ -271,7 +318,7 @@ Image2D compressed_sensing(const RawData& raw, const std::vector<cfloat>& maps, 
   out.fov_x_m = raw.recon_fov_x_m > 0 ? raw.recon_fov_x_m : raw.fov_x_m;
   out.fov_y_m = raw.recon_fov_y_m > 0 ? raw.recon_fov_y_m : raw.fov_y_m;
   std::vector<cfloat> k = unitary_kspace(raw);
-  const double scale = p.scale_data ? cs_data_scale(k, raw.nx, raw.ny, raw.ncoils) : 1.0;
+  const double scale = p.scale_data ? cs_data_scale(k, E.mask(), raw.nx, raw.ny, raw.ncoils) : 1.0;
   for (auto& v : k) v /= static_cast<float>(scale);
   out.data = cs_solve(E, k, p, report, progress, cancel);
   for (auto& v : out.data) v *= static_cast<float>(scale);

@@ -1,6 +1,6 @@
-// Compressed sensing on the device (twin of core's compressed_sensing.cpp; Lustig et al. 2007): the data
-// scale, E^H d, and L1-wavelet FISTA (Beck & Teboulle 2009) with step 1/L from a power iteration started
-// from the CPU's seeded vector and cycle-spinning shifts drawn from the CPU's std::mt19937 sequence, so the
+// Compressed sensing on the device (twin of core's compressed_sensing.cpp; Lustig et al. 2007): E^H d (the data
+// scale is core's, on the host) and L1-wavelet FISTA (Beck & Teboulle 2009) with step 1/L from a power iteration
+// started from the CPU's seeded vector and cycle-spinning shifts drawn from the CPU's std::mt19937 sequence, so the
 // two follow the same path; the TV ADMM is in cs_admm_tv.cu.
 #include <chrono>
 #include <cmath>
@@ -224,7 +224,9 @@ Image2D reconstruct_compressed_sensing_cuda(const RawData& raw, const std::vecto
   cuda_check(cudaDeviceSynchronize(), "upload");
   tm.upload_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  const double scale = p.scale_data ? E.data_scale(k.get()) : 1.0;
+  // BART's brightness (core's cs_data_scale) on the host: it reads the calibration block, at most 32 x 32 a coil.
+  const double scale =
+      p.scale_data ? cs_data_scale(unitary_kspace(raw), line_mask(raw), raw.nx, raw.ny, raw.ncoils) : 1.0;
   if (p.scale_data) sparse::divide(total, static_cast<float>(scale), k.get());
   CsReport rep;
   sparse::cs_solve_device(E, k.get(), p, x.get(), &rep, progress, cancel);

@@ -93,14 +93,6 @@ __global__ void gather(std::size_t n, int coils, const float2* sp, const float2*
   for (int c = 0; c < coils; ++c) acc = cadd(acc, cmul(conjf2(sp[c * n + i]), buf[c * n + i]));
   out[i] = acc;
 }
-// rss2 = sum_c |conj(pre) buf_c|² (the zero-filled coil images' root sum of squares, squared).
-__global__ void rss_squared(std::size_t n, int coils, const float2* pre, const float2* buf, double* rss2) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  double s = 0;
-  for (int c = 0; c < coils; ++c) s += normf2(cmul(conjf2(pre[i]), buf[c * n + i]));
-  rss2[i] = s;
-}
 __global__ void times_rss(std::size_t n, int coils, const float2* maps, float2* image) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
@@ -231,27 +223,6 @@ void DeviceSense::normal(const float2* x, float2* out) const {
   weight<<<blocks(total), kThreads>>>(n, total, wmask.get(), buf.get());
   cufft_check(cufftExecC2C(plan, b, b, CUFFT_INVERSE), "normal");
   gather<<<blocks(n), kThreads>>>(n, coils, sp.get(), buf.get(), out);
-}
-
-double DeviceSense::data_scale(const float2* k) const {
-  // BART's estimate_scaling_norm as core's cs_data_scale: 90th percentile of the zero-filled RSS, or its
-  // maximum where the top is not an outlier.
-  const std::size_t total = n * coils;
-  unpost_mask<<<blocks(total), kThreads>>>(n, total, k, post.get(), nullptr, buf.get());
-  auto* b = reinterpret_cast<cufftComplex*>(buf.get());
-  cufft_check(cufftExecC2C(plan, b, b, CUFFT_INVERSE), "data scale");
-  DeviceBuffer<double> d_rss2(n);
-  rss_squared<<<blocks(n), kThreads>>>(n, coils, pre.get(), buf.get(), d_rss2.get());
-  std::vector<double> rss2(n);
-  d_rss2.download(rss2.data());
-  const std::size_t i50 = n / 2, i90 = static_cast<std::size_t>(0.9 * n);
-  const double max = std::sqrt(*std::max_element(rss2.begin(), rss2.end()));
-  std::nth_element(rss2.begin(), rss2.begin() + i90, rss2.end());
-  const double p90 = std::sqrt(rss2[i90]);
-  std::nth_element(rss2.begin(), rss2.begin() + i50, rss2.begin() + i90);
-  const double median = std::sqrt(i50 < i90 ? rss2[i50] : rss2[i90]);
-  const double scale = (max - p90) < 2 * (p90 - median) ? p90 : max;
-  return scale > 0 ? scale : 1.0;
 }
 
 void DeviceSense::weight_by_rss(float2* image) const {

@@ -105,8 +105,6 @@ struct DeviceSense {
   void forward(const float2* x, float2* k) const;
   void adjoint(const float2* k, float2* x) const;
   void normal(const float2* x, float2* out) const;
-  // cs_data_scale of k (coils x n, unitary scale) by BART's rule, the zero-filled coil images on the device.
-  double data_scale(const float2* k) const;
   // image (n values) ·= sqrt(sum_c |S_c|²), as weight_by_coil_rss.
   void weight_by_rss(float2* image) const;
 };

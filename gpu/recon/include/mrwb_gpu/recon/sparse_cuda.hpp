@@ -2,9 +2,9 @@
 // CUDA twins of core's Cartesian SENSE operator, CG-SENSE and compressed sensing (cartesian_sense_operator.hpp,
 // cg_sense.hpp, compressed_sensing.hpp): the same math and conventions (unitary centred DFT by modulation,
 // [ky][kx] mask, Daubechies periodic wavelet with the same cycle-spinning shifts, FISTA step 1/L by power
-// iteration, TV ADMM with a warm-started CG x-update, cs_data_scale), with every iteration on the device:
-// cuFFT batched over the coils, fused elementwise kernels, reductions in double like the CPU's, the host
-// at most one iteration ahead (progress and cancel per iteration). No CUDA type in this header.
+// iteration, TV ADMM with a warm-started CG x-update; core's cs_data_scale itself, on the host), with every
+// iteration on the device: cuFFT batched over the coils, fused elementwise kernels, reductions in double like
+// the CPU's, the host at most one iteration ahead (progress and cancel per iteration). No CUDA type in this header.
 #include <complex>
 #include <memory>
 #include <vector>
