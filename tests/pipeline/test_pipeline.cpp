@@ -13,6 +13,7 @@
 #include "mrwb/simulation/backend_registry.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "numeric.hpp"
+#include "sanitizer_scale.hpp"
 
 using namespace mrwb;
 
@@ -100,7 +101,8 @@ class TestPipeline : public QObject {
   }
 
   // What the user designs is what is simulated: the scenario's sequence exported as Pulseq, read back and
-  // played (`mrwb simulate --seq`) gives the k-space of simulating the scenario itself.
+  // played (`mrwb simulate --seq`) gives the k-space of simulating the scenario itself (under the sanitizer at
+  // 64², the same sequence of fewer lines).
   void exportedSequenceSimulatesTheSame_data() {
     QTest::addColumn<int>("type");
     QTest::newRow("spoiled_gre") << static_cast<int>(SequenceType::SpoiledGre);
@@ -109,6 +111,7 @@ class TestPipeline : public QObject {
   void exportedSequenceSimulatesTheSame() {
     QFETCH(int, type);
     Scenario s = scenario_preset("straight_vessel");
+    s.sequence.matrix = test::full_or_sanitized(s.sequence.matrix, 64);
     s.sequence.type = static_cast<SequenceType>(type);
     s.sequence.dummy_scans = 20;
     if (s.sequence.type == SequenceType::SpinEcho) {
@@ -130,9 +133,11 @@ class TestPipeline : public QObject {
     QVERIFY(diff <= 1e-6);
   }
 
-  // The run reports how the sequence's blocks were played (sequence.fidelity, "auto" resolved).
+  // The run reports how the sequence's blocks were played (sequence.fidelity, "auto" resolved); under the sanitizer
+  // on a 32² image.
   void runNamesTheFidelityPlayed() {
     Scenario s = scenario_preset("straight_vessel");
+    s.sequence.matrix = test::full_or_sanitized(s.sequence.matrix, 32);
     s.sequence.dummy_scans = 10;
     s.backend = Backend::Cpu;
     QCOMPARE(run_pipeline(s, {}, {}).sequence_played, std::string("hard RF, gradient moments, ideal spoiling"));
