@@ -540,7 +540,7 @@ void ComparisonView::layoutPanes() {
   if (placement == placement_ && grid.columns == placedColumns_) return;  // unchanged: views keep their zoom
   placement_ = placement;
   placedColumns_ = grid.columns;
-  for (ImageView* v : {truthPane_}) grid_->removeWidget(v);
+  grid_->removeWidget(truthPane_);
   for (auto* panes : {&imagePanes_, &errorPanes_, &gfactorPanes_})
     for (ImageView* v : *panes) {
       grid_->removeWidget(v);
