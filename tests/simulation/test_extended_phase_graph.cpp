@@ -1,11 +1,11 @@
 // The extended phase graph (core/simulation extended_phase_graph.hpp) against physics: the cell operators'
 // rotation sense, RF-spoiled and gradient-spoiled steady states against isochromats spread over one cycle of
 // dephasing and against closed forms, CPMG echo trains with their stimulated echoes, Stejskal-Tanner and
-// stimulated-echo diffusion weighting, the bSSFP profile of Freeman and Hill 1971, and the truncation bound.
-// Tissue: muscle at 1.5 T (T1 1008 ms, T2 44 ms, docs/tissues.md). Every case is a few thousand operations on
-// at most a few hundred states or spins, so the suite runs in well under a second, under ASan too: the sizes
-// are set by the physics (states and spins from E2 per shift, TRs from the approach to the steady state),
-// not by the machine.
+// stimulated-echo diffusion weighting, the tissue table's diffusion coefficients, the bSSFP profile of Freeman
+// and Hill 1971, and the truncation bound. Tissue: muscle at 1.5 T (T1 1008 ms, T2 44 ms, docs/tissues.md).
+// The sizes are set by the physics, not by the machine: states and spins from E2 per shift (E2^N <= 1e-7), TRs
+// from the slowest approach to the steady state (e^-25); the longest case is about 5000 TRs of 142 states and
+// 284 spins, a few million operations, and the whole suite takes about half a second (a few under ASan).
 #include <QtTest>
 
 #include <algorithm>
@@ -13,9 +13,11 @@
 #include <complex>
 #include <cstdio>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/phantom/tissue.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/extended_phase_graph.hpp"
 #include "numeric.hpp"
@@ -121,22 +123,23 @@ double stejskal_tanner_b(double q_rad_per_m, double delta_s, double Delta_s) {
 // A pulsed-gradient spin echo on the graph: 90 (phase 0), lobe, 180 (phase 90 deg), lobe, echo at TE, each lobe
 // of `pieces` equal parts on a grid of q / pieces (pieces > 1 plays the cross term k1 dk of the b-terms).
 // Returns |F+_0| at TE; q = 0 plays the same timing with no lobes.
-double pgse_echo(double q_cycles_per_m, double delta_s, double Delta_s, double D_m2_per_s, int pieces = 1) {
+double pgse_echo(double q_cycles_per_m, double delta_s, double Delta_s, double D_m2_per_s, int pieces = 1,
+                 double T1_s = T1_muscle_s, double T2_s = T2_muscle_s) {
   const double lead_s = 0.005, TE_s = 2 * lead_s + Delta_s + delta_s;
   const epg::KGrid grid{q_cycles_per_m > 0 ? q_cycles_per_m / pieces : 1.0};
   const int shift = q_cycles_per_m > 0 ? 1 : 0;
   PhaseGraph g(2 * pieces + 1);
   auto lobe = [&] {
-    for (int p = 0; p < pieces; ++p) g.interval(delta_s / pieces, shift, T1_muscle_s, T2_muscle_s, grid, D_m2_per_s);
+    for (int p = 0; p < pieces; ++p) g.interval(delta_s / pieces, shift, T1_s, T2_s, grid, D_m2_per_s);
   };
   g.rf(pi / 2, 0);
-  g.interval(lead_s, 0, T1_muscle_s, T2_muscle_s, grid, D_m2_per_s);
+  g.interval(lead_s, 0, T1_s, T2_s, grid, D_m2_per_s);
   lobe();
-  g.interval(TE_s / 2 - lead_s - delta_s, 0, T1_muscle_s, T2_muscle_s, grid, D_m2_per_s);
+  g.interval(TE_s / 2 - lead_s - delta_s, 0, T1_s, T2_s, grid, D_m2_per_s);
   g.rf(pi, pi / 2);
-  g.interval(lead_s + Delta_s - TE_s / 2, 0, T1_muscle_s, T2_muscle_s, grid, D_m2_per_s);
+  g.interval(lead_s + Delta_s - TE_s / 2, 0, T1_s, T2_s, grid, D_m2_per_s);
   lobe();
-  g.interval(TE_s - lead_s - Delta_s - delta_s, 0, T1_muscle_s, T2_muscle_s, grid, D_m2_per_s);
+  g.interval(TE_s - lead_s - Delta_s - delta_s, 0, T1_s, T2_s, grid, D_m2_per_s);
   return std::abs(g.signal());
 }
 
@@ -178,7 +181,8 @@ class TestExtendedPhaseGraph : public QObject {
                          float(std::sin(deg(phase))));
         g.precess(0.7);
         bloch::precess_relax(m, 1.f, 0.f, 1.f, float(std::cos(0.7)), float(std::sin(0.7)));
-        QVERIFY2(std::abs(g.signal() - State(m.Mx, m.My)) < 1e-6, qPrintable(QString("flip %1 phase %2").arg(flip).arg(phase)));
+        QVERIFY2(std::abs(g.signal() - State(m.Mx, m.My)) < 1e-6,
+                 qPrintable(QString("flip %1 phase %2").arg(flip).arg(phase)));
         QVERIFY(std::abs(g.Z(0).real() - m.Mz) < 1e-6);
       }
   }
@@ -313,7 +317,8 @@ class TestExtendedPhaseGraph : public QObject {
       const double b = b_s_per_mm2 * 1e6;
       const double q_rad = std::sqrt(b / (Delta - delta / 3.0)), q_cycles = q_rad / (2 * pi);
       const double expected = std::exp(-b * D);
-      const double one = pgse_echo(q_cycles, delta, Delta, D) / S0, halves = pgse_echo(q_cycles, delta, Delta, D, 2) / S0;
+      const double one = pgse_echo(q_cycles, delta, Delta, D) / S0;
+      const double halves = pgse_echo(q_cycles, delta, Delta, D, 2) / S0;
       const double b_quadrature = pgse_b_by_quadrature(q_rad, delta, Delta);
       std::printf("  PGSE b %g s/mm^2: S/S0 %.6e, exp(-bD) %.6e (rel %.1e), halves rel %.1e, quadrature b rel %.1e\n",
                   b_s_per_mm2, one, expected, one / expected - 1, halves / expected - 1,
@@ -351,6 +356,39 @@ class TestExtendedPhaseGraph : public QObject {
                 with_D, without, expected_without, with_D / without, std::exp(-b * D));
     QVERIFY2(std::abs(without / expected_without - 1) < 1e-12, qPrintable(QString::number(without / expected_without)));
     QVERIFY2(std::abs(with_D / without / std::exp(-b * D) - 1) < 1e-9, qPrintable(QString::number(with_D / without)));
+  }
+
+  // The tissue table's diffusion coefficients (docs/tissues.md): each tissue's equals its cited reference, lies
+  // between fat's (triglycerides, two orders below water) and free water's at 37 C, and a spin echo at b = 1000
+  // s/mm^2 with the tissue's own T1 and T2 attenuates by exp(-b ADC) to 1e-9. Grey matter diffuses faster than
+  // white (Helenius et al. 2002).
+  void tissueDiffusionWeighting() {
+    const auto& refs = diffusion_references();
+    auto reference = [&](const std::string& name) {
+      for (const auto& r : refs)
+        if (name == r.name) return r.ADC_m2_per_s;
+      return -1.0;
+    };
+    QCOMPARE(int(refs.size()), 8);
+    for (const auto& r : refs) QVERIFY(std::string(r.source).size() > 10);
+    const double free_water = reference("free_water"), fat = reference("fat");
+    QVERIFY(std::abs(free_water - 3.0e-9) < 1e-15);
+    QVERIFY(reference("grey_matter") > reference("white_matter"));
+    const double delta = 0.020, Delta = 0.040, b = 1000e6, q = std::sqrt(b / (Delta - delta / 3.0)) / (2 * pi);
+    for (const auto& name : tissue_names_1p5T()) {
+      if (name == "background") continue;
+      for (double field : {1.5, 3.0}) {
+        const TissueProperties& t = tissue_at(field, name);
+        QCOMPARE(t.ADC_m2_per_s, reference(name));
+        QVERIFY2(t.ADC_m2_per_s >= fat && t.ADC_m2_per_s <= free_water, qPrintable(QString::fromStdString(name)));
+        const double S0 = pgse_echo(0, delta, Delta, t.ADC_m2_per_s, 1, t.T1_s, t.T2_s);
+        const double Sb = pgse_echo(q, delta, Delta, t.ADC_m2_per_s, 1, t.T1_s, t.T2_s);
+        const double expected = std::exp(-b * t.ADC_m2_per_s);
+        if (field == 1.5)
+          std::printf("  %s: ADC %.3g mm^2/s, S(1000)/S(0) %.4f\n", name.c_str(), t.ADC_m2_per_s * 1e6, Sb / S0);
+        QVERIFY2(std::abs(Sb / S0 / expected - 1) < 1e-9, qPrintable(QString::fromStdString(name)));
+      }
+    }
   }
 
   // Balanced SSFP (pulses alternating 0 / 180 degrees, TR 5 ms, flip 40; a prephaser of -1, a readout of +2 with
@@ -402,8 +440,8 @@ class TestExtendedPhaseGraph : public QObject {
         g.interval(TR_s, 1, T1_muscle_s, T2_muscle_s);
         reference.interval(TR_s, 1, T1_muscle_s, T2_muscle_s);
       }
-      std::printf("  truncation %d states: error %.2e, bound %.2e (signal %.4f)\n", N, error, g.truncation_error_bound(),
-                  echo);
+      std::printf("  truncation %d states: error %.2e, bound %.2e (signal %.4f)\n", N, error,
+                  g.truncation_error_bound(), echo);
       QVERIFY(error <= g.truncation_error_bound());
       QVERIFY(error < previous);
       previous = error;

@@ -1,5 +1,5 @@
 #pragma once
-// Tissue relaxation and proton-density values at 1.5 T and 3 T. Every value is cited next to it in
+// Tissue relaxation, proton-density and diffusion values at 1.5 T and 3 T. Every value is cited next to it in
 // tissue.cpp.
 #include <string>
 #include <string_view>
@@ -13,7 +13,21 @@ struct TissueProperties {
   double T1_s = 0;    // longitudinal relaxation time [s]
   double T2_s = 0;    // transverse relaxation time [s]
   double T2star_s = 0;  // effective transverse relaxation time T2* [s] (T2* <= T2)
+  // Apparent diffusion coefficient at 37 C [m^2/s] (1e-6 of the mm^2/s figures papers quote); one value at
+  // both fields. The engines hold one magnetization per cell and do not use it yet; the extended phase
+  // graph (mrwb/simulation/extended_phase_graph.hpp) does.
+  double ADC_m2_per_s = 0;
 };
+
+// An apparent diffusion coefficient with the study it comes from, including tissues the table has no
+// relaxation values for (free water, grey and white matter): for teaching and for diffusion references.
+struct DiffusionReference {
+  const char* name;
+  double ADC_m2_per_s;
+  const char* source;  // authors, year, what was measured
+};
+// free_water, csf, blood, grey_matter, white_matter, muscle, liver, fat, in that order.
+const std::vector<DiffusionReference>& diffusion_references();
 
 // Tissues known at 1.5 T. Throws InputError naming `where` for an unknown name.
 const TissueProperties& tissue_1p5T(std::string_view name, std::string_view where = "tissue");
