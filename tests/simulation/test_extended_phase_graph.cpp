@@ -189,7 +189,7 @@ class TestExtendedPhaseGraph : public QObject {
 
   // RF-spoiled gradient echo, 117 degree quadratic increments (Zur et al. 1991), one cycle of spoiler dephasing
   // per TR, signal right after each pulse, demodulated by the pulse's phase (the graph and the spins alike):
-  // the graph equals isochromats spread over one cycle to 2e-5 (float spins; the bar for the simulator is 0.5 %),
+  // the graph equals isochromats spread over one cycle to 2e-5 (float spins; the simulator must reach 0.5 %),
   // and lies within 2 % of the Ernst signal of ideal spoiling at flips up to 30 degrees (why 117 degrees was
   // chosen). At 60 degrees the residual coherence shows (printed: about +10 % at TR 10 ms); the graph with
   // ideal spoiling (every transverse state removed after the echo) is Ernst's to 1e-9.
@@ -307,9 +307,9 @@ class TestExtendedPhaseGraph : public QObject {
   }
 
   // Pulsed-gradient spin echo, lobes of 20 ms starting 40 ms apart, D = 3.0e-3 mm^2/s (free water at 37 C):
-  // S(b)/S(0) = exp(-b D) (Stejskal and Tanner 1965) within 1e-9 for b = 0 ... 3000 s/mm^2 (the bar is 1 %), with
-  // b from their formula, which the quadrature of k(t)^2 over the waveform confirms to 1e-6; the lobes played in
-  // two halves on a grid of half the moment give the same S(b) (the b-terms' cross term k1 dk).
+  // S(b)/S(0) = exp(-b D) (Stejskal and Tanner 1965) within 1e-9 for b = 0 ... 3000 s/mm^2 (the simulator must
+  // reach 1 %), with b from their formula, which the quadrature of k(t)^2 over the waveform confirms to 1e-6; the
+  // lobes played in two halves on a grid of half the moment give the same S(b) (the b-terms' cross term k1 dk).
   void stejskalTannerSpinEcho() {
     const double D = 3.0e-9, delta = 0.020, Delta = 0.040;
     const double S0 = pgse_echo(0, delta, Delta, D);
