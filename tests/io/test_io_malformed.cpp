@@ -69,6 +69,22 @@ void write_one_acquisition(const std::string& path, const std::string& xml, int 
   d.appendAcquisition(acq);
 }
 
+// Full readouts of `samples` at lines 0 .. lines - 1, then one readout of `last_samples` with its centre at
+// `last_centre` on line `last_line` (one channel).
+void write_lines(const std::string& path, const std::string& xml, int samples, int lines, int last_samples,
+                 int last_centre, int last_line) {
+  ISMRMRD::Dataset d(path.c_str(), "dataset", true);
+  d.writeHeader(xml);
+  for (int l = 0; l <= lines; ++l) {
+    const bool last = l == lines;
+    ISMRMRD::Acquisition acq(static_cast<uint16_t>(last ? last_samples : samples), 1);
+    acq.center_sample() = static_cast<uint16_t>(last ? last_centre : samples / 2);
+    acq.idx().kspace_encode_step_1 = static_cast<uint16_t>(last ? last_line : l);
+    for (int s = 0; s < acq.number_of_samples(); ++s) acq.data(static_cast<uint16_t>(s), 0) = {1.f, 0.f};
+    d.appendAcquisition(acq);
+  }
+}
+
 // A file kept under tests/data/fuzz_findings/ (the inputs the fuzzers found; README.md there).
 std::string finding(const char* name) {
   const char* src = std::getenv("MRWB_SOURCE_DIR");
@@ -448,6 +464,41 @@ class TestIoMalformed : public QObject {
     expect_input_error([&] { read_every_slice(path("empty.h5")); }, path("empty.h5"), "32x12289x1 in 29185 slice(s)");
     for (const char* f : {"slices.h5", "lines.h5", "wrap.h5", "empty.h5"})
       expect_input_error([&] { read_every_slice(path(f)); }, path(f), "allowed: at most 64 x the acquired samples");
+  }
+  // A line beyond the encoded matrix grew the grid (32 x 33), and a readout shorter than the encoded one (16
+  // or 0 of 32 samples) was placed as an asymmetric echo although its header did not say it was one.
+  void ismrmrdAcquisitionsOutsideTheEncodedMatrix() {
+    const std::string xml = header_with_matrix(32, 32, 1, 1);
+    write_lines(path("ky.h5"), xml, 32, 32, 32, 16, 32);
+    expect_input_error([&] { read_raw_ismrmrd(path("ky.h5")); }, path("ky.h5"),
+                       "acquisition 32 has kspace_encode_step_1 = 32 (allowed by the header's encodedSpace.matrixSize.y / "
+                       "encodingLimits: 0 .. 31)");
+    // The header's limits may state more lines than the matrix; up to there a line is read.
+    const std::string limits = header_with_limits(32, 32, 1, 1, 32, 0);
+    write_lines(path("ky_limits.h5"), limits, 32, 32, 32, 16, 32);
+    QCOMPARE(read_raw_ismrmrd(path("ky_limits.h5")).ny, 33);
+    write_lines(path("ky_beyond_limits.h5"), limits, 32, 32, 32, 16, 33);
+    expect_input_error([&] { read_raw_ismrmrd(path("ky_beyond_limits.h5")); }, path("ky_beyond_limits.h5"),
+                       "kspace_encode_step_1 = 33 (allowed by the header's encodedSpace.matrixSize.y / encodingLimits: 0 .. 32)");
+    // Short readouts: no centre (0), the centre at or past the readout's end, the centre in its middle (a
+    // symmetric readout of a smaller matrix), none at all.
+    for (const auto& [file, samples, centre] : std::vector<std::tuple<const char*, int, int>>{
+             {"short_half.h5", 16, 0}, {"short_past.h5", 16, 16}, {"short_middle.h5", 16, 8}, {"short_empty.h5", 0, 0}}) {
+      const std::string p = path(file);
+      write_lines(p, xml, 32, 31, samples, centre, 31);
+      expect_input_error([&] { read_raw_ismrmrd(p); }, p,
+                         ("acquisition 31 has number_of_samples = " + std::to_string(samples) + " with center_sample " +
+                          std::to_string(centre) + " (allowed: 32, the encoded readout, or fewer with center_sample")
+                             .c_str());
+    }
+    // An asymmetric echo whose centre the readout states is read, its samples placed around the encoded centre.
+    write_lines(path("short_asym.h5"), xml, 32, 31, 20, 4, 31);
+    const RawData r = read_raw_ismrmrd(path("short_asym.h5"));
+    QCOMPARE(r.nx, 32);
+    QCOMPARE(r.ny, 32);
+    QCOMPARE(r.at(0, 31, 11), std::complex<float>(0.f, 0.f));
+    QCOMPARE(r.at(0, 31, 12), std::complex<float>(1.f, 0.f));
+    QCOMPARE(r.at(0, 31, 31), std::complex<float>(1.f, 0.f));
   }
   // libismrmrd reads a header's 16-bit integers modulo 2^16 and stops at the first non-digit: a limit of
   // 4444...415 (found by fuzz/fuzz_ismrmrd_header) became 65535, a matrix of 100000 became 34464.

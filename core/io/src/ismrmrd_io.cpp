@@ -477,6 +477,7 @@ RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const 
   if (n_acq == 0) throw InputError(path + ": no acquisitions");
   sum.acquisitions = static_cast<int>(n_acq);
   std::vector<ISMRMRD::Acquisition> selected;
+  std::vector<std::uint32_t> selected_at;  // each one's place in the file, for the messages
   std::vector<ISMRMRD::Acquisition> noise;
   // Flag numbers (libismrmrd's isFlagSet takes the bit number) of readouts that are never image data.
   const ISMRMRD::ISMRMRD_AcquisitionFlags never_image[] = {
@@ -506,6 +507,7 @@ RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const 
     sum.contrasts = std::max(sum.contrasts, idx.contrast + 1);
     if ((sel.slice >= 0 && idx.slice != sel.slice) || idx.repetition != sel.repetition || idx.contrast != sel.contrast) continue;
     selected.push_back(std::move(acq));
+    selected_at.push_back(a);
   }
   const bool all_slices = sel.slice < 0;  // the whole multi-slice stack
   if (sel.slice < -1 || sel.slice >= sum.slices || sel.repetition < 0 || sel.repetition >= sum.repetitions ||
@@ -539,7 +541,13 @@ RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const 
       // A centre of 0 is what writers leave when they do not say; k = 0 on the first line is not a real scan.
       if (lim.center > 0) center_line = lim.center;
     }
-    for (auto& acq : selected) raw.ny = std::max<int>(raw.ny, acq.idx().kspace_encode_step_1 + 1);
+    // The header's lines are the grid; a line beyond them is a damaged index, not a larger image.
+    for (std::size_t i = 0; i < selected.size(); ++i)
+      if (selected[i].idx().kspace_encode_step_1 >= raw.ny)
+        throw InputError(path + ": acquisition " + std::to_string(selected_at[i]) + " has kspace_encode_step_1 = " +
+                         std::to_string(selected[i].idx().kspace_encode_step_1) +
+                         " (allowed by the header's encodedSpace.matrixSize.y / encodingLimits: 0 .. " +
+                         std::to_string(raw.ny - 1) + ")");
     raw.slices = all_slices ? sum.slices : 1;
     raw.partitions = partitions;
     // In double: the product of five 16-bit sizes overflows size_t (and wrapped to a small number, it
@@ -564,12 +572,23 @@ RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const 
     std::vector<int> count(static_cast<std::size_t>(raw.ny) * raw.slices * raw.partitions, 0);
     std::map<int, float> slice_z_mm;  // slice -> position z, for the spacing
     int k0_col = -1;
-    for (auto& acq : selected) {
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      auto& acq = selected[i];
       const int ns = acq.number_of_samples();
-      // A full readout keeps its own k-space centre; a shorter (asymmetric-echo) one is placed so that
-      // its centre sample lands on the centre of the encoded readout.
-      const int k0 = ns == raw.nx ? (acq.center_sample() > 0 ? acq.center_sample() : raw.nx / 2) : raw.nx / 2;
-      const int offset = ns == raw.nx ? 0 : raw.nx / 2 - acq.center_sample();
+      // A full readout keeps its own k-space centre; a shorter one is read only as an asymmetric echo, as a
+      // scanner's file states it: center_sample says where k = 0 lies in the readout, off its middle (the
+      // echo's early or late part not sampled). It is placed so that its centre sample lands on the centre
+      // of the encoded readout. A short readout without a centre, with the centre at or past its end or in
+      // its middle (a readout of some other matrix), or with no samples at all, says nothing of where its
+      // samples belong; placed anyway, it was a line of a wrong image.
+      const int centre = acq.center_sample();
+      if (ns != raw.nx && !(ns > 0 && centre > 0 && centre < ns && centre != ns / 2))
+        throw InputError(path + ": acquisition " + std::to_string(selected_at[i]) + " has number_of_samples = " +
+                         std::to_string(ns) + " with center_sample " + std::to_string(centre) + " (allowed: " +
+                         std::to_string(raw.nx) + ", the encoded readout, or fewer with center_sample inside the "
+                         "readout and off its middle: an asymmetric echo)");
+      const int k0 = ns == raw.nx ? (centre > 0 ? centre : raw.nx / 2) : raw.nx / 2;
+      const int offset = ns == raw.nx ? 0 : raw.nx / 2 - centre;
       if (offset < 0 || offset + ns > raw.nx)
         throw InputError(path + ": acquisition with " + std::to_string(ns) + " samples and center_sample " +
                          std::to_string(acq.center_sample()) + " does not fit the encoded readout of " +
@@ -622,6 +641,8 @@ RawData raw_from_ismrmrd(const std::string& path, const std::string& xml, const 
       throw InputError(path + ": non-Cartesian data in " + std::to_string(sum.slices) +
                        " slices are read one slice at a time (allowed: --slice 0.." + std::to_string(sum.slices - 1) + ")");
     raw.nx = max_samples;
+    if (raw.nx < 1)
+      throw InputError(path + ": non-Cartesian readouts of number_of_samples = 0 (allowed: 1 .. 65535, every readout alike)");
     raw.ny = static_cast<int>(selected.size());
     raw.traj_dims = selected.front().trajectory_dimensions();
     if (raw.traj_dims < 2 || raw.traj_dims > 3)
