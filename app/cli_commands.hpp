@@ -45,7 +45,16 @@ Action add_compare(CLI::App& app);
 Action add_bench(CLI::App& app);
 Action add_flow(CLI::App& app);
 Action add_sequence(CLI::App& app);
+// `mrwb bench ...`: runs mrwb-bench (beside this program) with the same arguments.
+Action add_bench_forward(CLI::App& app);
 // Verbs parsed but answered "not yet available" (exit 1); none at present.
 void add_not_yet_available(CLI::App& app, std::vector<std::pair<CLI::App*, std::string>>& out);
+
+// The command line parsed onto `app`: nullopt when a verb is to run, else the exit code (0 after --help or
+// --version, 2 after one line "NAME: what was wrong (see NAME --help)").
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
+// Runs `run` with the CLI's exit codes (ARCHITECTURE.md): its own, 2 for bad input (InputError), 130 when
+// cancelled, 1 for any other failure, each with one line "NAME: ..." on stderr.
+int run_action(const std::string& name, const Action& run);
 
 }  // namespace mrwb::cli

@@ -5,41 +5,14 @@
 #include "cli_commands.hpp"
 #include "cli_outputs.hpp"
 #include "mrwb/base/atomic_file.hpp"
-#include "mrwb/base/backend_registry.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
+#include "mrwb/flow/lbm_backends.hpp"
 #include "mrwb/io/vti_writer.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
-#ifdef MRWB_HAVE_CUDA
-#include "mrwb_gpu/base/device.hpp"
-#include "mrwb_gpu/flow/lbm_cuda.hpp"
-#endif
 
 namespace mrwb::cli {
-namespace {
-
-// The LBM of `--backend`: the CPU, or CUDA in a CUDA build (the registries' one auto | cpu | cuda choice).
-LbmRunner choose_lbm_runner(Backend backend) {
-  BackendRegistry<LbmRunner> runners({{{"lbm", Backend::Cpu},
-                                       {[] { return true; },
-                                        [](const LbmDomain& d, const LbmParams& p, const ProgressFn& pr,
-                                           const CancelToken& c) { return lbm_run_cpu(d, p, pr, c); }}}});
-#ifdef MRWB_HAVE_CUDA
-  runners.add("lbm", Backend::Cuda, {gpu::device_available, gpu::lbm_run_cuda});
-#endif
-  return runners.choose("lbm", backend, [](BackendRefusal why, Backend, Backend) {
-#ifdef MRWB_HAVE_CUDA
-    if (why == BackendRefusal::Unavailable)
-      return "--backend cuda: no CUDA device (" + gpu::device_description() + "); use auto or cpu";
-#else
-    (void)why;
-#endif
-    return std::string("--backend cuda: this build has no CUDA backend; use auto or cpu");
-  });
-}
-
-}  // namespace
 
 Action add_flow(CLI::App& app) {
   auto* sub = app.add_subcommand("flow", "Flow field of a scenario (Poiseuille or lattice Boltzmann) as VTK XML .vti");

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/version.hpp"
 #include "mrwb/scenario/scenario_ranges.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
@@ -18,10 +19,11 @@ Action add_info(CLI::App& app) {
     }
     std::cout << "mrwb " << version_string << "\n";
 #ifdef MRWB_HAVE_CUDA
-    std::cout << "build: CUDA backends compiled in\n";
+    std::cout << "build: CUDA backends in libmrwb_cuda.so, loaded when a command asks for auto or cuda\n";
 #else
     std::cout << "build: CPU only (no CUDA)\n";
 #endif
+    if (const std::string why = cuda_backends_missing_reason(); !why.empty()) std::cout << "cuda: " << why << "\n";
     for (const auto& b : list_backends())
       std::cout << "backend " << to_string(b.name) << ": " << (b.available ? "available" : "unavailable") << " (" << b.device << ")\n";
     std::cout << "auto picks: " << make_simulation_engine(Backend::Auto)->name() << "\n";

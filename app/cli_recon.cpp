@@ -8,6 +8,7 @@
 #include "cli_outputs.hpp"
 #include "cli_png_options.hpp"
 #include "cli_ranks.hpp"
+#include "stage_times.hpp"
 #include "mrwb/base/atomic_file.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/input_source.hpp"
@@ -99,7 +100,7 @@ Action add_recon(CLI::App& app) {
   struct Opts {
     std::string in, method = "fft", backend = "auto";
     std::vector<std::string> out;
-    bool quiet = false;
+    bool quiet = false, verbose = false;
     std::string traj;
     RawSelection select;
     GrappaParams grappa;
@@ -126,6 +127,7 @@ Action add_recon(CLI::App& app) {
   add_png_options(sub, o->png);
   sub->add_option("--backend", o->backend, "auto | cpu | cuda");
   sub->add_flag("--quiet", o->quiet, "No progress output");
+  sub->add_flag("--verbose", o->verbose, "At the end, one line of where the time went (read, maps, recon, write; the CUDA start)");
   // GRAPPA (R and the ACS lines come from the ISMRMRD flags and header).
   sub->add_option("--kernel", o->kernel, "GRAPPA kernel K_PE x K_RO (improved; basic uses K_PE as N_b), default 4x5");
   sub->add_option("--segment", o->grappa.segment_cols, "GRAPPA basic: readout segment delta_s [columns], default 128");
@@ -169,6 +171,7 @@ Action add_recon(CLI::App& app) {
   // This process's run; over ranks only rank 0 speaks (and writes, once every rank is done).
   auto run = [o, sub](RankComm* comm) {
     const bool quiet = o->quiet || (comm && comm->rank() != 0);
+    StageTimes times(o->verbose && !(comm && comm->rank() != 0));
     if (o->exact && o->gridded) throw InputError("--exact and --gridded: choose one");
     if (o->exact) o->noncart.operators = CgOperators::Exact;
     if (o->gridded) o->noncart.operators = CgOperators::Gridded;
@@ -218,12 +221,14 @@ Action add_recon(CLI::App& app) {
     std::string what;
     RawData raw;
     in_rank_turns(comm, [&] { raw = read_raw(o->in, o->traj, o->select, &what); });
+    times.mark("read");
     if (with_maps && opts.method == ReconMethod::Cg) {
       const noncart::Grid g = about_source(o->in, [&] { return noncart::recon_input(raw, opts.noncart, ReconMethod::Cg, 2).grid; });
       opts.noncart.sensitivities = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend, g.n); });
     } else if (with_maps) {
       opts.sense.maps = about_source(o->in, [&] { return recon_coil_maps(maps_scenario, raw, opts.backend); });
     }
+    if (with_maps) times.mark("maps");
     // sense's analytic g where it unfolds directly (a regular comb), pseudo-multiple replicas elsewhere.
     const bool analytic_g = opts.method == ReconMethod::Sense && o->gfactor_replicas == 0 && sense_regular_comb(raw);
     const bool replica_g = !o->gfactor.empty() && !analytic_g;
@@ -270,23 +275,30 @@ Action add_recon(CLI::App& app) {
                                                     terminal_progress(quiet), interrupt_token());
       });
       outputs.commit();
+      times.mark("recon and write");
       if (!quiet) std::cerr << "wrote " << v.nx << "^3 volume (" << to_string(opts.method) << ")" << from << "\n";
+      times.print();
       return 0;
     }
     if (raw.volume()) {  // multi-slice / 3-D Cartesian: per slice / partition, stacked (multislice.hpp)
       const ImageVolume v = about_source(
           o->in, [&] { return reconstruct_volume(raw, opts, terminal_progress(quiet), interrupt_token()); });
+      times.mark("recon");
       for (const auto& p : o->out) write_image_volume(p, v);
       outputs.commit();
+      times.mark("write");
       if (!quiet)
         std::cerr << "wrote " << v.nx << "x" << v.ny << "x" << v.nz << " volume (" << to_string(opts.method) << ")" << from
                   << "\n";
+      times.print();
       return 0;
     }
     auto recon = make_reconstructor(opts.method, opts.backend);
     const Image2D img =
         about_source(o->in, [&] { return recon->reconstruct(raw, opts, terminal_progress(quiet), interrupt_token()); });
+    times.mark("recon");
     for (const auto& p : o->out) write_image(p, img, o->png);
+    times.mark("write");
     if (replica_g) {
       ReplicaGfactorOptions r;
       r.replicas = o->gfactor_replicas > 0 ? o->gfactor_replicas : 64;
@@ -302,8 +314,10 @@ Action add_recon(CLI::App& app) {
       for (std::size_t i = 0; i < g.data.size(); ++i) g.data[i] = s.gfactor[i];
       for (const auto& p : o->gfactor) write_image(p, g, o->png);
     }
+    if (!o->gfactor.empty()) times.mark("g-factor");
     outputs.commit();
     if (!quiet) std::cerr << "wrote " << img.nx << "x" << img.ny << " image (" << to_string(opts.method) << ")" << from << "\n";
+    times.print();
     return 0;
   };
   return [o, run] {

@@ -6,6 +6,7 @@
 #include "cli_outputs.hpp"
 #include "cli_png_options.hpp"
 #include "cli_ranks.hpp"
+#include "stage_times.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/input_source.hpp"
 #include "mrwb/io/file_io.hpp"
@@ -143,7 +144,7 @@ struct SimulateOptions {
   std::string scenario, out, traj_out, backend, model, flow_transport, velocity_out, seq, split_axis = "auto";
   std::vector<std::string> truth;
   PngOptions png;
-  bool quiet = false;
+  bool quiet = false, verbose = false;
   std::optional<int> ranks;
 };
 
@@ -186,6 +187,7 @@ std::unique_ptr<SimulationEngine> simulate_engine(Scenario& s, RankComm* comm) {
 
 int simulate_command(const SimulateOptions& o, RankComm* comm) {
   const bool quiet = o.quiet || (comm && comm->rank() != 0);  // rank 0 speaks for the run
+  StageTimes times(o.verbose && !(comm && comm->rank() != 0));
   OutputGate gate(comm);  // rank 0 writes, after every rank's part is done
   seq::BuiltSequence built;  // the sequence, built once by the scenario's checks
   Scenario s = load_scenario(o.scenario, &built);
@@ -228,20 +230,25 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
   }
   const std::optional<SplitAxis> split_axis = parse_split_axis(o.split_axis);
   if (!split_axis) throw InputError("--split-axis: '" + o.split_axis + "' (allowed: auto, y, z)");
+  times.mark("scenario");
   auto engine = simulate_engine(s, comm);
   engine->set_split_axis(*split_axis);
+  times.mark("engine");
   const bool live = !quiet && on_terminal();  // in a log the closing line says what ran
   if (live)
     std::cerr << "simulating '" << s.name << "' on backend " << engine->name() << " (model "
               << simulation_model_text(s.simulation) << ")\n";
   if (is_volume_scenario(s)) {
     simulate_volume_files(s, built, *engine, o.out, o.truth, quiet, gate, outputs);
+    times.mark("simulate and write");
+    times.print();
     return 0;
   }
   // Radial / spiral scenarios: the raw data carries the trajectory as played.
   SimulationResult r = imported ? simulate_pulseq_files(s, *engine, *imported, o.seq, o.out, quiet, gate, outputs)
                        : pc ? simulate_phase_contrast_files(s, built, *engine, o.out, o.velocity_out, quiet, gate, outputs)
                        : simulate(s, built, *engine, terminal_progress(quiet), interrupt_token());
+  times.mark(pc || imported ? "simulate and write" : "simulate");
   if (!gate.writes()) return 0;
   std::string traj_written;
   if (pc || !o.seq.empty()) {
@@ -251,6 +258,7 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
   }
   for (const auto& t : o.truth) write_image(t, r.truth, o.png);
   outputs.commit();
+  if (!pc && !imported) times.mark("write");
   if (!quiet) {
     std::cerr << "wrote " << o.out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
               << " s on " << r.backend;
@@ -260,6 +268,7 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
     if (o.seq.empty()) std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
     std::cerr << "\n";
   }
+  times.print();
   return 0;
 }
 
@@ -283,6 +292,7 @@ Action add_simulate(CLI::App& app) {
   sub->add_option("--flow-transport", o->flow_transport,
                   "Eulerian flow transport: gradient_frame | gradient_frame_limited (second order, flux-limited) | donor_cell (default: the scenario's simulation.flow_transport)");
   sub->add_flag("--quiet", o->quiet, "No progress output");
+  sub->add_flag("--verbose", o->verbose, "At the end, one line of where the time went (scenario, engine, simulate, write; the CUDA start)");
   sub->add_option("--ranks", o->ranks,
                   "Split the simulation into N slabs of z planes or y rows (a 2-D phantom: y rows), one process each (with "
                   "--backend cuda one GPU each, halos by peer stores between the GPUs of one host or NCCL), by running this command through "

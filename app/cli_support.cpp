@@ -1,7 +1,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iostream>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "cli_commands.hpp"
 
@@ -33,6 +36,39 @@ void add_not_yet_available(CLI::App& app, std::vector<std::pair<CLI::App*, std::
     auto* sub = app.add_subcommand(name, what + " (not yet available)");
     sub->allow_extras();
     out.emplace_back(sub, name);
+  }
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << app.version() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    std::cerr << app.get_name() << ": " << what << " (see " << app.get_name() << " --help)\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+int run_action(const std::string& name, const Action& run) {
+  try {
+    return run();
+  } catch (const InputError& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const Cancelled&) {
+    std::cerr << name << ": cancelled; nothing written\n";
+    return 130;
+  } catch (const std::exception& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return 1;
   }
 }
 

@@ -21,7 +21,9 @@
 
 #include "gui_command_line.hpp"
 #include "mrwb/base/backend.hpp"
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/flow/lbm_backends.hpp"
 #include "mrwb/scenario/scenario.hpp"
 #include "mrwb_ui/flow_view.hpp"
 #include "mrwb_ui/main_window.hpp"
@@ -29,11 +31,6 @@
 #include "mrwb_ui/vessel_tree_view.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
 #include "mrwb_ui/workbench_style.hpp"
-
-#if defined(MRWB_HAVE_CUDA)
-#include "mrwb_gpu/flow/lbm_cuda.hpp"
-#include "mrwb_gpu/pipeline/register_backends.hpp"
-#endif
 
 namespace {
 
@@ -78,21 +75,14 @@ int main(int argc, char** argv) {
   const QString shotPath = parser.value(opts.screenshot);
   const bool scripted = !shotPath.isEmpty();
 
-#if defined(MRWB_HAVE_CUDA)
-  mrwb::gpu::register_backends();
-#endif
-
   mrwb::ui::applyWorkbenchStyle(app);
   QApplication::setWindowIcon(mrwb::ui::applicationIcon());
   mrwb::ui::MainWindow window;
   window.setInteractive(false);  // a bad --scenario is one line on stderr, not a dialog
-#if defined(MRWB_HAVE_CUDA)
-  // Compute Flow may run the LBM on the GPU: the CUDA twin is handed to the view (ui/ links core only).
-  if (mrwb::gpu::device_available())
-    window.flowView()->addLbmBackend(QStringLiteral("CUDA (%1)").arg(QString::fromStdString(mrwb::gpu::device_description())),
-                                     [](const mrwb::LbmDomain& d, const mrwb::LbmParams& p, const mrwb::ProgressFn& pr,
-                                        const mrwb::CancelToken& c) { return mrwb::gpu::lbm_run_cuda(d, p, pr, c); });
-#endif
+  // Compute Flow may run the LBM on the GPU (loading the CUDA module: base/cuda_backends.hpp).
+  if (mrwb::cuda_device_available())
+    window.flowView()->addLbmBackend(QStringLiteral("CUDA (%1)").arg(QString::fromStdString(mrwb::cuda_device_description())),
+                                     mrwb::choose_lbm_runner(mrwb::Backend::Cuda));
   if (parser.isSet(opts.scenario) && !window.loadScenario(parser.value(opts.scenario))) {
     fail(window.lastError());
     return 2;

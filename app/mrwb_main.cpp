@@ -3,19 +3,16 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "cli_commands.hpp"
 #include "cli_ranks.hpp"
+
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/version.hpp"
-#ifdef MRWB_HAVE_CUDA
-#include <optional>
-#include <string_view>
-
-#include "mrwb_gpu/base/device.hpp"
-#include "mrwb_gpu/pipeline/register_backends.hpp"
-#endif
 
 namespace {
 extern "C" void on_sigint(int) { mrwb::cli::interrupt_token().cancel(); }
@@ -34,9 +31,8 @@ void refuse_non_finite(const CLI::App& sub) {
   }
 }
 
-#ifdef MRWB_HAVE_CUDA
-// A verb whose --backend may pick CUDA starts the device's context while it reads its inputs (unless
-// MRWB_EARLY_DEVICE_START=0, which times the start where the work first needs it).
+// A verb whose --backend may pick CUDA loads the CUDA module and starts the device's context while it reads
+// its inputs (unless MRWB_EARLY_DEVICE_START=0, which times the start where the work first needs it).
 bool may_use_device(const CLI::App& sub) {
   const char* early = std::getenv("MRWB_EARLY_DEVICE_START");
   if (early && std::string_view(early) == "0") return false;
@@ -45,13 +41,9 @@ bool may_use_device(const CLI::App& sub) {
   const CLI::Option* backend = sub.get_option_no_throw("--backend");
   return backend && backend->as<std::string>() != "cpu";
 }
-#endif
 }  // namespace
 
 int main(int argc, char** argv) {
-#ifdef MRWB_HAVE_CUDA
-  mrwb::gpu::register_backends();
-#endif
   std::signal(SIGINT, on_sigint);
   mrwb::cli::remember_command_line(argc, argv);  // `simulate --ranks N` runs it again through mpirun
   CLI::App app{"MR Workbench: MRI simulation and reconstruction", "mrwb"};
@@ -68,51 +60,25 @@ int main(int argc, char** argv) {
   add(mrwb::cli::add_simulate);
   add(mrwb::cli::add_recon);
   add(mrwb::cli::add_compare);
-  add(mrwb::cli::add_bench);
+  add(mrwb::cli::add_bench_forward);
   add(mrwb::cli::add_flow);
   add(mrwb::cli::add_sequence);
   std::vector<std::pair<CLI::App*, std::string>> later;
   mrwb::cli::add_not_yet_available(app, later);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::CallForVersion&) {
-    std::cout << mrwb::version_string << "\n";
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    std::cerr << "mrwb: " << what << " (see mrwb --help)\n";
-    return 2;
-  }
-
-  try {
-    for (auto& [sub, run] : actions)
-      if (sub->parsed()) {
-        refuse_non_finite(*sub);
-#ifdef MRWB_HAVE_CUDA
-        std::optional<mrwb::gpu::DeviceStart> device_start;
-        if (may_use_device(*sub)) device_start.emplace();
-#endif
+  if (const std::optional<int> rc = mrwb::cli::parse_command_line(app, argc, argv)) return *rc;
+  for (auto& [sub, run] : actions)
+    if (sub->parsed())
+      return mrwb::cli::run_action("mrwb", [&sub = *sub, &run = run] {
+        refuse_non_finite(sub);
+        std::optional<mrwb::CudaStart> cuda_start;
+        if (may_use_device(sub)) cuda_start.emplace();
         return run();
-      }
-    for (auto& [sub, name] : later)
-      if (sub->parsed()) {
-        std::cerr << "mrwb " << name << ": not yet available in this version\n";
-        return 1;
-      }
-  } catch (const mrwb::InputError& e) {
-    std::cerr << "mrwb: " << e.what() << "\n";
-    return 2;
-  } catch (const mrwb::Cancelled&) {
-    std::cerr << "mrwb: cancelled; nothing written\n";
-    return 130;
-  } catch (const std::exception& e) {
-    std::cerr << "mrwb: " << e.what() << "\n";
-    return 1;
-  }
+      });
+  for (auto& [sub, name] : later)
+    if (sub->parsed()) {
+      std::cerr << "mrwb " << name << ": not yet available in this version\n";
+      return 1;
+    }
   return 1;
 }

@@ -1,11 +1,17 @@
-# `cmake --install <build> --prefix P`: the programs into P/bin, the shipped scenarios into
+# `cmake --install <build> --prefix P`: the programs into P/bin (the CUDA module into P/lib/mrwb), the shipped scenarios into
 # P/share/mrwb/phantoms, and with the GUI its desktop integration (hicolor icons, .desktop file) into P/share.
 # Included from the top-level CMakeLists.txt after the targets exist.
 include(GNUInstallDirs)
 
 set(MRWB_INSTALL_PHANTOMS_DIR ${CMAKE_INSTALL_DATADIR}/mrwb/phantoms)
 
-install(TARGETS mrwb RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mrwb mrwb-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The CUDA module (core: base/cuda_backends.hpp) in lib/mrwb/, found by the programs relative to themselves.
+if(MRWB_CUDA)
+  install(TARGETS mrwb_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/mrwb)
+  file(RELATIVE_PATH _mrwb_module_from_bin ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR}/mrwb/libmrwb_cuda.so)
+  target_compile_definitions(mrwb_base PRIVATE MRWB_INSTALLED_CUDA_MODULE="${_mrwb_module_from_bin}")
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/phantoms/ DESTINATION ${MRWB_INSTALL_PHANTOMS_DIR}
         FILES_MATCHING PATTERN "*.json")
 
@@ -13,6 +19,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/phantoms/ DESTINATION ${MRWB_INSTALL_PHA
 # --prefix given at install time works); the source tree's phantoms/ stays the fallback for the build.
 file(RELATIVE_PATH _mrwb_phantoms_from_bin ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_DATADIR}/mrwb/phantoms)
 target_compile_definitions(mrwb PRIVATE MRWB_INSTALLED_PHANTOMS_DIR="${_mrwb_phantoms_from_bin}")
+target_compile_definitions(mrwb-bench PRIVATE MRWB_INSTALLED_PHANTOMS_DIR="${_mrwb_phantoms_from_bin}")
 
 if(MRWB_GUI)
   install(TARGETS mrwb-gui RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

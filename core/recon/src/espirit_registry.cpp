@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/recon/fft_layout.hpp"
 
 namespace mrwb {
@@ -19,6 +20,7 @@ BackendRegistry<EspiritFn>& registry() {
 EspiritFn chosen(Backend backend) {
   const auto refusal = [](BackendRefusal why, Backend, Backend b) -> std::string {
     if (why == BackendRefusal::Unavailable) return "espirit --backend cuda: no CUDA device available here (allowed: cpu, auto)";
+    if (b == Backend::Cuda) return "espirit --backend cuda: " + cuda_backends_missing_reason() + " (allowed: cpu, auto)";
     return "espirit --backend " + name_of(b) + ": not in this build (allowed: cpu, auto)";
   };
   return registry().choose("espirit", backend, refusal);

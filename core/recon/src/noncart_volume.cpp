@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/gridding.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
@@ -19,8 +20,9 @@ BackendRegistry<VolumeFn>& registry() {
   return r;
 }
 
-std::string refusal(BackendRefusal, Backend, Backend) {
-  return "--backend cuda: no CUDA device (or a build without CUDA) for 3-D volumes (allowed: auto, cpu)";
+std::string refusal(BackendRefusal why, Backend, Backend) {
+  const std::string reason = why == BackendRefusal::Unavailable ? "no CUDA device here" : cuda_backends_missing_reason();
+  return "--backend cuda: " + reason + " for 3-D volumes (allowed: auto, cpu)";
 }
 
 void check_volume_method(ReconMethod method) {

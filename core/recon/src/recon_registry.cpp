@@ -1,5 +1,6 @@
 #include <stdexcept>
 
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/recon/grappa.hpp"
 #include "mrwb/recon/noncart_recon.hpp"
@@ -81,6 +82,8 @@ std::unique_ptr<Reconstructor> make_reconstructor(ReconMethod method, Backend ba
     if (why == BackendRefusal::Unavailable) return "--backend cuda: no CUDA device available here";
     if (!registry().find(name, Backend::Cpu) && !registry().find(name, Backend::Cuda))
       throw std::runtime_error("recon --method " + name + ": not yet available in this version");
+    if (b == Backend::Cuda && !cuda_backends_registered())
+      return "--backend cuda: " + cuda_backends_missing_reason() + " (allowed: auto, cpu)";
     if (b == Backend::Cuda) return "--backend cuda: method " + name + " has no CUDA implementation (allowed: cpu)";
     return "--backend " + name_of(choice) + ": method " + name + " has no CPU implementation (use cuda)";
   };

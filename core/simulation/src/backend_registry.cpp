@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "mrwb/base/backend_registry.hpp"
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/lagrangian_engine.hpp"
@@ -40,7 +41,7 @@ std::string refusal(BackendRefusal why, Backend choice, Backend backend) {
   if (why == BackendRefusal::Unavailable)
     return "--backend " + name_of(choice) + ": not available here (" +
            registry().find(k_engine, backend)->make.info().device + ")";
-  if (backend == Backend::Cuda) return "--backend cuda: this build has no CUDA backend (allowed: auto, cpu)";
+  if (backend == Backend::Cuda) return "--backend cuda: " + cuda_backends_missing_reason() + " (allowed: auto, cpu)";
   return "--backend " + name_of(choice) + ": this build has no CPU backend";
 }
 

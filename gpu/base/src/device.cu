@@ -51,15 +51,10 @@ DeviceFacts device_facts() {
   return f;
 }
 
-DeviceStart::DeviceStart()
-    : thread_([] {
-        int n = 0;
-        if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) return;
-        if (cudaSetDevice(0) == cudaSuccess) cudaFree(nullptr);  // the primary context; errors surface at first use
-      }) {}
-
-DeviceStart::~DeviceStart() {
-  if (thread_.joinable()) thread_.join();
+void start_context() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) return;
+  if (cudaSetDevice(0) == cudaSuccess) cudaFree(nullptr);  // the primary context
 }
 
 }  // namespace mrwb::gpu

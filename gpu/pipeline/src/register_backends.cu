@@ -1,6 +1,9 @@
+#include "mrwb/base/cuda_backends.hpp"
+#include "mrwb/flow/lbm_backends.hpp"
 #include "mrwb/recon/espirit_backend.hpp"
 #include "mrwb/recon/noncart_volume.hpp"
 #include "mrwb/simulation/backend_registry.hpp"
+#include "mrwb_gpu/flow/lbm_cuda.hpp"
 #include "mrwb_gpu/pipeline/register_backends.hpp"
 #include "mrwb_gpu/recon/espirit_cuda.hpp"
 #include "mrwb_gpu/recon/fft_cuda.hpp"
@@ -37,6 +40,8 @@ void register_backends() {
                                          return model == SimulationModel::Eulerian ? make_cuda_simulation_engine()
                                                                                    : make_cuda_lagrangian_engine();
                                        }});
+  register_lbm_runner(Backend::Cuda, device_available, lbm_run_cuda);
+  note_cuda_backends_registered({device_available, device_description, start_context});
 }
 
 }  // namespace mrwb::gpu

@@ -1,7 +1,8 @@
 #pragma once
 // Backends by (what, backend): `what` names the product (a reconstruction method, "engine", "volume"),
 // `backend` the implementation (Backend::Cpu, Backend::Cuda). core registers Cpu; gpu/ registers Cuda in
-// mrwb::gpu::register_backends(). The simulation engines (simulation/backend_registry.hpp), the
+// mrwb::gpu::register_backends(), which a program's CUDA module runs when it is first asked for
+// (base/cuda_backends.hpp): choosing auto or cuda, or listing, loads it. The simulation engines (simulation/backend_registry.hpp), the
 // reconstructors (recon/reconstructor.hpp) and the 3-D non-Cartesian volumes (recon/noncart_volume.hpp) each
 // hold one BackendRegistry, so the `--backend auto | cpu | cuda` choice is written once (choose); each words
 // the refusals as its own CLI message.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "mrwb/base/backend.hpp"
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
 
 namespace mrwb {
@@ -55,6 +57,7 @@ class BackendRegistry {
   }
   // The entries of `what`, by backend.
   std::vector<std::pair<Backend, Entry>> entries(const std::string& what) const {
+    load_cuda_backends();
     std::lock_guard lock(mutex_);
     std::vector<std::pair<Backend, Entry>> out;
     for (const auto& [key, e] : entries_)
@@ -65,6 +68,7 @@ class BackendRegistry {
   // The `--backend` choice: auto takes cuda when it is registered and available, else cpu; cpu and cuda
   // take that backend. A missing or an unavailable backend: InputError(refuse(...)).
   Factory choose(const std::string& what, Backend choice, const BackendRefusalText& refuse) const {
+    if (choice != Backend::Cpu) load_cuda_backends();
     if (choice == Backend::Auto)
       if (const auto cuda = find(what, Backend::Cuda); cuda && cuda->available()) return cuda->make;
     const Backend backend = choice == Backend::Auto ? Backend::Cpu : choice;

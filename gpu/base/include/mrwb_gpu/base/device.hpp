@@ -1,7 +1,6 @@
 #pragma once
 // Which CUDA device this process sees. No CUDA type here: the CLI, the GUI and the tests include it.
 #include <string>
-#include <thread>
 
 namespace mrwb::gpu {
 
@@ -28,18 +27,9 @@ struct DeviceFacts {
 };
 DeviceFacts device_facts();
 
-// Creates device 0's CUDA context on a thread of its own (a few hundred ms on an H200), so that a command
-// reading its inputs meanwhile finds the context made; the runtime's first call elsewhere waits for it
-// rather than making a second. Joined on destruction; does nothing without a device.
-class DeviceStart {
- public:
-  DeviceStart();
-  ~DeviceStart();
-  DeviceStart(const DeviceStart&) = delete;
-  DeviceStart& operator=(const DeviceStart&) = delete;
-
- private:
-  std::thread thread_;
-};
+// Creates device 0's primary CUDA context (a few hundred ms on an H200). core's CudaStart runs it on a
+// thread of its own while a command reads its inputs; the runtime's first call elsewhere waits for it
+// rather than making a second. Does nothing without a device; errors surface at the first real use.
+void start_context();
 
 }  // namespace mrwb::gpu
