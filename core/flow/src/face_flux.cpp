@@ -63,6 +63,41 @@ FluidFaces fluid_faces(const CellPhantom& ph) {
   return F;
 }
 
+// A piece of vessel that the grid cut off from the tree (a few cells at a vessel end or the grid's edge) can
+// have blood held entering it and no free face to let it out: no change of its velocities balances that
+// inflow, the system has no solution, and CG grew without bound (1e153 cells per step at liver_tree's
+// matrix 32). A piece drains when a free component has an open face on one side only (it can carry flow
+// out); a piece that cannot has its inflow let go, so that the least change balances it there too.
+void release_undrained_inflow(FluidFaces& F) {
+  const std::size_t m = F.cell.size();
+  std::vector<std::int32_t> piece(m, -1), stack;
+  std::vector<std::size_t> members;
+  for (std::size_t r0 = 0; r0 < m; ++r0) {
+    if (piece[r0] >= 0) continue;
+    members.clear();
+    stack.assign(1, static_cast<std::int32_t>(r0));
+    piece[r0] = static_cast<std::int32_t>(r0);
+    bool drains = false;
+    while (!stack.empty()) {
+      const auto r = static_cast<std::size_t>(stack.back());
+      stack.pop_back();
+      members.push_back(r);
+      for (int a = 0; a < F.axes; ++a) {
+        const std::int32_t up = F.nb[r * 6 + 2 * a], lo = F.nb[r * 6 + 2 * a + 1];
+        if (!F.fixed[r * 3 + a] && (up == k_open) != (lo == k_open)) drains = true;
+        for (const std::int32_t j : {up, lo})
+          if (j >= 0 && piece[static_cast<std::size_t>(j)] < 0) {
+            piece[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(r0);
+            stack.push_back(j);
+          }
+      }
+    }
+    if (!drains)
+      for (const std::size_t r : members)
+        for (int a = 0; a < 3; ++a) F.fixed[r * 3 + a] = 0;
+  }
+}
+
 // The coefficient of a cell's own velocity in the flux of its face: ½ shared with a fluid neighbour, 1 open,
 // 0 wall.
 double own(std::int32_t nb) { return nb >= 0 ? 0.5 : nb == k_open ? 1.0 : 0.0; }
@@ -128,7 +163,8 @@ FaceFluxReport make_face_fluxes_divergence_free(CellPhantom& ph, double toleranc
   FaceFluxReport rep;
   const std::size_t n = ph.size();
   if (ph.flow_dt_s <= 0 || ph.ux.size() != n || ph.uy.size() != n) return rep;
-  const FluidFaces F = fluid_faces(ph);
+  FluidFaces F = fluid_faces(ph);
+  release_undrained_inflow(F);
   const std::size_t m = F.cell.size();
   rep.fluid_cells = m;
   if (m == 0) return rep;

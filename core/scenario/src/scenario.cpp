@@ -572,6 +572,7 @@ Scenario scenario_from_json_text(const std::string& text, const std::string& sou
   }
   r.reject_unknown();
   check_scenario(s, source, built);
+  s.source = source;
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/input_source.hpp"
 
 namespace mrwb {
 namespace {
@@ -53,6 +54,13 @@ FlowField scenario_flow_field(const Scenario& s, const std::string& solver, cons
                               const CancelToken& cancel, std::size_t memory_limit) {
   if (solver != "poiseuille" && solver != "lbm")
     throw InputError("--solver " + solver + ": unknown solver (allowed: poiseuille, lbm)");
+  if (!s.source.empty()) {
+    Scenario in_memory = s;  // the same steps, their refusals said about the scenario's file
+    in_memory.source.clear();
+    return about_source(s.source, [&] {
+      return scenario_flow_field(in_memory, solver, runner, info, progress, cancel, memory_limit);
+    });
+  }
   const VesselTree tree = scenario_vessel_tree(s);
   CellGrid grid = scenario_cell_grid(s);
   if (tree.dims == 3) {

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/input_source.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/flow/face_flux.hpp"
 #include "mrwb/phantom/phantom_discretise.hpp"
 
@@ -43,6 +45,11 @@ FlowField slab_flow_field(const Scenario& s, const CellPhantom& ph, const LbmRun
 }  // namespace
 
 CellPhantom build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
+  if (!s.source.empty()) {
+    Scenario in_memory = s;  // the same steps, their refusals said about the scenario's file
+    in_memory.source.clear();
+    return about_source(s.source, [&] { return build_phantom(in_memory, lbm_runner); });
+  }
   CellPhantom ph = build_phantom(s.phantom, s.sequence.fov_m, s.sequence.matrix);
   if (!s.flow.enabled) return ph;
   const LbmRunner runner = lbm_runner ? lbm_runner : LbmRunner(lbm_run_cpu);
@@ -71,10 +78,10 @@ CellPhantom build_phantom(const Scenario& s, const LbmRunner& lbm_runner) {
   // The transport's faces must balance (face_flux.hpp): both simulation models move blood on them.
   const FaceFluxReport flux = make_face_fluxes_divergence_free(ph);
   if (flux.max_speed_after > 1)
-    throw InputError("flow.inlet_flow_m3_per_s = " + std::to_string(s.flow.inlet_flow_m3_per_s) +
-                     ": the divergence-free field reaches " + std::to_string(flux.max_speed_after) +
-                     " cells per step of " + std::to_string(s.flow_time_step_s()) +
-                     " s, breaking |u| <= 1 (lower the flow or flow.time_step_s)");
+    throw InputError("flow.inlet_flow_m3_per_s = " + number_text(s.flow.inlet_flow_m3_per_s) +
+                     ": the divergence-free field reaches " + number_text(flux.max_speed_after) +
+                     " cells per step of " + number_text(s.flow_time_step_s()) +
+                     " s: breaks |u| <= 1 (lower the flow or flow.time_step_s)");
   return ph;
 }
 

@@ -63,6 +63,9 @@ struct Scenario {
   ReconSpec recon;
   Backend backend = Backend::Auto;
   SimulationSpec simulation;
+  // The file it was read from (not saved): the later steps that refuse it (its flow, its phantom) name it.
+  // Empty for a scenario built in memory.
+  std::string source;
 
   // Readout timing derived from the sequence.
   double dwell_s() const { return 1.0 / (sequence.bandwidth_Hz_per_pixel * sequence.matrix); }
