@@ -224,6 +224,37 @@ class TestFlow : public QObject {
     QVERIFY(std::abs(peak / 0.05 - 1) <= 0.05);
   }
 
+  // Slow flows, down to none (flow.inlet_flow_m3_per_s is allowed from 0): matched by raising tau at the lattice
+  // speed, 1e-12 m^3/s diverged (tau 1.5) and 0 ran 17600 steps. They run as creeping flow now and scale: none
+  // gives a field at rest, a tiny flow a tiny field of the inlet's peak speed, a thousand times that a
+  // thousand times the field.
+  void slowFlowsScaleDownToNone() {
+    VesselTreeSpec s;
+    s.radius_m = 4e-3;
+    s.length_m = 0.12;
+    const VesselTree t = generate_vessel_tree(s);
+    CellGrid g = grid_around_tree(t, 2e-3, 4e-3);  // 2 mm cells: the tube 4 cells wide
+    const int crop = g.nx / 4;  // its ends outside the grid, as a tube across the field of view
+    g.origin_m.x += crop * g.cell_m;
+    g.nx -= 2 * crop;
+    const VesselCells cells = discretise_vessels(t, g, "test");
+    FlowSpec spec;
+    spec.solver = "lbm";
+    const auto field = [&](double q) {
+      spec.inlet_flow_m3_per_s = q;
+      return lbm_flow_field(t, cells, spec, LbmRunner(lbm_run_cpu));
+    };
+    const FlowField none = field(0), tiny = field(1e-12), more = field(1e-9);
+    const double peak = 2 * 1e-12 / (M_PI * s.radius_m * s.radius_m);
+    qInfo("%d x %d cells: %d / %d / %d steps, tau %.3g; peak %.4g m/s at 1e-12 m^3/s (the inlet's %.4g)", g.nx, g.ny,
+          none.steps, tiny.steps, more.steps, tiny.tau, tiny.max_speed_m_per_s(), peak);
+    QVERIFY(none.converged && tiny.converged && more.converged);
+    QCOMPARE(none.max_speed_m_per_s(), 0.0);
+    QVERIFY(std::abs(tiny.max_speed_m_per_s() / peak - 1) <= 0.1);
+    for (std::size_t i = 0; i < tiny.ux_m_per_s.size(); ++i)
+      QVERIFY(std::abs(more.ux_m_per_s[i] - 1e3f * tiny.ux_m_per_s[i]) <= 1e-5f * more.max_speed_m_per_s());
+  }
+
   // A diverged run (non-finite velocities) is an error naming the step, never a "converged" residual of 0.
   void divergedRunIsAnError() {
     const LbmDomain d = flow_cases::channel(8, 4, 1, 0.05f);

@@ -92,7 +92,6 @@ FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const
   const double Q = spec.inlet_flow_m3_per_s * waveform_factor(spec, spec.time_s);
   const double U_peak = 2 * Q / (k_pi * r_in * r_in);  // peak of the inlet's Poiseuille profile [m/s]
   const double nu = spec.viscosity_Pa_s / spec.density_kg_per_m3;
-  const double u_lat = spec.lbm_u_max;
   const double D_lat = 2 * r_in / g.cell_m;
 
   FlowField f;
@@ -101,12 +100,24 @@ FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const
   f.fluid_fraction = cells.fluid_fraction;
   f.type = cells.type;
   f.reynolds_physical = std::abs(U_peak) * 2 * r_in / nu;
-  // Reynolds matching: nu_lat = u_lat D_lat / Re, tau = 3 nu_lat + 1/2, within the stable range. At the
-  // simulator's cell sizes the matching tau is usually below the floor, so Re_lattice < Re_physical
-  // (reported); MRT stays stable down to a smaller tau than BGK, which brings Re_lattice closer.
+  // Reynolds matching, Re = u_lat D_lat / nu_lat with nu_lat = (tau - 1/2) / 3. A fast flow runs at the lattice
+  // speed lbm_u_max and the collision's smallest stable tau: at the simulator's cell sizes its Re is usually
+  // above what that reaches, so Re_lattice < Re_physical (reported). A slower flow was matched by raising tau
+  // at lbm_u_max, and the pressure drop that drives so viscous a flow at that speed (~ nu u) broke the
+  // low-Mach limit: inlet flows of 1e-12 to 5e-9 m^3/s diverged (straight tube, 2 mm cells), 1e-8 did not
+  // converge and came out at twice its speed. Matching it at a lower speed instead leaves the velocity within
+  // float32's noise (residual 2e-5 at 0.01 cells per step and tau 0.6). So a slower flow runs as creeping flow,
+  // whose field's shape no longer depends on Re: tau k_lbm_tau_slow_flow (fast to converge) at
+  // k_lbm_creeping_fraction x lbm_u_max, the same nu u as a fast flow, Re_lattice below Re_physical
+  // (reported). Scaled to the inlet's speed, a tiny flow gives a tiny field and none a field at rest.
   const bool mrt = spec.lbm_collision == "mrt";
-  double tau = f.reynolds_physical > 0 ? 3 * u_lat * D_lat / f.reynolds_physical + 0.5 : 1.0;
-  tau = std::clamp(tau, mrt ? k_lbm_tau_min_mrt : k_lbm_tau_min_bgk, 1.5);
+  const double nu_min = ((mrt ? k_lbm_tau_min_mrt : k_lbm_tau_min_bgk) - 0.5) / 3;
+  double u_lat = spec.lbm_u_max, nu_lat = nu_min;
+  if (f.reynolds_physical < u_lat * D_lat / nu_min) {
+    u_lat = k_lbm_creeping_fraction * spec.lbm_u_max;
+    nu_lat = (k_lbm_tau_slow_flow - 0.5) / 3;
+  }
+  const double tau = 3 * nu_lat + 0.5;
   f.tau = tau;
   f.collision = mrt ? "mrt" : "bgk";
   f.reynolds_lattice = u_lat * D_lat / ((tau - 0.5) / 3);

@@ -68,9 +68,15 @@ LbmDomain lbm_domain_from_cells(const VesselTree& tree, const VesselCells& cells
 // on the presets (its jet through the 75 % throat sets the limit) and both collisions share the floor.
 constexpr double k_lbm_tau_min_bgk = 0.55;
 constexpr double k_lbm_tau_min_mrt = 0.55;
+// A flow slower than the lattice reaches at lbm_u_max and the smallest tau runs as creeping flow: at this tau
+// and k_lbm_creeping_fraction x lbm_u_max (the same nu u, so the same pressure drop per unit length), its
+// field scaled to the inlet's speed.
+constexpr double k_lbm_tau_slow_flow = 1.0;
+constexpr double k_lbm_creeping_fraction = 0.1;
 // Runs `runner` (lbm_run_cpu, or the CUDA twin) on the lumen with spec.lbm_collision, matching the
-// physical Reynolds number of the inlet where tau allows ([k_lbm_tau_min_*, 1.5]; otherwise the nearest,
-// reported as reynolds_lattice), and scales the lattice velocity to m/s by the inlet's peak speed.
+// physical Reynolds number of the inlet where tau allows ([k_lbm_tau_min_*, then creeping flow, above];
+// otherwise lower, reported as reynolds_lattice), and scales the lattice velocity to m/s by the inlet's peak
+// speed (a flow of 0 gives a field at rest).
 FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const FlowSpec& spec,
                          const LbmRunner& runner, const ProgressFn& progress = {}, const CancelToken& cancel = {});
 
