@@ -2,6 +2,8 @@
 // `mrwb-bench bench --suite sim` are the same (the second is how `mrwb bench` and the ranks of the scale
 // suite call it). Exit codes as mrwb's.
 #include <csignal>
+#include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,10 +25,12 @@ int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   static char bench[] = "bench";
   if (argc < 2 || std::string_view(argv[1]) != bench) args.insert(args.begin() + 1, bench);
-  CLI::App app{"MR Workbench benchmarks: timing tables (run on the GPU machine for GPU figures)", "mrwb-bench"};
+  // Run as `mrwb bench` (argv[0] "mrwb"), its messages begin "mrwb:" as every verb's.
+  const std::string name = std::filesystem::path(argv[0]).filename().string() == "mrwb" ? "mrwb" : "mrwb-bench";
+  CLI::App app{"MR Workbench benchmarks: timing tables (run on the GPU machine for GPU figures)", name};
   app.set_version_flag("--version", mrwb::version_string);
   app.require_subcommand(1);
   const mrwb::cli::Action run = mrwb::cli::add_bench(app);
   if (const auto rc = mrwb::cli::parse_command_line(app, static_cast<int>(args.size()), args.data())) return *rc;
-  return mrwb::cli::run_action("mrwb-bench", run);
+  return mrwb::cli::run_action(name, run);
 }

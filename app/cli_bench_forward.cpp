@@ -22,7 +22,7 @@ Action add_bench_forward(CLI::App& app) {
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::filesystem::path bench = self.parent_path() / "mrwb-bench";
-    std::vector<std::string> args = {bench.string(), "bench"};
+    std::vector<std::string> args = {"mrwb", "bench"};  // argv[0] "mrwb": it speaks as the command typed
     for (const std::string& a : sub->remaining()) args.push_back(a);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
