@@ -9,11 +9,13 @@
 #include <csignal>
 #include <cstring>
 
+#include "mrwb/base/cuda_backends.hpp"
 #include "mrwb/base/errors.hpp"
 
 namespace mrwb {
 
 void survive_hdf5_read(const std::string& path, const std::function<void()>& read) {
+  wait_for_cuda_start();  // no other thread of ours inside the loader or malloc while we fork
   const pid_t child = fork();
   if (child < 0) return;
   if (child == 0) {

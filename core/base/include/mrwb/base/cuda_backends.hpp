@@ -48,10 +48,9 @@ struct CudaStartTimes {
 };
 CudaStartTimes cuda_start_times();
 
-// Loads the module and makes the device's context on a thread of its own (the driver's part of the context
-// beside the module's loading, on a second thread), so that a command reading its inputs meanwhile finds
-// both done (the first CUDA call elsewhere waits for the loader, then for the
-// context). Joined on destruction.
+// Loads the module and makes the device's context on a thread of its own, so that a command reading its
+// inputs meanwhile finds both done (the first CUDA call elsewhere waits for the loader, then for the
+// context). Starts no thread when there is no module to load. Joined on destruction.
 class CudaStart {
  public:
   CudaStart();
@@ -62,5 +61,11 @@ class CudaStart {
  private:
   std::thread thread_;
 };
+
+// Returns once a CudaStart's thread, if one runs, has finished. A fork() while that thread is inside the
+// loader or the allocator (dlopen of the CUDA libraries, the driver's start) leaves the child waiting on a
+// lock no thread of its own holds: io's HDF5 probe (hdf5_isolation.hpp) waits here before it forks. Under
+// clang 14's AddressSanitizer even the CPU-only start's few allocations hung such children.
+void wait_for_cuda_start();
 
 }  // namespace mrwb
