@@ -21,6 +21,7 @@
 #include "mrwb/simulation/bloch_cell_ops.hpp"
 #include "mrwb/simulation/extended_phase_graph.hpp"
 #include "numeric.hpp"
+#include "phase_graph_runs.hpp"
 
 using namespace mrwb;
 using epg::PhaseGraph;
@@ -29,35 +30,12 @@ using epg::State;
 namespace {
 
 constexpr double pi = std::numbers::pi;
-constexpr double T1_muscle_s = 1.008, T2_muscle_s = 0.044;
-
-double deg(double d) { return d * pi / 180.0; }
-
-// RF phase of pulse n of a quadratic (RF-spoiling) scheme, Zur et al. 1991: increments n * inc.
-struct QuadraticPhase {
-  double increment_rad, phase = 0, step = 0;
-  double next() {
-    const double p = phase;
-    step += increment_rad;
-    phase += step;
-    return p;
-  }
-};
-
-// TRs to reach the steady state of a spoiled gradient echo within e^-25, from the slowest of three rates per
-// TR: the Ernst recursion's eigenvalue E1 cos alpha (the longitudinal approach) and the transients of a coherent
-// isochromat on resonance, E1 sin^2(alpha/2) + E2 cos^2(alpha/2) (Scheffler 2003, Concepts Magn Reson 19A:47),
-// and half a cycle off it, where the pulse acts as a 180 - alpha one: E1 cos^2(alpha/2) + E2 sin^2(alpha/2).
-// The last is the slow one at small flips (about TR/T1): spoiling by gradients alone averages these spins.
-int steady_state_TRs(double flip_rad, double TR_s, double T1_s, double T2_s) {
-  const double E1 = std::exp(-TR_s / T1_s), E2 = std::exp(-TR_s / T2_s);
-  const double s2 = std::sin(flip_rad / 2) * std::sin(flip_rad / 2), c2 = 1 - s2;
-  const double slowest = std::max({E1 * std::cos(flip_rad), E1 * s2 + E2 * c2, E1 * c2 + E2 * s2});
-  return static_cast<int>(std::ceil(25.0 / -std::log(slowest)));
-}
-
-// States (and spins) for a transverse damping of E2 per unit shift: E2^N <= 1e-7.
-int states_for(double TR_s, double T2_s) { return static_cast<int>(std::ceil(7.0 * std::log(10.0) * T2_s / TR_s)); }
+using test::deg;
+using test::QuadraticPhase;
+using test::steady_state_TRs;
+using test::states_for;
+using test::T1_muscle_s;
+using test::T2_muscle_s;
 
 // Isochromats: `spins` cells of the simulator's own operator (bloch_cell_ops.hpp, float) whose spoiler phase
 // per interval is 2 pi j / spins, j = 0 .. spins-1: one cycle of dephasing across the cell, sampled evenly.
@@ -120,27 +98,11 @@ double stejskal_tanner_b(double q_rad_per_m, double delta_s, double Delta_s) {
   return q_rad_per_m * q_rad_per_m * (Delta_s - delta_s / 3.0);
 }
 
-// A pulsed-gradient spin echo on the graph: 90 (phase 0), lobe, 180 (phase 90 deg), lobe, echo at TE, each lobe
-// of `pieces` equal parts on a grid of q / pieces (pieces > 1 plays the cross term k1 dk of the b-terms).
-// Returns |F+_0| at TE; q = 0 plays the same timing with no lobes.
+// A pulsed-gradient spin echo on the graph (test::play_pgse): |F+_0| at TE.
 double pgse_echo(double q_cycles_per_m, double delta_s, double Delta_s, double D_m2_per_s, int pieces = 1,
                  double T1_s = T1_muscle_s, double T2_s = T2_muscle_s) {
-  const double lead_s = 0.005, TE_s = 2 * lead_s + Delta_s + delta_s;
-  const epg::KGrid grid{q_cycles_per_m > 0 ? q_cycles_per_m / pieces : 1.0};
-  const int shift = q_cycles_per_m > 0 ? 1 : 0;
   PhaseGraph g(2 * pieces + 1);
-  auto lobe = [&] {
-    for (int p = 0; p < pieces; ++p) g.interval(delta_s / pieces, shift, T1_s, T2_s, grid, D_m2_per_s);
-  };
-  g.rf(pi / 2, 0);
-  g.interval(lead_s, 0, T1_s, T2_s, grid, D_m2_per_s);
-  lobe();
-  g.interval(TE_s / 2 - lead_s - delta_s, 0, T1_s, T2_s, grid, D_m2_per_s);
-  g.rf(pi, pi / 2);
-  g.interval(lead_s + Delta_s - TE_s / 2, 0, T1_s, T2_s, grid, D_m2_per_s);
-  lobe();
-  g.interval(TE_s - lead_s - Delta_s - delta_s, 0, T1_s, T2_s, grid, D_m2_per_s);
-  return std::abs(g.signal());
+  return test::play_pgse(g, q_cycles_per_m, delta_s, Delta_s, D_m2_per_s, pieces, T1_s, T2_s);
 }
 
 // b of the same waveform by the midpoint rule on k(t)^2, steps of 0.5 us that meet every lobe edge and the
