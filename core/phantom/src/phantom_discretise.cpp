@@ -5,9 +5,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/phantom/vessel_geometry.hpp"
@@ -15,12 +15,6 @@
 namespace mrwb {
 namespace {
 constexpr int k_sub = 4;  // sub-samples per axis for the partial volume
-
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 }  // namespace
 
 CellGrid grid_around_tree(const VesselTree& tree, double cell_m, double margin_m) {
@@ -55,15 +49,17 @@ VesselCells discretise_vessels(const VesselTree& tree, const CellGrid& grid, con
                                const CancelToken& cancel) {
   validate_vessel_tree(tree, where);
   if (!(grid.cell_m > 0) || grid.nx < 1 || grid.ny < 1 || grid.nz < 1)
-    throw InputError(where + ": cell size " + num(grid.cell_m) + " m and grid " + num(grid.nx) + " x " + num(grid.ny) +
-                     " x " + num(grid.nz) + " are out of range (cell > 0, at least 1 cell per axis)");
+    throw InputError(where + ": cell size " + number_text(grid.cell_m) + " m and grid " + number_text(grid.nx) + " x " +
+                     number_text(grid.ny) + " x " + number_text(grid.nz) +
+                     " are out of range (cell > 0, at least 1 cell per axis)");
   const std::size_t bytes = discretise_memory_bytes(grid);
   if (bytes > memory_limit_bytes)
     throw InputError(where + ": " + describe_grid_memory(grid, bytes) + " needed, more than the " +
-                     num(memory_limit_bytes / (1024.0 * 1024.0)) + " MiB allowed (use larger cells or a smaller region)");
+                     number_text(memory_limit_bytes / (1024.0 * 1024.0)) +
+                     " MiB allowed (use larger cells or a smaller region)");
   if (warn && grid.cell_m > tree.min_radius_m())
-    warn(where + ": cells of " + num(grid.cell_m * 1e6) + " um are larger than the smallest vessel radius, " +
-         num(tree.min_radius_m() * 1e6) + " um: that vessel is resolved by less than one cell");
+    warn(where + ": cells of " + number_text(grid.cell_m * 1e6) + " um are larger than the smallest vessel radius, " +
+         number_text(tree.min_radius_m() * 1e6) + " um: that vessel is resolved by less than one cell");
 
   VesselCells out;
   out.grid = grid;

@@ -2,9 +2,9 @@
 // optimisation) lives in vessel_generators_organ.cpp.
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/phantom/vessel_generators.hpp"
 #include "vessel_generators_internal.hpp"
 
@@ -14,17 +14,11 @@ namespace {
 constexpr double k_pi = 3.14159265358979323846;
 double rad(double deg) { return deg * k_pi / 180.0; }
 
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
 void range(const std::string& where, const std::string& field, double v, double lo, double hi, bool lo_open,
            const std::string& unit) {
   if ((lo_open ? v > lo : v >= lo) && v <= hi && std::isfinite(v)) return;
-  throw InputError(where + "." + field + " = " + num(v) + " is out of range: allowed " + (lo_open ? "(" : "[") +
-                   num(lo) + ", " + num(hi) + "]" + (unit.empty() ? "" : " " + unit));
+  throw InputError(where + "." + field + " = " + number_text(v) + " is out of range: allowed " + (lo_open ? "(" : "[") +
+                   number_text(lo) + ", " + number_text(hi) + "]" + (unit.empty() ? "" : " " + unit));
 }
 
 Vec3 add(Vec3 a, Vec3 b, double s = 1) { return {a.x + s * b.x, a.y + s * b.y, a.z + s * b.z}; }
@@ -102,19 +96,22 @@ void validate_vessel_tree_spec(const VesselTreeSpec& s, const std::string& w) {
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     throw InputError(w + ".generator = '" + s.generator + "' is not allowed (allowed: " + list + ")");
   }
-  if (s.dims != 2 && s.dims != 3) throw InputError(w + ".dims = " + num(s.dims) + " is out of range (allowed: 2, 3)");
+  if (s.dims != 2 && s.dims != 3)
+    throw InputError(w + ".dims = " + number_text(s.dims) + " is out of range (allowed: 2, 3)");
   range(w, "radius_m", s.radius_m, 0, 0.05, true, "m");
   range(w, "length_m", s.length_m, 0, 1.0, true, "m");
   if (s.length_m < 2 * s.radius_m)
-    throw InputError(w + ".length_m = " + num(s.length_m) + " is out of range: at least 2 x radius_m = " + num(2 * s.radius_m) + " m");
+    throw InputError(w + ".length_m = " + number_text(s.length_m) +
+                     " is out of range: at least 2 x radius_m = " + number_text(2 * s.radius_m) + " m");
   range(w, "angle_deg", s.angle_deg, -180, 180, false, "deg");
   range(w, "stenosis_degree_percent", s.stenosis_degree_percent, 0, 95, true, "% (diameter reduction)");
   const bool lesion = s.generator == "stenosis" || s.generator == "aneurysm_fusiform";
   range(w, "lesion_length_m", s.lesion_length_m, 0, lesion ? s.length_m : 1.0, true, lesion ? "m (up to length_m)" : "m");
   range(w, "aneurysm_radius_m", s.aneurysm_radius_m, 0, 0.1, true, "m");
   if (s.generator == "aneurysm_fusiform" && s.aneurysm_radius_m <= s.radius_m)
-    throw InputError(w + ".aneurysm_radius_m = " + num(s.aneurysm_radius_m) + " is out of range: must exceed radius_m = " +
-                     num(s.radius_m) + " m for a fusiform aneurysm");
+    throw InputError(w + ".aneurysm_radius_m = " + number_text(s.aneurysm_radius_m) +
+                     " is out of range: must exceed radius_m = " + number_text(s.radius_m) +
+                     " m for a fusiform aneurysm");
   range(w, "branch_angle1_deg", s.branch_angle1_deg, 0, 90, false, "deg");
   range(w, "branch_angle2_deg", s.branch_angle2_deg, 0, 90, false, "deg");
   range(w, "radius_ratio", s.radius_ratio, 0, 1, true, "(r2 / r1)");

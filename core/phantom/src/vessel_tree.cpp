@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 
 namespace mrwb {
 namespace {
 double dist(const Vec3& a, const Vec3& b) { return std::hypot(a.x - b.x, a.y - b.y, a.z - b.z); }
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 }  // namespace
 
 std::vector<int> VesselTree::inlets() const {
@@ -72,41 +67,49 @@ void VesselTree::bounds(Vec3& lo, Vec3& hi) const {
 void validate_vessel_tree(const VesselTree& t, const std::string& where) {
   auto fail = [&](const std::string& what) { throw InputError(where + ": " + what); };
   const int n = static_cast<int>(t.segments.size());
-  if (t.dims != 2 && t.dims != 3) fail("dims = " + num(t.dims) + " is out of range (allowed: 2, 3)");
+  if (t.dims != 2 && t.dims != 3) fail("dims = " + number_text(t.dims) + " is out of range (allowed: 2, 3)");
   if (n == 0) fail("the vessel tree has no segment (at least 1 required)");
   for (int s = 0; s < n; ++s) {
     const auto& g = t.segments[s];
     const std::string sn = "segments[" + std::to_string(s) + "]";
-    if (g.centreline_m.size() < 2) fail(sn + ".centreline_m has " + num(g.centreline_m.size()) + " points (at least 2)");
+    if (g.centreline_m.size() < 2)
+      fail(sn + ".centreline_m has " + number_text(g.centreline_m.size()) + " points (at least 2)");
     if (g.radius_m.size() != g.centreline_m.size())
-      fail(sn + ".radius_m has " + num(g.radius_m.size()) + " values; one per centreline point (" +
-           num(g.centreline_m.size()) + ") required");
+      fail(sn + ".radius_m has " + number_text(g.radius_m.size()) + " values; one per centreline point (" +
+           number_text(g.centreline_m.size()) + ") required");
     for (double r : g.radius_m)
-      if (!(r > 0) || !std::isfinite(r)) fail(sn + ".radius_m = " + num(r) + " is out of range: must be > 0 m");
+      if (!(r > 0) || !std::isfinite(r)) fail(sn + ".radius_m = " + number_text(r) + " is out of range: must be > 0 m");
     for (const auto& p : g.centreline_m) {
       if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) fail(sn + ".centreline_m has a non-finite point");
-      if (t.dims == 2 && p.z != 0) fail(sn + ".centreline_m has z = " + num(p.z) + " in a 2-D tree (must be 0)");
+      if (t.dims == 2 && p.z != 0)
+        fail(sn + ".centreline_m has z = " + number_text(p.z) + " in a 2-D tree (must be 0)");
     }
-    if (g.parent >= n || g.parent < -1) fail(sn + ".parent = " + num(g.parent) + " is out of range [-1, " + num(n - 1) + "]");
+    if (g.parent >= n || g.parent < -1)
+      fail(sn + ".parent = " + number_text(g.parent) + " is out of range [-1, " + number_text(n - 1) + "]");
     for (int c : g.children) {
-      if (c < 0 || c >= n) fail(sn + ".children has " + num(c) + ", out of range [0, " + num(n - 1) + "]");
-      if (t.segments[c].parent != s) fail(sn + ".children lists " + num(c) + " whose parent is " + num(t.segments[c].parent));
+      if (c < 0 || c >= n)
+        fail(sn + ".children has " + number_text(c) + ", out of range [0, " + number_text(n - 1) + "]");
+      if (t.segments[c].parent != s)
+        fail(sn + ".children lists " + number_text(c) + " whose parent is " + number_text(t.segments[c].parent));
     }
     if (g.parent >= 0) {
       const auto& p = t.segments[g.parent];
       if (std::find(p.children.begin(), p.children.end(), s) == p.children.end())
-        fail(sn + ".parent = " + num(g.parent) + " does not list it as a child");
+        fail(sn + ".parent = " + number_text(g.parent) + " does not list it as a child");
       const double gap = dist(p.centreline_m.back(), g.centreline_m.front());
       if (gap > 1e-9 + 1e-6 * p.radius_m.back())
-        fail(sn + " starts " + num(gap) + " m from the end of its parent " + num(g.parent) + " (must start there)");
+        fail(sn + " starts " + number_text(gap) + " m from the end of its parent " + number_text(g.parent) +
+             " (must start there)");
       const double limit = p.radius_m.back() * (1 + k_child_radius_tolerance);
       if (g.radius_m.front() > limit)
-        fail(sn + ".radius_m = " + num(g.radius_m.front()) + " m is wider than its parent's " + num(p.radius_m.back()) +
-             " m beyond the tolerance of " + num(100 * k_child_radius_tolerance) + " %");
+        fail(sn + ".radius_m = " + number_text(g.radius_m.front()) + " m is wider than its parent's " +
+             number_text(p.radius_m.back()) + " m beyond the tolerance of " +
+             number_text(100 * k_child_radius_tolerance) + " %");
     }
   }
   const auto roots = t.inlets();
-  if (roots.size() != 1) fail("the vessel tree is disconnected: " + num(roots.size()) + " root segments (exactly 1 allowed)");
+  if (roots.size() != 1)
+    fail("the vessel tree is disconnected: " + number_text(roots.size()) + " root segments (exactly 1 allowed)");
   // Reachability from the root (also rejects cycles, which would leave some segment unreached).
   std::vector<char> seen(n, 0);
   std::vector<int> stack = {roots[0]};
@@ -114,17 +117,19 @@ void validate_vessel_tree(const VesselTree& t, const std::string& where) {
   while (!stack.empty()) {
     const int s = stack.back();
     stack.pop_back();
-    if (seen[s]) fail("the vessel tree has a cycle through segment " + num(s));
+    if (seen[s]) fail("the vessel tree has a cycle through segment " + number_text(s));
     seen[s] = 1;
     ++count;
     for (int c : t.segments[s].children) stack.push_back(c);
   }
-  if (count != n) fail("the vessel tree is disconnected: " + num(n - count) + " segments are not reachable from the root");
+  if (count != n)
+    fail("the vessel tree is disconnected: " + number_text(n - count) + " segments are not reachable from the root");
   for (std::size_t a = 0; a < t.sacs.size(); ++a) {
     const auto& s = t.sacs[a];
     const std::string sn = "sacs[" + std::to_string(a) + "]";
-    if (s.segment < 0 || s.segment >= n) fail(sn + ".segment = " + num(s.segment) + " is out of range [0, " + num(n - 1) + "]");
-    if (!(s.radius_m > 0)) fail(sn + ".radius_m = " + num(s.radius_m) + " is out of range: must be > 0 m");
+    if (s.segment < 0 || s.segment >= n)
+      fail(sn + ".segment = " + number_text(s.segment) + " is out of range [0, " + number_text(n - 1) + "]");
+    if (!(s.radius_m > 0)) fail(sn + ".radius_m = " + number_text(s.radius_m) + " is out of range: must be > 0 m");
   }
 }
 

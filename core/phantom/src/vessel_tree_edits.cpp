@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <sstream>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/phantom/vessel_tree.hpp"
 
 namespace mrwb {
@@ -14,13 +14,9 @@ namespace {
 constexpr double k_pi = 3.14159265358979323846;
 constexpr int k_stenosis_points = 33;  // the throat resolved as by the stenosis generator (~L/32)
 
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
+std::string item(const std::string& where, std::size_t i) {
+  return where + "[" + number_text(static_cast<double>(i)) + "]";
 }
-
-std::string item(const std::string& where, std::size_t i) { return where + "[" + num(static_cast<double>(i)) + "]"; }
 
 // The segment and every segment downstream of it.
 std::vector<int> subtree(const VesselTree& t, int s) {
@@ -64,13 +60,13 @@ void validate_segment_edits(const std::vector<VesselSegmentEdit>& edits, const s
   for (std::size_t i = 0; i < edits.size(); ++i) {
     const VesselSegmentEdit& e = edits[i];
     const std::string w = item(where, i);
-    if (e.segment < 0) throw InputError(w + ".segment = " + num(e.segment) + " is out of range: allowed >= 0");
+    if (e.segment < 0) throw InputError(w + ".segment = " + number_text(e.segment) + " is out of range: allowed >= 0");
     if (!seen.insert(e.segment).second)
-      throw InputError(w + ".segment = " + num(e.segment) + " is edited twice (allowed: one edit per segment)");
+      throw InputError(w + ".segment = " + number_text(e.segment) + " is edited twice (allowed: one edit per segment)");
     if (!(e.radius_scale > 0 && e.radius_scale <= 2))
-      throw InputError(w + ".radius_scale = " + num(e.radius_scale) + " is out of range: allowed (0, 2]");
+      throw InputError(w + ".radius_scale = " + number_text(e.radius_scale) + " is out of range: allowed (0, 2]");
     if (!(e.stenosis_degree_percent >= 0 && e.stenosis_degree_percent <= 95))
-      throw InputError(w + ".stenosis_degree_percent = " + num(e.stenosis_degree_percent) +
+      throw InputError(w + ".stenosis_degree_percent = " + number_text(e.stenosis_degree_percent) +
                        " is out of range: allowed [0, 95] % (diameter reduction)");
     if (e.remove && e.segment == 0) throw InputError(w + ".segment = 0 is the root: it cannot be removed");
   }
@@ -81,8 +77,8 @@ std::vector<int> apply_segment_edits(VesselTree& t, const std::vector<VesselSegm
   const int n = static_cast<int>(t.segments.size());
   for (std::size_t i = 0; i < edits.size(); ++i)
     if (edits[i].segment >= n)
-      throw InputError(item(where, i) + ".segment = " + num(edits[i].segment) + " is out of range: allowed [0, " +
-                       num(n - 1) + "] (segments of the generated tree)");
+      throw InputError(item(where, i) + ".segment = " + number_text(edits[i].segment) +
+                       " is out of range: allowed [0, " + number_text(n - 1) + "] (segments of the generated tree)");
 
   std::vector<bool> removed(n, false);
   for (const auto& e : edits)
@@ -92,7 +88,8 @@ std::vector<int> apply_segment_edits(VesselTree& t, const std::vector<VesselSegm
     const VesselSegmentEdit& e = edits[i];
     if (e.remove) continue;
     if (removed[e.segment])
-      throw InputError(item(where, i) + ".segment = " + num(e.segment) + " lies in a removed branch (edit it or remove it, not both)");
+      throw InputError(item(where, i) + ".segment = " + number_text(e.segment) +
+                       " lies in a removed branch (edit it or remove it, not both)");
     if (e.radius_scale != 1)
       for (int s : subtree(t, e.segment))
         for (double& r : t.segments[s].radius_m) r *= e.radius_scale;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 
 namespace mrwb {
 namespace {
@@ -13,13 +14,6 @@ using cfloat = std::complex<float>;
 double norm2(const std::vector<cfloat>& v) {
   double s = 0;
   for (const auto& a : v) s += std::norm(std::complex<double>(a));
-  return s;
-}
-
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
   return s;
 }
 
@@ -65,8 +59,9 @@ void check_cg_sense_input(const RawData& raw, const std::vector<cfloat>& maps, c
   check_cartesian_slice("cg-sense", raw, maps);
   if (p.iterations < 1)
     throw InputError("cg-sense: iterations = " + std::to_string(p.iterations) + " (allowed: >= 1)");
-  if (!(p.lambda >= 0)) throw InputError("cg-sense: lambda = " + num(p.lambda) + " (allowed: >= 0)");
-  if (!(p.tolerance >= 0)) throw InputError("cg-sense: tolerance = " + num(p.tolerance) + " (allowed: >= 0)");
+  if (!(p.lambda >= 0)) throw InputError("cg-sense: lambda = " + fixed_number_text(p.lambda) + " (allowed: >= 0)");
+  if (!(p.tolerance >= 0))
+    throw InputError("cg-sense: tolerance = " + fixed_number_text(p.tolerance) + " (allowed: >= 0)");
 }
 
 Image2D cg_sense(const RawData& raw, const std::vector<cfloat>& maps, const CgSenseParams& p, CgSenseReport* report,

@@ -7,6 +7,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/recon/cg_sense.hpp"
 #include "mrwb/recon/total_variation.hpp"
 #include "mrwb/recon/wavelet.hpp"
@@ -16,13 +17,6 @@ namespace {
 
 using cfloat = std::complex<float>;
 using cvec = std::vector<cfloat>;
-
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
 
 double dot_re(const cvec& a, const cvec& b) {
   double s = 0;
@@ -210,17 +204,18 @@ void check_cs_params(const CsParams& p) {
   const std::string src = "compressed-sensing: ";
   if (p.regularizer != "l1-wavelet" && p.regularizer != "tv")
     throw InputError(src + "regularizer \"" + p.regularizer + "\" (allowed: l1-wavelet, tv)");
-  if (!(p.lambda >= 0)) throw InputError(src + "lambda = " + num(p.lambda) + " (allowed: >= 0)");
+  if (!(p.lambda >= 0)) throw InputError(src + "lambda = " + fixed_number_text(p.lambda) + " (allowed: >= 0)");
   if (p.iterations < 1) throw InputError(src + "iterations = " + std::to_string(p.iterations) + " (allowed: >= 1)");
-  if (!(p.admm_rho > 0)) throw InputError(src + "admm_rho = " + num(p.admm_rho) + " (allowed: > 0)");
+  if (!(p.admm_rho > 0)) throw InputError(src + "admm_rho = " + fixed_number_text(p.admm_rho) + " (allowed: > 0)");
   if (p.cg_iterations < 1)
     throw InputError(src + "cg_iterations = " + std::to_string(p.cg_iterations) + " (allowed: >= 1)");
-  if (!(p.cg_tolerance >= 0)) throw InputError(src + "cg_tolerance = " + num(p.cg_tolerance) + " (allowed: >= 0)");
+  if (!(p.cg_tolerance >= 0))
+    throw InputError(src + "cg_tolerance = " + fixed_number_text(p.cg_tolerance) + " (allowed: >= 0)");
   if (!(p.admm_alpha > 0 && p.admm_alpha < 2))
-    throw InputError(src + "admm_alpha = " + num(p.admm_alpha) + " (allowed: 0 < alpha < 2)");
+    throw InputError(src + "admm_alpha = " + fixed_number_text(p.admm_alpha) + " (allowed: 0 < alpha < 2)");
   if (!(p.admm_abstol >= 0) || !(p.admm_reltol >= 0))
-    throw InputError(src + "admm_abstol = " + num(p.admm_abstol) + ", admm_reltol = " + num(p.admm_reltol) +
-                     " (allowed: >= 0)");
+    throw InputError(src + "admm_abstol = " + fixed_number_text(p.admm_abstol) +
+                     ", admm_reltol = " + fixed_number_text(p.admm_reltol) + " (allowed: >= 0)");
   if (p.wavelet_taps != 2 && p.wavelet_taps != 4 && p.wavelet_taps != 8)
     throw InputError(src + "wavelet_taps = " + std::to_string(p.wavelet_taps) + " (allowed: 2, 4 or 8)");
   if (p.wavelet_levels < 0)

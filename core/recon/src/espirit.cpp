@@ -2,27 +2,21 @@
 #include "mrwb/recon/espirit.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 #include "espirit_stages.hpp"
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/recon/fft_layout.hpp"
 
 namespace mrwb {
 namespace {
 
-std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 void check_params(const EspiritParams& p) {
   if (!(p.crop >= 0 && p.crop <= 1))
-    throw InputError("espirit: crop " + num(p.crop) + " outside the allowed [0, 1]");
+    throw InputError("espirit: crop " + number_text(p.crop) + " outside the allowed [0, 1]");
   if (!(p.svd_threshold >= 0 && p.svd_threshold <= 1))
-    throw InputError("espirit: svd_threshold " + num(p.svd_threshold) + " outside the allowed [0, 1]");
+    throw InputError("espirit: svd_threshold " + number_text(p.svd_threshold) + " outside the allowed [0, 1]");
   if (p.kernel_size < 2 || p.kernel_size > p.calib_size)
     throw InputError("espirit: kernel_size " + std::to_string(p.kernel_size) + " outside the allowed [2, calib_size = " +
                      std::to_string(p.calib_size) + "]");

@@ -2,19 +2,12 @@
 #include "mrwb/scenario/scenario_phantom.hpp"
 
 #include <cmath>
-#include <sstream>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/input_source.hpp"
+#include "mrwb/base/number_text.hpp"
 
 namespace mrwb {
-namespace {
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-}  // namespace
 
 VesselTree scenario_vessel_tree(const Scenario& s, const std::string& source) {
   const auto& p = s.phantom;
@@ -82,7 +75,7 @@ FlowField scenario_flow_field(const Scenario& s, const std::string& solver, cons
   if (info) info("flow grid " + describe_grid_memory(grid, bytes) + " estimated before building");
   if (bytes > memory_limit)
     throw InputError("flow: " + describe_grid_memory(grid, bytes) + " needed, more than the " +
-                     num(memory_limit / (1024.0 * 1024.0)) + " MiB allowed (raise cells size: lower "
+                     number_text(memory_limit / (1024.0 * 1024.0)) + " MiB allowed (raise cells size: lower "
                      "phantom.cells_per_voxel or sequence.matrix)");
   const VesselCells cells = discretise_vessels(tree, grid, "phantom.tree", memory_limit, {}, info, progress, cancel);
   FlowField f = solver == "poiseuille" ? poiseuille_flow_field(tree, cells, s.flow)
@@ -90,9 +83,9 @@ FlowField scenario_flow_field(const Scenario& s, const std::string& solver, cons
   // The simulator's transport needs |u| <= 1 cell per step.
   const double u_cells = f.max_speed_m_per_s() * s.flow_time_step_s() / grid.cell_m;
   if (u_cells > 1)
-    throw InputError("flow.inlet_flow_m3_per_s = " + num(s.flow.inlet_flow_m3_per_s) + " gives " + num(f.max_speed_m_per_s()) +
-                     " m/s = " + num(u_cells) + " cells per step of " + num(s.flow_time_step_s()) +
-                     " s: breaks |u| <= 1 (lower the flow or flow.time_step_s)");
+    throw InputError("flow.inlet_flow_m3_per_s = " + number_text(s.flow.inlet_flow_m3_per_s) + " gives " +
+                     number_text(f.max_speed_m_per_s()) + " m/s = " + number_text(u_cells) + " cells per step of " +
+                     number_text(s.flow_time_step_s()) + " s: breaks |u| <= 1 (lower the flow or flow.time_step_s)");
   return f;
 }
 

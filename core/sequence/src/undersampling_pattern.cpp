@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/base/number_text.hpp"
 #include "mrwb/base/raw_data.hpp"
 
 namespace mrwb {
@@ -15,19 +16,13 @@ namespace {
 constexpr std::uint8_t kAcs = kLineAcquired | kLineCalibration | kLineImaging;
 constexpr std::uint8_t kImaging = kLineAcquired | kLineImaging;
 
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
 // The checks shared by the 1-D patterns; returns the line count.
 int check_lines(const char* what, int ny, double R, int acs_lines) {
   const std::string src = std::string(what) + ": ";
   if (ny < 2) throw InputError(src + "ny = " + std::to_string(ny) + " (allowed: >= 2)");
   if (!(R >= 1.0) || !(R <= ny / 2.0))
-    throw InputError(src + "R = " + num(R) + " (allowed: 1 .. ny/2 = " + num(ny / 2.0) + ")");
+    throw InputError(src + "R = " + fixed_number_text(R) +
+                     " (allowed: 1 .. ny/2 = " + fixed_number_text(ny / 2.0) + ")");
   const int lines = undersampled_line_count(ny, R);
   if (acs_lines < 0 || acs_lines > lines)
     throw InputError(src + "acs_lines = " + std::to_string(acs_lines) + " (allowed: 0 .. round(ny/R) = " +
@@ -48,7 +43,7 @@ double poisson_disc_gap(double scale, double growth, double r) { return scale * 
 
 std::vector<std::uint8_t> random_lines(int ny, double R, int acs_lines, unsigned seed, double power) {
   const int lines = check_lines("random_lines", ny, R, acs_lines);
-  if (!(power >= 0)) throw InputError("random_lines: power = " + num(power) + " (allowed: >= 0)");
+  if (!(power >= 0)) throw InputError("random_lines: power = " + fixed_number_text(power) + " (allowed: >= 0)");
   std::vector<std::uint8_t> flags(ny, 0);
   const int a0 = acs_first(ny, acs_lines);
   for (int y = a0; y < a0 + acs_lines; ++y) flags[y] = kAcs;
@@ -74,7 +69,8 @@ std::vector<std::uint8_t> random_lines(int ny, double R, int acs_lines, unsigned
 std::vector<std::uint8_t> poisson_disc_lines(int ny, double R, int acs_lines, unsigned seed, double growth,
                                              double* scale_out) {
   const int lines = check_lines("poisson_disc_lines", ny, R, acs_lines);
-  if (!(growth >= 1.0)) throw InputError("poisson_disc_lines: growth = " + num(growth) + " (allowed: >= 1)");
+  if (!(growth >= 1.0))
+    throw InputError("poisson_disc_lines: growth = " + fixed_number_text(growth) + " (allowed: >= 1)");
   const int a0 = acs_first(ny, acs_lines);
   auto is_acs = [&](int y) { return y >= a0 && y < a0 + acs_lines; };
   std::mt19937 rng(seed);
@@ -128,12 +124,13 @@ std::vector<std::uint8_t> poisson_disc_mask_2d(int ny, int nz, double R, int acs
                      " (allowed: >= 1 each, >= 2 points)");
   const long n = static_cast<long>(ny) * nz;
   if (!(R >= 1.0) || !(R <= n / 2.0))
-    throw InputError(src + "R = " + num(R) + " (allowed: 1 .. ny*nz/2 = " + num(n / 2.0) + ")");
+    throw InputError(src + "R = " + fixed_number_text(R) +
+                     " (allowed: 1 .. ny*nz/2 = " + fixed_number_text(n / 2.0) + ")");
   const long points = std::lround(n / R);
   if (acs_y < 0 || acs_y > ny || acs_z < 0 || acs_z > nz || static_cast<long>(acs_y) * acs_z > points)
     throw InputError(src + "ACS " + std::to_string(acs_y) + " x " + std::to_string(acs_z) +
                      " (allowed: 0 .. ny by 0 .. nz, at most round(ny*nz/R) = " + std::to_string(points) + " points)");
-  if (!(growth >= 1.0)) throw InputError(src + "growth = " + num(growth) + " (allowed: >= 1)");
+  if (!(growth >= 1.0)) throw InputError(src + "growth = " + fixed_number_text(growth) + " (allowed: >= 1)");
   const int y0 = acs_first(ny, acs_y), z0 = acs_first(nz, acs_z);
   const long acs = static_cast<long>(acs_y) * acs_z;
   auto is_acs = [&](int y, int z) { return y >= y0 && y < y0 + acs_y && z >= z0 && z < z0 + acs_z; };
