@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "adjoint_check.hpp"
 #include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"
 #include "mrwb/metrics/metrics.hpp"
@@ -78,16 +79,11 @@ Quality accuracy(const noncart::Trajectory& t, int n, int iterations) {
   return q;
 }
 
-// |<A x, d> - <x, A^H d>| / |<A x, d>| of the gridder's forward A and adjoint A^H (0 for an exact pair).
-double adjoint_mismatch(const Gridder& gr, const std::vector<float>& k, const std::vector<cfloat>& d,
-                        const std::vector<cdouble>& x) {
-  const std::size_t M = d.size();
-  const auto Ax = gr.forward(k.data(), x.data(), M);
-  const auto AHd = gr.adjoint(k.data(), d.data(), nullptr, M);
-  cdouble lhs{}, rhs{};
-  for (std::size_t m = 0; m < M; ++m) lhs += cdouble(Ax[m]) * std::conj(cdouble(d[m]));
-  for (std::size_t v = 0; v < x.size(); ++v) rhs += x[v] * std::conj(AHd[v]);
-  return std::abs(lhs - rhs) / std::abs(lhs);
+// The adjoint test (adjoint_check.hpp) of the gridder's forward A and adjoint A^H at the M samples k.
+double adjoint_mismatch(const Gridder& gr, const Grid& g, const std::vector<float>& k, std::size_t M, unsigned stream) {
+  return mrwb::test::check_adjoint<cdouble, cfloat>(
+      [&](const std::vector<cdouble>& x) { return gr.forward(k.data(), x.data(), M); },
+      [&](const std::vector<cfloat>& d) { return gr.adjoint(k.data(), d.data(), nullptr, M); }, g.voxels(), M, stream);
 }
 
 void print(const char* name, const Quality& q) {
@@ -137,18 +133,13 @@ class TestNoncart : public QObject {
     const Grid g{2, 16};
     const std::size_t M = 300;
     const auto k = random_k(M, 2, 8, 1);
-    std::mt19937 rng(2);
-    std::normal_distribution<double> nd;
-    std::vector<cdouble> x(g.voxels());
-    std::vector<cfloat> d(M);
-    for (auto& v : x) v = {nd(rng), nd(rng)};
-    for (auto& v : d) v = {static_cast<float>(nd(rng)), static_cast<float>(nd(rng))};
-    const auto Fx = forward_direct(g, k, x);
+    const double adj = mrwb::test::check_adjoint<cdouble, cfloat>(
+        [&](const std::vector<cdouble>& x) { return forward_direct(g, k, x); },
+        [&](const std::vector<cfloat>& d) { return exact_fhd(g, k.data(), d.data(), M, Precision::Double); }, g.voxels(),
+        M, 2);
+    QVERIFY(adj < 1e-10);
+    const auto d = mrwb::test::complex_noise(M, 3);  // the y of the adjoint test
     const auto fhd = exact_fhd(g, k.data(), d.data(), M, Precision::Double);
-    cdouble lhs{}, rhs{};
-    for (std::size_t m = 0; m < M; ++m) lhs += Fx[m] * std::conj(cdouble(d[m]));
-    for (std::size_t v = 0; v < x.size(); ++v) rhs += x[v] * std::conj(fhd[v]);
-    QVERIFY(std::abs(lhs - rhs) < 1e-10 * std::abs(lhs));
     const auto fhd_sp = exact_fhd(g, k.data(), d.data(), M, Precision::Single, 2);
     const double e = rel_l2(fhd_sp, fhd);
     qInfo("CPU.SP vs CPU.DP F^H d: relative L2 %.3g", e);
@@ -275,9 +266,7 @@ class TestNoncart : public QObject {
     QVERIFY(e6 < e4);
     QVERIFY(e125 < 2e-2);
     const Gridder gr(g, GriddingParams{});
-    std::vector<cdouble> x(g.voxels());
-    for (auto& v : x) v = {nd(rng), nd(rng)};
-    QVERIFY(adjoint_mismatch(gr, k, d, x) < 1e-5);
+    QVERIFY(adjoint_mismatch(gr, g, k, M, 8) < 1e-5);
     // Gridded Q against exact Q at the used offsets.
     const auto qe = exact_q(g, k.data(), M, Precision::Double);
     const auto qg = gridded_q(g, k.data(), M, GriddingParams{});
@@ -308,9 +297,7 @@ class TestNoncart : public QObject {
     QVERIFY(e < 1e-6);
     const auto koff = random_k(M, 2, 8, 12);
     const Gridder gr(g, p);
-    std::vector<cdouble> x(g.voxels());
-    for (auto& v : x) v = {nd(rng), nd(rng)};
-    QVERIFY(adjoint_mismatch(gr, koff, d, x) < 1e-5);
+    QVERIFY(adjoint_mismatch(gr, g, koff, M, 11) < 1e-5);
     p.kernel = "sinc";
     QVERIFY_THROWS_EXCEPTION(mrwb::InputError, Gridder(g, p));
   }
