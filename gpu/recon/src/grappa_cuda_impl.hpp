@@ -19,9 +19,6 @@ inline void cublas_check(cublasStatus_t s, const char* what) {
 inline void cusolver_check(cusolverStatus_t s, const char* what) {
   if (s != CUSOLVER_STATUS_SUCCESS) throw std::runtime_error(std::string("cuSOLVER ") + what + ": status " + std::to_string(s));
 }
-inline void cufft_check(cufftResult s, const char* what) {
-  if (s != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": status " + std::to_string(s));
-}
 
 // Elapsed device time between two events recorded on the default stream.
 class EventTimer {

@@ -19,9 +19,6 @@
 namespace mrwb::gpu {
 namespace {
 
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": error " + std::to_string(r));
-}
 void cublas_check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLAS ") + what + ": status " + std::to_string(s));
 }
@@ -259,13 +256,14 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   DeviceBuffer<float2> qhat(n2v), pad(n2v);
   roll_q<<<blocks(n2v), 256>>>(dg2, q.get(), 1.0f / static_cast<float>(n2v), qhat.get());
   cufftHandle plan;
-  cufft_check(g.dims == 3 ? cufftPlan3d(&plan, g2.n, g2.n, g2.n, CUFFT_C2C) : cufftPlan2d(&plan, g2.n, g2.n, CUFFT_C2C), "plan");
+  cufft_check(g.dims == 3 ? cufftPlan3d(&plan, g2.n, g2.n, g2.n, CUFFT_C2C) : cufftPlan2d(&plan, g2.n, g2.n, CUFFT_C2C),
+              "plan", "error");
   struct PlanGuard {
     cufftHandle h;
     ~PlanGuard() { cufftDestroy(h); }
   } plan_guard{plan};
   auto* qh = reinterpret_cast<cufftComplex*>(qhat.get());
-  cufft_check(cufftExecC2C(plan, qh, qh, CUFFT_FORWARD), "Q^");
+  cufft_check(cufftExecC2C(plan, qh, qh, CUFFT_FORWARD), "Q^", "error");
   DeviceBuffer<float2> dsens(sense ? nv * s.coils : 0);
   if (sense) dsens.upload(reinterpret_cast<const float2*>(sens.data()));
   DeviceBuffer<float2> x(nv), r(nv), pv(nv), Ap(nv), z(nv);
@@ -319,7 +317,7 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
         g, noncart::chan_circulant_eigenvalues(g, qd), mean_power, p.lambda, fd);
     circ_inv.upload(std::vector<float>(inv.begin(), inv.end()).data());
     cufft_check(g.dims == 3 ? cufftPlan3d(&circ_plan, g.n, g.n, g.n, CUFFT_C2C) : cufftPlan2d(&circ_plan, g.n, g.n, CUFFT_C2C),
-                "circulant plan");
+                "circulant plan", "error");
   }
   struct CircPlanGuard {
     cufftHandle h;

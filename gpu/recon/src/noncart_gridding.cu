@@ -3,7 +3,6 @@
 // (-1)^(g) modulation folded into the spreading and a (-1)^(p) one into the crop (G even).
 #include <cufft.h>
 
-#include <stdexcept>
 #include <vector>
 
 #include "mrwb/base/errors.hpp"
@@ -14,10 +13,6 @@
 
 namespace mrwb::gpu::nc {
 namespace {
-
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": error " + std::to_string(r));
-}
 
 struct KbDev {
   float width, beta;
@@ -108,7 +103,7 @@ void gridding_adjoint(int dims, int n_img, float k_mult, const float* k, const f
   else spread_kernel<2><<<blocks, 128, 0, st>>>(k, d, w, M, kscale, G, kbd, grid.get());
   cuda_check(cudaGetLastError(), "spread");
   cufftHandle plan;
-  cufft_check(dims == 3 ? cufftPlan3d(&plan, G, G, G, CUFFT_C2C) : cufftPlan2d(&plan, G, G, CUFFT_C2C), "plan");
+  cufft_check(dims == 3 ? cufftPlan3d(&plan, G, G, G, CUFFT_C2C) : cufftPlan2d(&plan, G, G, CUFFT_C2C), "plan", "error");
   cufftSetStream(plan, st);
   auto* c = reinterpret_cast<cufftComplex*>(grid.get());
   const cufftResult r = cufftExecC2C(plan, c, c, CUFFT_INVERSE);
@@ -119,7 +114,7 @@ void gridding_adjoint(int dims, int n_img, float k_mult, const float* k, const f
   cuda_check(cudaGetLastError(), "crop");
   cuda_check(cudaStreamSynchronize(st), "gridding");
   cufftDestroy(plan);
-  cufft_check(r, "exec");
+  cufft_check(r, "exec", "error");
 }
 
 }  // namespace mrwb::gpu::nc

@@ -15,10 +15,6 @@ namespace {
 
 constexpr int k_threads = 256;
 
-void check_cufft(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": status " + std::to_string(r));
-}
-
 // Raw sample (x, y) of coil c onto its place on the symmetric grid, in the DFT's index order (the
 // zero-filled rest was cleared before).
 __global__ void scatter_kspace(const cuComplex* __restrict__ k, int nx, int ny, int ncoils, FftLayout l,
@@ -80,12 +76,12 @@ Image2D reconstruct_fft_cuda(const RawData& raw_in) {
   cuda_check(cudaGetLastError(), "fft scatter");
   cufftHandle plan;
   int n[2] = {l.Ny, l.Nx};
-  check_cufft(cufftPlanMany(&plan, 2, n, nullptr, 1, static_cast<int>(plane), nullptr, 1, static_cast<int>(plane),
+  cufft_check(cufftPlanMany(&plan, 2, n, nullptr, 1, static_cast<int>(plane), nullptr, 1, static_cast<int>(plane),
                             CUFFT_C2C, raw.ncoils),
               "plan");
   const cufftResult r = cufftExecC2C(plan, grid.get(), grid.get(), CUFFT_INVERSE);
   cufftDestroy(plan);
-  check_cufft(r, "exec");
+  cufft_check(r, "exec");
   crop_combine<<<blocks(img.size()), k_threads>>>(grid.get(), raw.ncoils, l, 1.0f / static_cast<float>(plane), img.get());
   cuda_check(cudaGetLastError(), "fft combine");
   Image2D out = fft_image(raw, l);

@@ -22,7 +22,6 @@ constexpr int kThreads = 256;
 constexpr int kReduceBlocks = 128;  // partial sums per reduction (one per block)
 
 inline unsigned blocks(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
-void cufft_check(cufftResult r, const char* what);
 
 __device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y)); }
 __device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(__fsub_rn(a.x, b.x), __fsub_rn(a.y, b.y)); }

@@ -36,10 +36,6 @@ struct DotRe {
 
 }  // namespace
 
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": status " + std::to_string(r));
-}
-
 double partials_to_host(const double* partials) {
   double h[kReduceBlocks];
   cuda_check(cudaMemcpy(h, partials, sizeof h, cudaMemcpyDeviceToHost), "partials");

@@ -1,5 +1,6 @@
 #pragma once
 #include <cuda_runtime.h>
+#include <cufft.h>
 
 #include <stdexcept>
 #include <string>
@@ -8,6 +9,12 @@ namespace mrwb::gpu {
 
 inline void cuda_check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
+}
+
+// "cuFFT <what>: <word> <code>". The non-Cartesian recon says "error" where the rest says "status"; the word
+// is a parameter so that every message reads as it always has.
+inline void cufft_check(cufftResult r, const char* what, const char* word = "status") {
+  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": " + word + " " + std::to_string(r));
 }
 
 // Device buffer owned by RAII.
