@@ -238,8 +238,11 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                                });
   spoilingFidelity_ = addCombo(qform, QStringLiteral("sequence.fidelity.spoiling"), tr("Spoiling"),
                                {{tr("Ideal (Mxy = 0 before each excitation)"), q(name_of(SpoilingFidelity::Ideal))},
-                                {tr("Spoiler gradients and RF spoiling"), q(name_of(SpoilingFidelity::Gradients))}},
-                               tr("A cell cannot dephase within itself: ideal spoiling stands in for the spoilers"),
+                                {tr("Spoiler gradients and RF spoiling"), q(name_of(SpoilingFidelity::Gradients))},
+                                {tr("As played, dephasing within each cell (CPU, still phantoms)"),
+                                 q(name_of(SpoilingFidelity::States))}},
+                               tr("One magnetization per cell cannot dephase within itself: ideal spoiling stands in "
+                                  "for the spoilers, or the cells carry configuration states (CPU engine)"),
                                [](Scenario& s, const std::string& v) {
                                  if (const auto f = enum_from_name(k_spoiling_fidelity_names, v)) s.sequence.fidelity.spoiling = *f;
                                });

@@ -99,7 +99,9 @@ std::string played_fidelity_text(const SequenceSpec& q) {
   return std::string(f.rf == RfFidelity::Hard ? "hard RF" : "shaped RF") +
          (f.gradients == GradientFidelity::Moments ? ", gradient moments" : ", gradient waveforms") +
          (q.type == SequenceType::Bssfp ? ", balanced (no spoiling)"
-          : f.spoiling == SpoilingFidelity::Ideal ? ", ideal spoiling" : ", spoiler gradients and RF spoiling");
+          : f.spoiling == SpoilingFidelity::Ideal ? ", ideal spoiling"
+          : f.spoiling == SpoilingFidelity::States ? ", spoiler gradients and RF spoiling, dephasing within each cell"
+                                                   : ", spoiler gradients and RF spoiling");
 }
 
 ConversionOptions scenario_conversion(const SequenceSpec& q) {
@@ -119,11 +121,13 @@ ConversionOptions scenario_conversion(const SequenceSpec& q) {
   o.follow_rf_phase = q.type == SequenceType::Bssfp || q.type == SequenceType::Tof || volume(q) ||
                       (q.type == SequenceType::SpoiledGre && !o.ideal_spoiling);
   o.max_free_step_s = f.gradients == GradientFidelity::Waveform ? 20e-6 : 0;
+  o.cell_states = f.spoiling == SpoilingFidelity::States;
   return o;
 }
 
 ProgramConversion scenario_program(const SequenceSpec& q, const BuiltSequence& built) {
   ProgramConversion c = to_sequence_program(built.seq, scenario_conversion(q));
+  if (!volume(q)) c.program.slice_thickness_m = q.slice_thickness_m;
   if (q.trajectory != Trajectory::Cartesian || q.type == SequenceType::PhaseContrast) return c;
   if (c.per_sample_readouts) throw std::logic_error("scenario_program: Cartesian readouts are not uniform");
   SequenceProgram& prog = c.program;

@@ -144,7 +144,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       return;
     }
     open_sample = SIZE_MAX;
-    if (!p.events.empty() && p.events.back().kind == EventKind::Free &&
+    if (!p.events.empty() && p.events.back().kind == EventKind::Free && !p.events.back().rf_centre &&
         (max_step <= 0 || p.events.back().dt_s + dt <= max_step * (1 + 1e-9))) {
       SeqEvent& e = p.events.back();
       e.dt_s += dt;
@@ -202,6 +202,9 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
         frame = -rf.phase_rad;
       }
       const int group = opt.rf_step_s > 0 ? std::max(1, static_cast<int>(std::lround(opt.rf_step_s / sys.rf_raster_s))) : 1;
+      // With cell states the centre comes first where it ties with the pulse (hard RF): the states shift
+      // for the moments before the pulse, then it rotates them.
+      if (opt.cell_states && opt.hard_rf) inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
       if (opt.hard_rf) {
         const double area = std::abs(b1_area) * sys.rf_raster_s;
         if (area > 0)
@@ -219,7 +222,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
                   -(std::arg(sum) + rf.phase_rad + 2 * M_PI * rf.freq_Hz * tc) - frame, 0, order++};
         inst.push_back(x);
       }
-      inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
+      if (!(opt.cell_states && opt.hard_rf)) inst.push_back({rf.delay_s + rf.center_s, Kind::Center, 0, 0, 0, order++});
     }
     int first_flat = static_cast<int>(c.sample_time_s.size());
     if (b.adc) {
@@ -301,6 +304,13 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
           break;
         }
         case Kind::Center: {
+          if (opt.cell_states) {
+            SeqEvent centre;
+            centre.kind = EventKind::Free;
+            centre.rf_centre = true;
+            p.events.push_back(centre);
+            open_sample = SIZE_MAX;
+          }
           const char use = b.rf->use;
           const bool excite = use == 'e' || (use == 'u' && rf_flip <= 100 * M_PI / 180);
           const bool refocus = use == 'r' || (use == 'u' && rf_flip >= 150 * M_PI / 180);
@@ -416,6 +426,7 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       break;
     }
   p.duration_s = t0;
+  p.cell_states = opt.cell_states;
   return c;
 }
 

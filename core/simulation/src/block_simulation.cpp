@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/simulation/cell_state_plan.hpp"
 #include "mrwb/simulation/courant.hpp"
 
 namespace mrwb {
@@ -40,7 +41,8 @@ seq::ConversionOptions block_playback(const SequenceFidelity& f) {
   seq::ConversionOptions o;
   o.hard_rf = f.rf != RfFidelity::Shaped;
   o.rf_step_s = 100e-6;
-  o.ideal_spoiling = f.spoiling != SpoilingFidelity::Gradients;
+  o.ideal_spoiling = f.spoiling == SpoilingFidelity::Ideal;
+  o.cell_states = f.spoiling == SpoilingFidelity::States;
   o.max_free_step_s = f.gradients == GradientFidelity::Moments ? 0 : 20e-6;
   return o;
 }
@@ -61,6 +63,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
                                   " samples (allowed: the same sample count in every ADC)");
   std::vector<cplx> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<cplx> cell_truth(ph.size());
+  check_engine_plays_cell_states(engine, prog);
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
   seq::demodulate(c, samples, coils.ncoils);
 

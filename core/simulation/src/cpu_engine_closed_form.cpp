@@ -11,9 +11,12 @@
 #include <thread>
 #include <vector>
 
+#include "cell_state_chunk.hpp"
 #include "event_factors.hpp"
+#include "mrwb/base/errors.hpp"
 #include "mrwb/base/parallel_ranges.hpp"
 #include "mrwb/simulation/bloch_cell_ops.hpp"
+#include "mrwb/simulation/cell_state_plan.hpp"
 #include "mrwb/simulation/courant.hpp"
 #include "mrwb/simulation/cpu_engine.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
@@ -34,6 +37,7 @@ struct ChunkRun {
   const CancelToken& cancel;
   const std::vector<int>& marks;                // tr_progress_marks of prog
   const std::function<void(int)>& on_trs;       // called with the TRs this chunk has just completed
+  const CellStatePlan& plan;
 
   void operator()() const {
     const std::size_t n = end - begin;
@@ -41,6 +45,7 @@ struct ChunkRun {
     std::vector<bloch::Mag> m(n);
     for (std::size_t k = 0; k < n; ++k) m[k] = {0.f, 0.f, ph.PD[begin + k]};
     EventFactors f;
+    CellStateChunk states(plan, ph, begin, end);
     int readout_index = 0, mark = 0;
     for (std::size_t ei = 0; ei < prog.events.size(); ++ei) {
       const SeqEvent& e = prog.events[ei];
@@ -48,21 +53,30 @@ struct ChunkRun {
         on_trs(marks[ei] - mark);
         mark = marks[ei];
       }
+      if (states.on()) {
+        if (plan.shift_before[ei] != 0) states.catch_up_and_shift(m, plan.shift_before[ei]);
+        states.played(e);
+      }
       switch (e.kind) {
         case EventKind::Rf: {
           if (cancel.cancelled()) return;  // polled per TR, dummy scans included
           const float ca = static_cast<float>(std::cos(e.flip_rad)), sa = static_cast<float>(std::sin(e.flip_rad));
           const float cp = static_cast<float>(std::cos(e.phase_rad)), sp = static_cast<float>(std::sin(e.phase_rad));
-          for (auto& mk : m) bloch::rf_rotate(mk, ca, sa, cp, sp);
+          if (states.on())
+            states.rotate(m, epg::cell::rf_transition(ca, sa, cp, sp));
+          else
+            for (auto& mk : m) bloch::rf_rotate(mk, ca, sa, cp, sp);
           break;
         }
         case EventKind::Free:
+          if (e.dt_s == 0 && e.dk_x == 0 && e.dk_y == 0 && e.dk_z == 0) break;  // an RF centre's mark
           compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, e.dk_z, begin, end, f);
           for (std::size_t k = 0; k < n; ++k)
             bloch::precess_relax(m[k], ph.PD[begin + k], f.omE1[k], f.E2[k], f.c[k], f.s[k]);
           break;
         case EventKind::Spoil:
           for (auto& mk : m) bloch::spoil(mk);
+          if (states.on()) states.spoil(m);
           break;
         case EventKind::Readout: {
           compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, e.dk_z, begin, end, f);
@@ -163,10 +177,14 @@ void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog
   // (exact: no sub-steps, a Free interval is one rotation and one relaxation). A moving phantom's
   // transport couples neighbours, so the whole grid is advanced in Courant sub-steps together
   // (Jurczuk et al. 2016 Eq. 1). The CUDA engine splits the two by cell instead (cuda_simulation_engine.cu).
-  if (force_time_stepping_ || phantom_moves(ph))
+  if (force_time_stepping_ || phantom_moves(ph)) {
+    if (prog.cell_states)
+      throw InputError("sequence.fidelity.spoiling: \"states\" (dephasing within each cell) runs for still phantoms "
+                       "only so far (allowed for moving blood: \"ideal\", \"gradients\")");
     run_time_stepped(ph, prog, coils, samples, cell_truth, progress, cancel);
-  else
+  } else {
     run_static(ph, prog, coils, samples, cell_truth, progress, cancel);
+  }
 }
 
 void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgram& prog, const CoilMaps& coils,
@@ -178,9 +196,17 @@ void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgra
   const std::size_t first = split.begin(rank) * split.plane_cells;
   const std::size_t cells = split.end(rank) * split.plane_cells - first;
   const std::size_t n_samples = static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx;
-  // Chunk size fixed by the problem, not by the thread count (determinism); at most 64 chunks.
-  const std::size_t chunk = std::max<std::size_t>(4096, (cells + 63) / 64);
+  const CellStatePlan plan = plan_cell_states(prog, ph);
+  // Chunk size fixed by the problem, not by the thread count (determinism); at most 64 chunks, and with cell
+  // states at most 64 MiB of states per chunk.
+  std::size_t chunk = std::max<std::size_t>(4096, (cells + 63) / 64);
+  if (plan.active) chunk = std::min(chunk, std::max<std::size_t>(256, (std::size_t{64} << 20) / plan.bytes_per_cell()));
   const std::size_t n_chunks = (cells + chunk - 1) / chunk;
+  constexpr double kPartialBudget = 8.0 * (1 << 30);
+  if (plan.active && 16.0 * static_cast<double>(n_chunks) * static_cast<double>(n_samples) > kPartialBudget)
+    throw InputError("sequence.fidelity.spoiling: \"states\" on " + std::to_string(cells) + " cells and " +
+                     std::to_string(n_samples) + " samples needs " + std::to_string(n_chunks) +
+                     " partial sums of the signal, over 8 GiB (allowed: fewer cells or samples, or \"ideal\")");
   std::vector<cplx> partial(n_chunks * n_samples, cplx{});
 
   // Progress per TR: TRs completed by all chunks together; TR k is reported once all chunks' share of
@@ -202,7 +228,7 @@ void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgra
       const std::size_t ci = next++;
       if (ci >= n_chunks || cancel.cancelled()) return;
       ChunkRun run{ph, prog, coils, first + ci * chunk, first + std::min(cells, (ci + 1) * chunk), partial.data() + ci * n_samples,
-                   cell_truth.data(), cancel, marks, on_trs};
+                   cell_truth.data(), cancel, marks, on_trs, plan};
       run();
     }
   };

@@ -8,6 +8,7 @@
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/cell_state_plan.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 
 #include "mrwb/simulation/simulate.hpp"
@@ -51,6 +52,7 @@ SimulationResult run_noncart(const Scenario& scenario, const seq::BuiltSequence&
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
   const std::size_t per_coil = static_cast<std::size_t>(prog.readouts) * prog.nx;
   std::vector<std::complex<float>> samples(coils.ncoils * per_coil), cell_truth(ph.size());
+  check_engine_plays_cell_states(engine, prog);
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
   seq::demodulate(c, samples, coils.ncoils);
 

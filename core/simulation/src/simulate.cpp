@@ -6,6 +6,7 @@
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/cell_state_plan.hpp"
 #include "mrwb/simulation/noncart_simulation.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
@@ -44,6 +45,7 @@ SimulationResult simulate(const Scenario& scenario, const seq::BuiltSequence& bu
   const CoilMaps coils = scenario_coil_maps(scenario, ph);
   std::vector<std::complex<float>> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
   std::vector<std::complex<float>> cell_truth(ph.size());
+  check_engine_plays_cell_states(engine, prog);
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
   seq::demodulate(conversion, samples, coils.ncoils);  // the builders' ADC follows the RF: a no-op but for rounding
 

@@ -12,6 +12,7 @@
 #include "mrwb/phantom/phantom.hpp"
 #include "mrwb/scenario/scenario_phantom.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb/simulation/cell_state_plan.hpp"
 #include "mrwb/simulation/simulate.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 #include "mrwb/simulation/volume_simulation.hpp"
@@ -118,6 +119,7 @@ VolumeSimulationResult simulate_volume(const Scenario& scenario, const seq::Buil
     std::vector<std::complex<float>> cell_truth(sub.size());
     ProgressFn band_progress;
     if (progress) band_progress = [&](double f, std::string_view stage) { progress((band + f) / S, stage); };
+    check_engine_plays_cell_states(engine, band_prog);
     engine.run(sub, band_prog, coils, band_samples, cell_truth, band_progress, cancel);
     // The bands' signals add up to the whole phantom's (each cell evolves on its own).
     for (std::size_t i = 0; i < samples.size(); ++i) samples[i] += band_samples[i];

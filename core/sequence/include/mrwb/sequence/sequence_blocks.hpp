@@ -159,6 +159,8 @@ struct ConversionOptions {
   // moment (0 = no limit: one Free event per interval between RF / ADC instants). Moving spins then see
   // when the gradient acts (its first moment, e.g. a bipolar's velocity phase), not only its total.
   double max_free_step_s = 0;
+  // Play with cell states (SequenceProgram::cell_states): a zero-length Free marks every RF pulse's centre.
+  bool cell_states = false;
 };
 
 // Phases follow Pulseq's convention (its examples set freq_offset = G·position and compensate the

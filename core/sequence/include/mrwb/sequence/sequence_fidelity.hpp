@@ -32,12 +32,15 @@ constexpr std::string_view to_string(GradientFidelity f) { return enum_name(k_gr
 
 // Spoiling of spoiled GE, spin echo and time of flight: "ideal" sets Mxy = 0 before every excitation (a cell
 // cannot dephase within itself: spoiler moments of whole turns per cell do nothing on the grid);
-// "gradients" plays the spoiler gradients and, where the builder has it, 117° RF spoiling as designed.
-// bSSFP is never spoiled.
-enum class SpoilingFidelity { Ideal, Gradients };
-inline constexpr EnumNames<SpoilingFidelity, 2> k_spoiling_fidelity_names{{
+// "gradients" plays the spoiler gradients and, where the builder has it, 117° RF spoiling as designed, on one
+// magnetization per cell; "states" plays the same with the dephasing within each cell carried as configuration
+// states (Weigel 2015; docs/intravoxel.md): spoilers and crushers dephase, stimulated echoes form (CPU engine,
+// still phantoms). bSSFP is never spoiled.
+enum class SpoilingFidelity { Ideal, Gradients, States };
+inline constexpr EnumNames<SpoilingFidelity, 3> k_spoiling_fidelity_names{{
     {SpoilingFidelity::Ideal, "ideal"},
     {SpoilingFidelity::Gradients, "gradients"},
+    {SpoilingFidelity::States, "states"},
 }};
 constexpr std::string_view to_string(SpoilingFidelity f) { return enum_name(k_spoiling_fidelity_names, f); }
 

@@ -22,6 +22,9 @@ struct SeqEvent {
   int n_samples = 0;                   // Readout
   int line = -1;                       // Readout: destination row in the raw data
   int truth_sample = -1;               // Readout: sample at which cell Mxy is recorded as ground truth
+  // Free of no length: the centre of an RF pulse, where the moments played since the last centre or readout
+  // dephase the states within each cell (a program played with cell states only; docs/intravoxel.md).
+  bool rf_centre = false;
 };
 
 struct SequenceProgram {
@@ -33,6 +36,12 @@ struct SequenceProgram {
   int accel_R = 1;
   std::vector<std::uint8_t> line_flags;  // [line] LineFlag bits (raw_data.hpp); unacquired lines 0
   double duration_s = 0;
+  // Played with the dephasing within each cell as configuration states (spoiling "states"): the engine plans
+  // the states' shifts from the moments between RF centres and readouts (cell_state_plan.hpp).
+  bool cell_states = false;
+  // The extent of a cell of a 2-D slice along z (the slice thickness; 0: not known, z moments then stay in
+  // the frame). 3-D grids use their cubic cells.
+  double slice_thickness_m = 0;
 };
 
 // The program played on a phantom whose y and z axes are exchanged (swap_y_z, phantom.hpp): each event's y and z
