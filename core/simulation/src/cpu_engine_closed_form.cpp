@@ -69,7 +69,7 @@ struct ChunkRun {
           break;
         }
         case EventKind::Free:
-          if (e.dt_s == 0 && e.dk_x == 0 && e.dk_y == 0 && e.dk_z == 0) break;  // an RF centre's mark
+          if (e.rf_centre) break;  // a mark of no length: the states shift there (done above)
           compute_event_factors(ph, e.dt_s, e.dk_x, e.dk_y, e.dk_z, begin, end, f);
           for (std::size_t k = 0; k < n; ++k)
             bloch::precess_relax(m[k], ph.PD[begin + k], f.omE1[k], f.E2[k], f.c[k], f.s[k]);
