@@ -326,6 +326,14 @@ class TestIoMalformed : public QObject {
     expect_input_error([&] { read_raw_ismrmrd(found); }, found, "/dataset/data: chunk 0 is stated as 321 bytes");
   }
 
+  // The chunk index of a 25 kB file misplaces two of its five chunks, and the stored lists state 3.4e9
+  // floats: our stored-bytes check gave way to HDF5's own read, which allocated 13.7 GB (20 s). Refused from
+  // the stored chunks.
+  void ismrmrdChunkIndexDamaged() {
+    const std::string found = finding("ismrmrd_chunk_index_damaged_13.7GB.h5");
+    expect_input_error([&] { read_raw_ismrmrd(found); }, found, "/dataset/data: the chunk at record 3 cannot be read");
+  }
+
   // A group's local heap states 2^48 bytes: HDF5 asks malloc for them before reading the heap. glibc
   // refuses such a size and HDF5 fails cleanly (ASan runs with allocator_may_return_null=1 to match).
   void hdf5HeapLargerThanAnyMachine() {
