@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -134,7 +135,7 @@ SimulationResult simulate_volume_files(const Scenario& s, const seq::BuiltSequen
   if (!quiet)
     std::cerr << "wrote " << out << " (" << v.raw.slices << " slice(s) x " << v.raw.partitions << " partition(s) x "
               << v.raw.ny << " lines x " << v.raw.nx << " samples, " << v.seconds << " s on " << v.backend
-              << "; sequence played with " << played_fidelity_text(s.sequence) << ")\n";
+              << "; played with " << played_fidelity_text(s.sequence) << ")\n";
   return written_result(std::move(v.raw), {}, v.backend, v.seconds);
 }
 
@@ -260,12 +261,16 @@ int simulate_command(const SimulateOptions& o, RankComm* comm) {
   outputs.commit();
   if (!pc && !imported) times.mark("write");
   if (!quiet) {
-    std::cerr << "wrote " << o.out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << r.seconds
+    // Its own line: the plan says what the run held per cell, and the closing line stays under 200 characters.
+    if (!r.cell_states.empty()) std::cerr << r.cell_states << "\n";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3g", r.seconds);  // a log line, not a benchmark
+    std::cerr << "wrote " << o.out << " (" << r.raw.ny << " lines x " << r.raw.nx << " samples, " << seconds
               << " s on " << r.backend;
     if (!live) std::cerr << ", model " << simulation_model_text(s.simulation);
     std::cerr << ")";
     if (!traj_written.empty()) std::cerr << " and its trajectory " << traj_written;
-    if (o.seq.empty()) std::cerr << "; sequence played with " << played_fidelity_text(s.sequence);
+    if (o.seq.empty()) std::cerr << "; played with " << played_fidelity_text(s.sequence);
     std::cerr << "\n";
   }
   times.print();

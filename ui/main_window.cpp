@@ -830,7 +830,8 @@ void MainWindow::showResult(const mrwb::PipelineResult& r) {
                            .arg(QString::fromStdString(r.backend), QString::fromStdString(r.model))
                            .arg(r.recon_seconds, 0, 'g', 3)
                            .arg(r.recon_volume ? tr(" over the %1-plane volume").arg(r.recon_volume->nz) : QString()) +
-                       (r.sequence_played.empty() ? QString() : tr("; sequence played with %1").arg(QString::fromStdString(r.sequence_played)));
+                       (r.sequence_played.empty() ? QString() : tr("; sequence played with %1").arg(QString::fromStdString(r.sequence_played))) +
+                       (r.cell_states.empty() ? QString() : tr("; %1").arg(QString::fromStdString(r.cell_states)));
   setRunMessage(done, false);
   statusBar()->showMessage(done, 15000);
 }

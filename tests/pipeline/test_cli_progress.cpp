@@ -3,6 +3,9 @@
 // characters), and nothing with --quiet.
 #include <QtTest>
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <algorithm>
 
 #include "process_runner.hpp"
@@ -55,6 +58,31 @@ class TestCliProgress : public QObject {
     QVERIFY2(longest_line(log) <= 200, qPrintable(log));
     for (const char* what : {"eulerian", "hard RF", "fft) from ", "cs) from ", "1 coil(s)"})
       QVERIFY2(log.contains(QLatin1String(what)), what);
+  }
+  // Played with cell states, the plan is a line of its own before the closing line (orders and bytes per
+  // cell), each under 200 characters; without them no such line.
+  void cellStatesNamedOnTheirOwnLine() {
+    QFile shipped(scenario());
+    QVERIFY(shipped.open(QIODevice::ReadOnly));
+    QJsonObject j = QJsonDocument::fromJson(shipped.readAll()).object();
+    j.remove("flow");  // states run on still phantoms
+    QJsonObject q = j["sequence"].toObject();
+    q["matrix"] = 32;
+    q["dummy_scans"] = 10;
+    q["fidelity"] = QJsonObject{{"spoiling", "states"}};
+    j["sequence"] = q;
+    QFile still(path("still_states.json"));
+    QVERIFY(still.open(QIODevice::WriteOnly));
+    still.write(QJsonDocument(j).toJson());
+    still.close();
+    const Run r = run_mrwb({"simulate", "--scenario", still.fileName(), "--out", path("states.h5")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QStringList lines = r.err.trimmed().split('\n');
+    qInfo("%s", qPrintable(r.err.trimmed()));
+    QCOMPARE(lines.size(), qsizetype{2});
+    QVERIFY2(QRegularExpression("^cell states: \\d+ orders \\(\\d+ B per cell").match(lines[0]).hasMatch(), qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith("wrote ") && lines[1].contains("spoiling in cell states"), qPrintable(lines[1]));
+    QVERIFY2(longest_line(r.err) <= 200, qPrintable(r.err));
   }
   void quietWritesNothing() {
     const QString log = log_of_three_commands({"--quiet"});

@@ -46,6 +46,7 @@ PipelineResult run_pipeline(const Scenario& scenario, const ProgressFn& progress
   r.backend = sim.backend;
   r.model = simulation_model_text(scenario.simulation);
   r.sequence_played = played_fidelity_text(scenario.sequence);
+  r.cell_states = sim.cell_states;
   r.simulate_seconds = sim.seconds;
   const auto t0 = std::chrono::steady_clock::now();
   ReconOptions options;

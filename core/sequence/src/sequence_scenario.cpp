@@ -100,7 +100,7 @@ std::string played_fidelity_text(const SequenceSpec& q) {
          (f.gradients == GradientFidelity::Moments ? ", gradient moments" : ", gradient waveforms") +
          (q.type == SequenceType::Bssfp ? ", balanced (no spoiling)"
           : f.spoiling == SpoilingFidelity::Ideal ? ", ideal spoiling"
-          : f.spoiling == SpoilingFidelity::States ? ", spoiler gradients and RF spoiling, dephasing within each cell"
+          : f.spoiling == SpoilingFidelity::States ? ", spoiling in cell states"
                                                    : ", spoiler gradients and RF spoiling");
 }
 

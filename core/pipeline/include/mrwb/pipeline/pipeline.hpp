@@ -25,6 +25,7 @@ struct PipelineResult {
   std::string backend;           // simulation engine used
   std::string model;             // simulation model and transport (simulation_model_text)
   std::string sequence_played;   // how the sequence's blocks were played (played_fidelity_text)
+  std::string cell_states;       // the cell-state plan when played with them (SimulationResult::cell_states)
   double simulate_seconds = 0;
   double recon_seconds = 0;
   // Multi-slice / 3-D scenarios: the whole reconstruction and truth, and their metrics over every voxel

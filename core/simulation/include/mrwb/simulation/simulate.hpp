@@ -22,6 +22,9 @@ struct SimulationResult {
   Image2D truth;        // transverse magnetization at TE averaged over each image voxel (a slab: summed over z)
   std::string backend;  // engine actually used
   double seconds = 0;
+  // Played with cell states (sequence.fidelity.spoiling "states"): the plan, as CellStatePlan::summary says
+  // it (orders, bytes per cell, one order's moment); empty otherwise.
+  std::string cell_states;
 };
 
 // The raw-data header every simulation path fills the same way, from the scenario and its sequence as
