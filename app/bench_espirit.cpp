@@ -27,10 +27,6 @@
 namespace mrwb::cli {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // A disc with a checkerboard of two levels on an n x n grid.
 std::vector<std::complex<float>> checkered_disc(int n) {
   std::vector<std::complex<float>> disc(static_cast<std::size_t>(n) * n);

@@ -25,9 +25,6 @@ namespace {
 
 using cfloat = std::complex<float>;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Piecewise smooth: an ellipse with a bias, discs with shading, a dark ellipse, smooth phase.
 std::vector<cfloat> sparse_object(int n) {

@@ -1,6 +1,7 @@
 #pragma once
 // `mrwb bench` suites. Each fills `report` (JSON, written by --json) and prints a table on stdout.
 // Timing lives here, never in tests.
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,11 @@ struct SequenceSpec;  // sequence_spec.hpp: not included here, its Trajectory en
 }  // namespace mrwb
 
 namespace mrwb::cli {
+
+// Wall seconds since t0, as every suite times a run.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 struct BenchOptions {
   Backend backend = Backend::Auto;  // suites compare cpu and cuda when auto and a GPU exists

@@ -1,6 +1,7 @@
 // The LBM on a discretised vessel tree, in physical units.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include "mrwb/base/errors.hpp"
@@ -9,9 +10,6 @@
 #include "mrwb/phantom/vessel_geometry.hpp"
 
 namespace mrwb {
-namespace {
-constexpr double k_pi = 3.14159265358979323846;
-}
 
 LbmDomain lbm_domain_from_cells(const VesselTree& tree, const VesselCells& cells, double u_peak) {
   const CellGrid& g = cells.grid;
@@ -90,7 +88,7 @@ FlowField lbm_flow_field(const VesselTree& tree, const VesselCells& cells, const
   const auto& root = tree.segments.at(tree.inlets().at(0));
   const double r_in = root.radius_m.front();
   const double Q = spec.inlet_flow_m3_per_s * waveform_factor(spec, spec.time_s);
-  const double U_peak = 2 * Q / (k_pi * r_in * r_in);  // peak of the inlet's Poiseuille profile [m/s]
+  const double U_peak = 2 * Q / (std::numbers::pi * r_in * r_in);  // peak of the inlet's Poiseuille profile [m/s]
   const double nu = spec.viscosity_Pa_s / spec.density_kg_per_m3;
   const double D_lat = 2 * r_in / g.cell_m;
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/flow/flow.hpp"
@@ -7,9 +8,6 @@
 #include "mrwb/phantom/vessel_geometry.hpp"
 
 namespace mrwb {
-namespace {
-constexpr double k_pi = 3.14159265358979323846;
-}
 
 double segment_resistance_Pa_s_per_m3(const VesselTree& tree, int s, double mu) {
   const auto& g = tree.segments.at(s);
@@ -21,7 +19,7 @@ double segment_resistance_Pa_s_per_m3(const VesselTree& tree, int s, double mu) 
     // integral_0^L dl / r(l)^4 with r linear from ra to rb.
     const double I = std::abs(rb - ra) < 1e-12 * ra ? L / std::pow(ra, 4)
                                                     : L / (3 * (rb - ra)) * (1 / std::pow(ra, 3) - 1 / std::pow(rb, 3));
-    R += 8 * mu / k_pi * I;
+    R += 8 * mu / std::numbers::pi * I;
   }
   return R;
 }
@@ -56,7 +54,7 @@ std::vector<SegmentFlow> poiseuille_split(const VesselTree& tree, double Q_in, d
 }
 
 double waveform_factor(const FlowSpec& spec, double t) {
-  const double p = spec.pulsatility, w = 2 * k_pi / spec.period_s;
+  const double p = spec.pulsatility, w = 2 * std::numbers::pi / spec.period_s;
   if (spec.waveform == "constant") return 1.0;
   if (spec.waveform == "sinusoid") return 1.0 + p * std::sin(w * t);
   if (spec.waveform == "cardiac") {
@@ -124,7 +122,7 @@ FlowField poiseuille_flow_field(const VesselTree& tree, const VesselCells& cells
     for_cells(lo, hi, [&](std::size_t i, const Vec3& c) {
       const auto hit = detail::hit_piece(q, c);
       if (!hit.inside) return;
-      put(i, 2 * Q / (k_pi * hit.r * hit.r) * (1 - hit.d * hit.d / (hit.r * hit.r)), q.axis);
+      put(i, 2 * Q / (std::numbers::pi * hit.r * hit.r) * (1 - hit.d * hit.d / (hit.r * hit.r)), q.axis);
     });
   }
   for (const auto& b : geo.balls) {
@@ -138,7 +136,7 @@ FlowField poiseuille_flow_field(const VesselTree& tree, const VesselCells& cells
       // Distance from the axis through the joint, along the piece's direction.
       const double s = (c.x - b.c.x) * q.axis.x + (c.y - b.c.y) * q.axis.y + (c.z - b.c.z) * q.axis.z;
       const double d_axis2 = std::max(0.0, d2 - s * s);
-      put(i, 2 * Q / (k_pi * b.r * b.r) * (1 - d_axis2 / (b.r * b.r)), q.axis);
+      put(i, 2 * Q / (std::numbers::pi * b.r * b.r) * (1 - d_axis2 / (b.r * b.r)), q.axis);
     });
   }
   // Cells that are not fluid carry no velocity (the simulator moves only fluid cells).

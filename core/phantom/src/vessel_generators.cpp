@@ -2,6 +2,7 @@
 // optimisation) lives in vessel_generators_organ.cpp.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/number_text.hpp"
@@ -11,8 +12,7 @@
 namespace mrwb {
 namespace {
 
-constexpr double k_pi = 3.14159265358979323846;
-double rad(double deg) { return deg * k_pi / 180.0; }
+double rad(double deg) { return deg * std::numbers::pi / 180.0; }
 
 void range(const std::string& where, const std::string& field, double v, double lo, double hi, bool lo_open,
            const std::string& unit) {
@@ -132,7 +132,7 @@ VesselTree generate_vessel_tree(const VesselTreeSpec& s, const std::string& wher
   const Vec3 z{0, 0, 1};
   const double r0 = s.radius_m, L = s.length_m, Ls = s.lesion_length_m, sc = 0.5 * s.length_m;
   // Cosine-shaped lesion: bump(s) goes 0 -> 1 -> 0 over [sc - Ls/2, sc + Ls/2].
-  auto bump = [&](double x) { return std::abs(x - sc) < Ls / 2 ? 0.5 * (1 + std::cos(2 * k_pi * (x - sc) / Ls)) : 0.0; };
+  auto bump = [&](double x) { return std::abs(x - sc) < Ls / 2 ? 0.5 * (1 + std::cos(2 * std::numbers::pi * (x - sc) / Ls)) : 0.0; };
   // Points every ~Ls/32 over the lesion so the throat is resolved; 2 points elsewhere would do.
   const int n_lesion = std::max(3, static_cast<int>(std::ceil(32 * L / Ls)) + 1);
 

@@ -2,6 +2,7 @@
 // radius scaling of a branch, a local stenosis, removal of a branch.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <set>
 
 #include "mrwb/base/errors.hpp"
@@ -11,7 +12,6 @@
 namespace mrwb {
 namespace {
 
-constexpr double k_pi = 3.14159265358979323846;
 constexpr int k_stenosis_points = 33;  // the throat resolved as by the stenosis generator (~L/32)
 
 std::string item(const std::string& where, std::size_t i) {
@@ -44,7 +44,7 @@ void add_stenosis(VesselSegment& g, double degree_percent) {
     const double w = arc[k] > arc[k - 1] ? std::clamp((s - arc[k - 1]) / (arc[k] - arc[k - 1]), 0.0, 1.0) : 0.0;
     const Vec3 &a = c[k - 1], &b = c[k];
     out.centreline_m.push_back({a.x + w * (b.x - a.x), a.y + w * (b.y - a.y), a.z + w * (b.z - a.z)});
-    const double bump = std::abs(s - L / 2) < Ls / 2 ? 0.5 * (1 + std::cos(2 * k_pi * (s - L / 2) / Ls)) : 0.0;
+    const double bump = std::abs(s - L / 2) < Ls / 2 ? 0.5 * (1 + std::cos(2 * std::numbers::pi * (s - L / 2) / Ls)) : 0.0;
     out.radius_m.push_back((g.radius_m[k - 1] + w * (g.radius_m[k] - g.radius_m[k - 1])) * (1 - d * bump));
   }
   // Keep the ends exact: children start at the parent's last point.

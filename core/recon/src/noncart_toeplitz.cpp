@@ -13,16 +13,19 @@
 #include "mrwb/recon/noncart_regularizer.hpp"
 
 namespace mrwb::noncart {
-namespace {
 
-struct FftwBuffer {
+// At namespace scope, not in the anonymous namespace: ToeplitzNormal::Impl holds one, and a member's type must
+// not have internal linkage.
+struct ToeplitzBuffer {
   fftw_complex* p = nullptr;
-  explicit FftwBuffer(std::size_t n) : p(static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * n))) {
+  explicit ToeplitzBuffer(std::size_t n) : p(static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * n))) {
     if (!p) throw std::runtime_error("toeplitz: out of memory");
   }
-  ~FftwBuffer() { fftw_free(p); }
+  ~ToeplitzBuffer() { fftw_free(p); }
   cdouble* c() { return reinterpret_cast<cdouble*>(p); }
 };
+
+namespace {
 
 fftw_plan plan(const Grid& g, fftw_complex* buf, int sign) {
   std::lock_guard lock(fftw_planner_mutex());
@@ -45,7 +48,7 @@ std::size_t idx(const Grid& g, int x, int y, int z) {
 
 struct ToeplitzNormal::Impl {
   Grid g2;
-  FftwBuffer buf;
+  ToeplitzBuffer buf;
   std::vector<cdouble> qhat;  // FFT of Q arranged circularly, divided by (2n)^D
   fftw_plan fwd, bwd;
   explicit Impl(const Grid& g) : g2(g.doubled()), buf(g2.voxels()) {
@@ -100,7 +103,7 @@ std::vector<double> chan_circulant_eigenvalues(const Grid& g, const std::vector<
   const int n = g.n;
   const Grid g2 = g.doubled();
   if (q.size() != g2.voxels()) throw std::invalid_argument("circulant: Q must have (2n)^D values");
-  FftwBuffer c(g.voxels());
+  ToeplitzBuffer c(g.voxels());
   const int zn = g.dims == 3 ? n : 1;
   for (int z = 0; z < zn; ++z)
     for (int y = 0; y < n; ++y)

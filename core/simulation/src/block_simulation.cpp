@@ -11,11 +11,6 @@
 #include "mrwb/simulation/courant.hpp"
 
 namespace mrwb {
-namespace {
-
-using cplx = std::complex<float>;
-
-}  // namespace
 
 std::vector<float> velocity_truth_m_per_s(const CellPhantom& ph, int axis) {
   if (axis < 0 || axis > 2) throw InputError("phase contrast: velocity axis " + std::to_string(axis) + " (allowed: 0 x, 1 y, 2 z)");
@@ -61,8 +56,8 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
   for (int n : c.adc_samples)
     if (n != nx) throw InputError("simulate: ADCs of " + std::to_string(n) + " and " + std::to_string(nx) +
                                   " samples (allowed: the same sample count in every ADC)");
-  std::vector<cplx> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
-  std::vector<cplx> cell_truth(ph.size());
+  std::vector<std::complex<float>> samples(static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx);
+  std::vector<std::complex<float>> cell_truth(ph.size());
   check_engine_plays_cell_states(engine, prog);
   engine.run(ph, prog, coils, samples, cell_truth, progress, cancel);
   seq::demodulate(c, samples, coils.ncoils);
@@ -108,7 +103,7 @@ std::vector<RawData> simulate_block_sequence(const CellPhantom& ph, const seq::B
     truth->fov_x_m = s.fov_m[0];
     truth->fov_y_m = s.fov_m[1];
     truth->data.assign(truth->size(), {});
-    const cplx demod = std::polar(1.0f, static_cast<float>(-c.demod_phase_rad[static_cast<std::size_t>(c.k0_adc) * nx + c.k0_sample]));
+    const std::complex<float> demod = std::polar(1.0f, static_cast<float>(-c.demod_phase_rad[static_cast<std::size_t>(c.k0_adc) * nx + c.k0_sample]));
     for (int iy = 0; iy < ph.ny; ++iy)
       for (int ix = 0; ix < ph.nx; ++ix) {
         const std::size_t i = static_cast<std::size_t>(iy) * ph.nx + ix;
