@@ -1,5 +1,5 @@
 // Unit tests: Bloch operators, phantom discretisation, sequence program, FFT, metrics, registries.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The divergence-free projection of the transport's face fluxes (face_flux.hpp): a balanced field is left
 // alone; a staircase vessel's field is balanced cell by cell with its inflow held; the Lagrangian engine
 // then loses no spin through a wall.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

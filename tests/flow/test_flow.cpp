@@ -1,6 +1,6 @@
 // Flow physics: LBM against analytic Poiseuille, mass conservation through bifurcations, the Poiseuille
 // split, waveforms.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <limits>

@@ -1,6 +1,7 @@
 // `mrwb flow` and `mrwb phantom --list` end to end: the shipped files are listed, bad input gives one line
 // and exit 2 with no .vti written, and the LBM reports its lattice against its physical Reynolds number.
-#include <QtTest>
+#include <QFileInfo>
+#include <QTest>
 
 #include "files.hpp"
 #include "process_runner.hpp"

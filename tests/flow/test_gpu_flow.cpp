@@ -1,5 +1,5 @@
 // CUDA LBM against its CPU reference. Every case SKIPs visibly when no CUDA device is present.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -2,7 +2,8 @@
 // crashed, hung, died of std::bad_alloc, were silently accepted or gave messages without the file. Each
 // must exit 2 with exactly one line on stderr naming the input file and the field (or line), print nothing
 // on stdout, leave its output folder empty (no output, no temp file) and stay under 1 GB of memory.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include <hdf5.h>
 #include <ismrmrd/dataset.h>

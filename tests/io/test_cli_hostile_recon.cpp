@@ -4,7 +4,9 @@
 // the data refused after the summary line and without the file, and a header XML stored as a UTF-8 or a
 // fixed-length string. Each must exit 2 with exactly one line on stderr naming the input (or the output) and
 // the field, print nothing on stdout, leave its output folder empty and stay under 1 GB of memory.
-#include <QtTest>
+#include <QDir>
+#include <QFileInfo>
+#include <QTest>
 
 #include <hdf5.h>
 #include <ismrmrd/dataset.h>

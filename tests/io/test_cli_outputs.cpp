@@ -4,7 +4,11 @@
 // beyond NAME_MAX or is too long for PATH_MAX is refused before the work; a write that fails (a full disk: a small
 // tmpfs, where the suite may mount one) leaves no output of the run, keeps a file it would have replaced, exits 2
 // with one line and does not crash. OutputTransaction's own commit is checked in process.
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTest>
 
 #include <sys/mount.h>
 #include <sys/stat.h>

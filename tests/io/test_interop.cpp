@@ -1,7 +1,11 @@
 // Interoperability with the tools users already have: files made by ismrmrd_generate_cartesian_shepp_logan
 // and BART are read correctly; files we write are read by ismrmrd_recon_cartesian_2d and BART. Every file
 // is generated here, in a temporary folder. A missing tool is a visible SKIP.
-#include <QtTest>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTest>
 
 #include "process_runner.hpp"
 

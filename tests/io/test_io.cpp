@@ -1,5 +1,5 @@
 // File round trips and malformed input: ISMRMRD raw data and images, scenario JSON, PNG.
-#include <QtTest>
+#include <QTest>
 
 #include <ismrmrd/dataset.h>
 #include <ismrmrd/xml.h>

@@ -1,5 +1,5 @@
 // BART .cfl/.hdr arrays, NIfTI-1 and PNG output: round trips and the layouts other tools expect.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

@@ -1,7 +1,7 @@
 // Malformed inputs: every one is a one-line InputError naming the file, never a crash and never an
 // allocation of an absurd size. Files are damaged here on purpose (HDF5 API, byte edits), or kept as the
 // fuzzers found them (tests/data/fuzz_findings/).
-#include <QtTest>
+#include <QTest>
 
 #include <hdf5.h>
 #include <ismrmrd/dataset.h>

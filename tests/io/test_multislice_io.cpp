@@ -1,6 +1,7 @@
 // Multi-slice / 3-D raw data: the 5-index layout and its helpers (extract one slice, kz inverse DFT to
 // hybrid space), the ISMRMRD round trip of slices and partitions, and malformed slice / partition indices.
-#include <QtTest>
+#include <QFile>
+#include <QTest>
 
 #include <ismrmrd/dataset.h>
 #include <ismrmrd/version.h>

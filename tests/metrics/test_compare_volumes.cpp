@@ -1,6 +1,7 @@
 // Metrics of volumes (compare_volumes, metrics.hpp) and `mrwb compare` on 3-D files: PSNR, % error and NRMSE
 // over every voxel, SSIM over 7×7×7 windows from 7 planes on, else the mean over the planes' 7×7 windows.
-#include <QtTest>
+#include <QFileInfo>
+#include <QTest>
 
 #include <cmath>
 #include <limits>

@@ -1,7 +1,7 @@
 // compare_reconstructions (recon_comparison.hpp): several methods on one RawData through the registry,
 // metrics against the truth, per-method failures reported without stopping the others, progress and
 // cancellation.
-#include <QtTest>
+#include <QTest>
 
 #include "grappa_test_data.hpp"
 #include "mrwb/base/errors.hpp"

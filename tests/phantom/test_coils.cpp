@@ -1,6 +1,6 @@
 // Receive coils: the uniform option and correlated receiver noise (covariance as asked, whitened by the
 // prewhitening). The Biot–Savart loop against the analytic on-axis field is in test_grappa.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

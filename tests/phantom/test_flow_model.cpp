@@ -1,6 +1,6 @@
 // Vessel model, generators, discretisation, scenario/JSON round trips, the .vti writer, the phantom's
 // lattice velocity.
-#include <QtTest>
+#include <QTest>
 
 #include <bit>
 #include <cmath>

@@ -2,7 +2,7 @@
 // (mrwb/phantom/tissue_table.hpp), what the CUDA engine uploads and reads: every cell's value is reproduced bit
 // for bit (fluid cells of a moving phantom and cells with PD = 0 read PD = 0), a smooth off-resonance
 // map falls back to one value per cell, and the entry limit is exact.
-#include <QtTest>
+#include <QTest>
 
 #include <cstring>
 

@@ -1,6 +1,8 @@
 // The CLI end to end on the shipped default scenario, and its bad-input contract (exit 2, one line,
 // no output file).
-#include <QtTest>
+#include <QFile>
+#include <QFileInfo>
+#include <QTest>
 
 #include <algorithm>
 

@@ -3,7 +3,9 @@
 // --version`, `mrwb info` and a 32^2 simulation on the CPU each peak at <= 100 MB resident (280 MB when
 // every command loaded cuFFT, cuBLAS and cuSOLVER). And the module, where it is built, registers its
 // backends in the program's own registries.
-#include <QtTest>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
 
 #include <sys/resource.h>
 #include <sys/wait.h>

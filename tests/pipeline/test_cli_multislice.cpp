@@ -1,6 +1,7 @@
 // `mrwb simulate` then `mrwb recon` of the shipped multi-slice and 3-D time-of-flight scenarios: the
 // volume matches the simulator's per-slice truth, one slice can still be picked, bad outputs exit 2.
-#include <QtTest>
+#include <QFile>
+#include <QTest>
 
 #include <cstdlib>
 

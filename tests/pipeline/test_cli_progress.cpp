@@ -1,7 +1,9 @@
 // Progress in a log: with stderr a pipe (not a terminal) `mrwb simulate` and `mrwb recon` write one closing
 // line each ("wrote …", which says what ran), no "\r stage NN %" redraws (which made one line of 1,717
 // characters), and nothing with --quiet.
-#include <QtTest>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTest>
 
 #include <QJsonDocument>
 #include <QJsonObject>

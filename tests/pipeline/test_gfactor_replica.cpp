@@ -4,7 +4,7 @@
 // 1999, eq. 23) within 5 % over the object at R = 2, 3, 4; a cancel stops the replicas; bad options are refused.
 // Under the sanitizer GRAPPA's g >= 1 is checked on fewer replicas (sanitizer_scale.hpp), with the bound their
 // noisier estimate allows.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // the same replicas (same seeds) through sense/cuda (CG-SENSE on Poisson-disc lines) and cs/cuda give the maps
 // the CPU reconstructors give, within what float rounding of each replica's image leaves in its noise.
 // SKIPs visibly without a CUDA device.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // reference on the shipped vessel presets, end to end (compare_models: simulate and reconstruct each
 // model): the reconstructed magnitude images agree within 2 % relative RMS; the flux-limited second-order
 // transport (gradient_frame_limited) comes closer still, and halves the difference at an inflow front.
-#include <QtTest>
+#include <QTest>
 
 #include "fixtures.hpp"
 #include "mrwb/metrics/metrics.hpp"

@@ -2,7 +2,7 @@
 // ESPIRiT maps of the gridded k-space centre ("espirit", Uecker et al. 2014) or, with the field unset, its own
 // low-resolution estimate exactly as before; recon_coil_maps is the one place that decides them; the field
 // round-trips through the JSON and is refused where no reconstruction takes it.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 // the CG, so a sweep over them changes the image the way conjugate gradients do on least squares
 // (Stone et al. 2008): the error against the truth falls over the first iterations. Without recon.method
 // = cg they act on nothing, and the sweep says so before any run.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // The end-to-end pipeline of the GUI and scripts/run on undersampled multi-coil data: the simulator
 // skips the lines an acceleration R leaves out (ACS block kept), GRAPPA restores them.
-#include <QtTest>
+#include <QTest>
 
 #include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"

@@ -2,7 +2,7 @@
 // Pulseq, read back and played give the k-space of simulating the scenario itself (relative RMS <= 1e-6 on
 // the CPU). 2-D families go through `mrwb simulate --seq`'s path (simulate_imported_sequence, the file's
 // own labels and gradients); multi-slice and 3-D slabs through the volume simulation of the imported blocks.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

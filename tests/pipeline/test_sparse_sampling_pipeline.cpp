@@ -2,7 +2,7 @@
 // from the simulator's raw data: the simulated lines are the pattern's; SENSE runs CG-SENSE off the regular
 // comb; compressed sensing (Lustig et al. 2007) with the simulator's or ESPIRiT's coil maps (recon.maps);
 // the fields round-trip through the JSON and are refused where they do not apply.
-#include <QtTest>
+#include <QTest>
 
 #include "fixtures.hpp"
 #include "mrwb/base/errors.hpp"

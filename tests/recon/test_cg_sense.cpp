@@ -2,7 +2,7 @@
 // operator is the project's k-space convention on the unitary scale and passes the adjoint test; on the
 // regular comb at R = 2 CG-SENSE equals sense_unfold (the same least-squares problem); with a random
 // variable-density line pattern and no noise it converges to the object; bad input is refused.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

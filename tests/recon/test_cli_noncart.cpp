@@ -1,6 +1,8 @@
 // `mrwb recon` on non-Cartesian BART k-space (--traj): gridding and cg with their options, 3-D volumes, and
 // the bad-input contract (exit 2, one line, no output file).
-#include <QtTest>
+#include <QFile>
+#include <QFileInfo>
+#include <QTest>
 
 #include "process_runner.hpp"
 

@@ -1,7 +1,8 @@
 // `mrwb recon --method gridding --density pipe-menon|voronoi|radial|none --gridding-kernel kaiser-bessel|bilinear`
 // end to end on analytic radial k-space: every choice runs, the weights change the image, Pipe-Menon beats
 // no compensation against the truth, and the bad-input contract (exit 2, one line naming the flag, no output).
-#include <QtTest>
+#include <QFileInfo>
+#include <QTest>
 
 #include "process_runner.hpp"
 

@@ -14,7 +14,8 @@
 //  - refusals and cancellation.
 // PSNR: magnitudes after one least-squares scale against the reference (BART scales its output; the
 // zero-filled image has no natural scale), compare_images (metrics.hpp).
-#include <QtTest>
+#include <QFile>
+#include <QTest>
 
 #include <QTemporaryDir>
 #include <chrono>

@@ -1,7 +1,8 @@
 // ESPIRiT maps (recon/espirit.hpp; Uecker et al. 2014): against `bart ecalib` on BART's own phantom (magnitude
 // within 5 % over the object), against the simulator's true loop-coil maps, SENSE at R = 2 with them, and the
 // refusals. MRWB_ESPIRIT_TIMING=1 adds a 256² x 32-coil timing beside `bart ecalib -m1`.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QTest>
 
 #include "process_runner.hpp"
 

@@ -1,7 +1,7 @@
 // ESPIRiT from non-Cartesian data (espirit_maps_noncart; Uecker et al. 2014 on a gridded k-space centre):
 // radial loop-coil data of a known object, the maps against the true maps divided by their root sum of
 // squares, CG-SENSE with them against CG-SENSE with the true maps, and the refusals.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

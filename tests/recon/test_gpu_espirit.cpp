@@ -4,7 +4,7 @@
 // coils (cusolverDnCheevjBatched up to 32, cusolverDnXsyevBatched beyond, and both at 32), an odd size, readout
 // oversampling; radial data through the backend choice (espirit_maps_noncart(raw, matrix, p, Backend)); the
 // Jacobi solver's coil-count refusal. SKIPs visibly without a CUDA device.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
 // fft/cuda against core's FFTW reconstruction (reconstruct_fft): within 1e-5 relative RMS on one coil and
 // on several (root sum of squares), with zero-filling around an asymmetric echo and partial-Fourier lines,
 // readout oversampling cropped, odd sizes, and noise prewhitening. SKIPs visibly without a CUDA device.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

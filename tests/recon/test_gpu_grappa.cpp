@@ -1,6 +1,6 @@
 // GRAPPA CUDA twin against the CPU reference: weights within 1e-4 relative (Frobenius), synthesised
 // k-space and images within 1e-4 relative RMS. Every case SKIPs visibly when no CUDA device is present.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // CUDA twins of the non-Cartesian reconstruction against core's CPU references. Every case SKIPs when no
 // CUDA device is present.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

@@ -6,7 +6,7 @@
 //  - the registry: sense/cuda and cs/cuda by name, equal to the CPU entries (data scale and RSS weighting
 //    included); cancel from the progress callback.
 // SKIPs visibly without a CUDA device.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

@@ -1,6 +1,6 @@
 // GRAPPA CPU reference (Schneider 2008): geometry, loop-coil sensitivities, accuracy against the fully
 // sampled reconstruction on synthetic multi-coil phantoms, readout crop, bad input.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 

@@ -1,7 +1,8 @@
 // GRAPPA on files written by another tool: ismrmrd_generate_cartesian_shepp_logan, 8 coils, readout
 // oversampling 2, R = 2 and 4 with 24 calibration lines, noise-free, against the file's own coil images
 // (root sum of squares, cropped to the recon space). Generated here; a missing tool is a visible SKIP.
-#include <QtTest>
+#include <QStandardPaths>
+#include <QTest>
 
 #include <ismrmrd/dataset.h>
 

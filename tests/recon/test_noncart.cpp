@@ -1,6 +1,6 @@
 // Non-Cartesian reconstruction: exact F^H d / Q, Toeplitz F^H F, CG, Kaiser-Bessel gridding, trajectories,
 // analytic phantom, and accuracy on analytic k-space (no inverse crime).
-#include <QtTest>
+#include <QTest>
 
 #include <array>
 #include <cmath>

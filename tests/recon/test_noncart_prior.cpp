@@ -2,7 +2,7 @@
 // anatomical reference (Haldar et al. 2008, Stone et al. 2008's [14]); and that paper's quality shape at
 // its sampling ratio (iterative about 3x lower % error than gridding), which the anatomical W brings out
 // and plain differences do not.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

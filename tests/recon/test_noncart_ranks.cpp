@@ -3,7 +3,7 @@
 // per voxel), and the CG (exact and gridded operators, preconditioners, two coils) and gridding (Pipe-Menon
 // weights split by samples) over 2 and 3 ranks equal one process, on every rank (the exact CG bit for bit), on a grid of 26^2 = 676
 // voxels and 41 x 53 = 2,173 samples (neither divisible by 3).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

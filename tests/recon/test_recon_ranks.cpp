@@ -5,7 +5,10 @@
 // are not all divisible by the ranks; so do 3 ranks over two hosts (a network namespace as the second); a failing
 // rank ends the run with one line naming it, exit 2 and nothing written; bad --ranks values are refused. Skipped
 // when the build has no MPI or mpirun is missing.
-#include <QtTest>
+#include <QDir>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
 
 #include "cli_refusal.hpp"
 #include "mpirun.hpp"

@@ -1,7 +1,7 @@
 // SENSE unfolding (recon/sense.hpp; Pruessmann et al. 1999) of an object seen by the simulator's loop coils:
 // without noise it returns the object at R = 2, 3, 4; at R = 1 the g-factor is 1 (the analytic g against
 // pseudo-multiple replicas: tests/pipeline/test_gfactor_replica.cpp).
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // reconstructs exactly, preserves energy (orthonormal) and its adjoint is its inverse, for 2, 4 and 8 taps;
 // the TV gradient's adjoint (total_variation.hpp) passes <D x, y> = <x, D^H y>; the isotropic shrinkage
 // is the block soft threshold.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

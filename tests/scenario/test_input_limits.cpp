@@ -2,7 +2,7 @@
 // (scenario_ranges.cpp, pulseq_limits.hpp): the reader refuses by them, `mrwb info --limits` prints them,
 // and docs/input-limits.md holds that print. Each of the three is checked against the table here.
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 
 #include <cstdlib>
 #include <sstream>

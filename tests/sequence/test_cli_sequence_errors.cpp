@@ -1,7 +1,10 @@
 // Bad sequence input through the CLI (`mrwb sequence`, `mrwb simulate`): TE below the minimum, slew beyond
 // the limit, ACS larger than the matrix, a malformed .seq (version 1.4 and 1.2). Each exits 2 with one line on stderr that names
 // the field and its allowed range (or the file and line) and leaves no output file.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QTest>
 
 #include "files.hpp"
 #include "hostile_pulseq.hpp"

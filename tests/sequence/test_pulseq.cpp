@@ -1,6 +1,7 @@
 // Pulseq files: shape compression, md5 signature, write -> read round trip, the shared example files
 // (read, summarised, converted and simulated), malformed input.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

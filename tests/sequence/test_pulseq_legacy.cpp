@@ -1,7 +1,7 @@
 // Pulseq files of the formats before 1.4 (1.2, 1.3), as the MATLAB Pulseq toolbox wrote them
 // (tests/data/pulseq/README.md): read, checked against values worked out from the files by other means,
 // converted alike when rewritten as 1.4; hand-written legacy rows; malformed legacy input, unknown versions.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

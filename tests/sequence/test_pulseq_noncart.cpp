@@ -1,7 +1,7 @@
 // Radial and spiral spoiled GRE as Pulseq: the exported file's gradients reproduce the simulator's
 // trajectory, stay within the limits, survive write -> read, simulate like the direct non-Cartesian path,
 // and `mrwb simulate` / `mrwb sequence` agree on the minimum TE.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <complex>

@@ -1,6 +1,6 @@
 // Block-sequence builders: gradient moments at the echo, VENC first moment, balanced moments, limits,
 // minimum TE / TR and bad input. Moments are integrated here from the gradient corner points.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // sampling density each trajectory is known to have: |k|^-1 for 2-D radial, |k|^-2 for 3-D radial; for an
 // Archimedean spiral (constant turn spacing) the inverse of the speed along the path, so the weights grow
 // like the step between samples (~|k|^0.5 where the slew limits it, flat where the amplitude does).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
 // Variable-density undersampling patterns (sequence/undersampling_pattern.hpp): exact line counts with the
 // ACS block inside, denser at the centre than at the edges, the same pattern for the same seed, the
 // Poisson-disc gaps kept between every pair of neighbouring lines (1-D) or points (2-D), and refusals.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

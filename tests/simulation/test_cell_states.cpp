@@ -9,7 +9,7 @@
 // - what states must not change: a spin echo of the builder (ideal 180, crushers) on a disc of many cells is the
 //   one-magnetization engine's to 1e-4; a program without cell states plans none;
 // - and what they refuse: moving blood and engines without states, in one line naming the field.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

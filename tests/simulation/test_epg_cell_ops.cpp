@@ -19,7 +19,7 @@
 //   ~60 operators; diffusion's exponent (b D up to 9) is rounded once more, 9 u.
 // The figures printed are what float gives: 1e-7 per operator, up to 1e-5 of the signal for spoiled gradient echoes
 // at 5 degrees and TR 5 ms (two roundings' worth), 4e-7 for the trains. The suite runs in about 0.3 s.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

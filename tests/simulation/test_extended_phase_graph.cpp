@@ -6,7 +6,7 @@
 // The sizes are set by the physics, not by the machine: states and spins from E2 per shift (E2^N <= 1e-7), TRs
 // from the slowest approach to the steady state (e^-25); the longest case is about 5000 TRs of 142 states and
 // 284 spins, a few million operations, and the whole suite takes about half a second (a few under ASan).
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

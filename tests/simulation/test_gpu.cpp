@@ -1,5 +1,5 @@
 // CUDA twins against their CPU references. Every case SKIPs visibly when no CUDA device is present.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

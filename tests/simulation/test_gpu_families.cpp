@@ -1,6 +1,6 @@
 // Every sequence family's scenario simulated by the CUDA engine and by the CPU reference: the same raw
 // data (relative RMS <= 1e-4), through the same validated blocks and conversion. SKIPs without a device.
-#include <QtTest>
+#include <QTest>
 
 #include "numeric.hpp"
 #include "sequence_families.hpp"

@@ -1,7 +1,8 @@
 // The Lagrangian spin-tracking engine's CUDA twin against the CPU engine (both play the spin operations of
 // lagrangian_spin_ops.hpp on the schedule of lagrangian_plan.hpp), and the shared operations on the CPU.
 // The GPU cases SKIP visibly when no CUDA device is present.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QTest>
 
 #include <cmath>
 #include <complex>

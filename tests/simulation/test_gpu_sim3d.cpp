@@ -1,7 +1,7 @@
 // The CUDA simulator in 3-D and its hybrid path (non-fluid cells in closed form, fluid cells
 // time-stepped over a compact list) against the CPU reference, which time-steps every cell of a moving
 // phantom. Every case SKIPs visibly when no CUDA device is present.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -5,7 +5,7 @@
 // every H steps) at the engine's default H and at 1 and 8 planes; each transport. SKIPs visibly without two
 // CUDA devices, MPI or NCCL.
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 
 #include "files.hpp"
 #include "mrwb_gpu/base/device.hpp"

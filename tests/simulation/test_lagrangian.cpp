@@ -2,7 +2,7 @@
 // on flow it is the reference the Eulerian cell engine is measured against (phase-contrast velocity,
 // where the donor cell's numerical diffusion reads low at the cell sizes users run, and the gradient-frame
 // transport reads right).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // once, back-to-back RF / spoil as zero-length steps, TR marks), and the face codes from which the
 // per-step kernel's transport stencils are built name exactly the neighbours, open faces and walls of
 // transport_cell_ops.hpp's gather (2-D tube with and without vessel ends inside the grid, 3-D slab).
-#include <QtTest>
+#include <QTest>
 
 #include <stdexcept>
 

@@ -2,7 +2,7 @@
 // neighbour, the sum is added in rank order (an order-sensitive triple shows it), the gather fills rank 0's
 // array from every rank's range, the all-gather every rank's, and the agreement is false when one rank says no. A NCCL communicator is to
 // pass the same cases.
-#include <QtTest>
+#include <QTest>
 
 #include <memory>
 

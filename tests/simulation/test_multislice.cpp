@@ -1,7 +1,7 @@
 // Multi-slice 2-D GRE and 3-D time of flight, simulated and reconstructed: each slice / partition shows its
 // own content (energy, centroid and PSNR against the per-slice truth), slices come out in z order (SLC =
 // z), kz partitions resolve z structure, GRAPPA works per slice, and the scenario fields round-trip.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // Physics against analytic results: the Ernst steady state of a spoiled gradient echo, and the FFT
 // reconstruction of a simulated uniform disc against its ground truth.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

@@ -2,7 +2,7 @@
 // N ranks played by N threads of this process (an in-process RankComm) against the one-process run on
 // moving phantoms whose flow crosses the slab boundaries: 3-D (z slabs and y rows, the axis chosen by the work),
 // 2-D (y rows) and the static path.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <thread>

@@ -1,7 +1,7 @@
 // The separable readout (mrwb/simulation/internal/separable_readout.hpp, CPU twin of the CUDA engine's closed-form readout)
 // against the direct per-cell sum the engines otherwise compute: every cell stepped dwell by dwell with
 // bloch::precess_relax and C_c·Mxy summed over cells at each sample (a direct DFT).
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The 3-D Bloch-flow simulator on the CPU: nz = 1 is the 2-D engine, a z-uniform slab is nz
 // slices, 3-D transport conserves Σ M, a Hann-sinc slice-selective pulse excites its slice, plug flow
 // through the slice gives the analytic inflow enhancement, and the engine is deterministic in 3-D.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

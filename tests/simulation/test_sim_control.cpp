@@ -1,7 +1,9 @@
 // Control of long simulations: progress once per TR on the static and the time-stepped
 // paths, cancellation honoured promptly with nothing written (engine and `mrwb simulate` under SIGINT),
 // and the GPU-memory refusal message from its host-side size estimate.
-#include <QtTest>
+#include <QDir>
+#include <QProcess>
+#include <QTest>
 
 #include <chrono>
 #include <csignal>

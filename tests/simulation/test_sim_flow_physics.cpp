@@ -1,7 +1,9 @@
 // Flow physics of the Bloch-flow simulator: phase-contrast velocity on Poiseuille flow
 // and the displacement artifact of oblique in-plane flow; plus the shipped teaching scenarios.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QTest>
 
 #include "process_runner.hpp"
 #include "sanitizer_scale.hpp"

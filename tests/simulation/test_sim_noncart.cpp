@@ -1,7 +1,7 @@
 // The simulator on non-Cartesian spoiled GE (radial, golden-angle radial, spiral): the program plays the
 // trajectory's k-space positions, the scenario fields validate, and gridding / CG of the simulated data
 // against the simulator's truth (% error and PSNR per method and precision).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // Magnetization transport by the flow (Jurczuk et al. 2016 Eq. 1): conservation, the time-stepped engine against
 // the exact static path, and plug-flow inflow against Lagrangian spin tracking.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

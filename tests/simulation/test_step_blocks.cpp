@@ -1,6 +1,6 @@
 // The CUDA step kernel's blocks by rounds of resident blocks (mrwb_gpu/simulation/step_blocks.hpp): host arithmetic,
 // run on any machine. Figures of an H200 at 4 cells a thread: 396 blocks of 256 threads a round.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <vector>

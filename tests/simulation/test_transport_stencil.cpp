@@ -3,7 +3,7 @@
 // and vessel ends, 3-D with through-plane flow, a converging 3-D flow with six inflow faces),
 // conserves total magnetization in a closed vessel, and its CPU twin (the CUDA kernel's twin) reproduces
 // the plain time-stepped CPU engine; a planted error fails.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

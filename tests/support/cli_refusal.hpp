@@ -2,7 +2,8 @@
 // The CLI's contract for bad input, checked on one `mrwb` run: exit 2 within the timeout, exactly one line on
 // stderr holding every expected piece (the input file, the field or line), nothing on stdout, nothing left in
 // the output folder (no output, no temp file) and under 1 GB of peak memory.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include <sys/resource.h>
 

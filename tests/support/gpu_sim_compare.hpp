@@ -1,7 +1,8 @@
 #pragma once
 // CUDA simulator vs the CPU reference, for the `gpu` tests: one run of both engines compared by the relative
 // RMS difference (numeric.hpp's rel_rms, sqrt(Σ|a − b|² / Σ|b|²) in double) of k-space and cell truth.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QTest>
 
 #include <cmath>
 #include <complex>

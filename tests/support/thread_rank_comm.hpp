@@ -2,7 +2,7 @@
 // N ranks played by N threads of one process: an in-process RankComm for the unit suites of work split over
 // ranks (test_rank_decomposition: the slab-decomposed engine; test_noncart_ranks: the non-Cartesian recon),
 // which need no mpirun and run under the sanitizers.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <barrier>
