@@ -3,7 +3,12 @@
 // a moving 3-D phantom whose vessels cross the slab boundaries; a failing or killed rank ends the run with one line
 // naming it, exit 2 and nothing written; bad --ranks values are refused, and so, in one line, is --ranks as root
 // without OpenMPI's consent. Skipped when the build has no MPI or mpirun is missing.
-#include <QtTest>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QSysInfo>
+#include <QTest>
 
 #include <unistd.h>
 
@@ -22,6 +27,7 @@
 #include "numeric.hpp"
 #include "mpirun.hpp"
 #include "process_runner.hpp"
+#include "sanitizer_scale.hpp"
 #include "sim_ranks_fixture.hpp"
 #include "two_hosts.hpp"
 
@@ -62,7 +68,15 @@ class TestSimRanks : public QObject {
     if (mpirun_.isEmpty()) QSKIP(qPrintable(why));
     QVERIFY(dir_.isValid());
     scenario_ = path("vessel_tree_3d.json");
-    QVERIFY(mrwb::test::write_file(scenario_, k_ranks_scenario));
+    // Under the sanitizer half the partitions (64 TRs instead of 128): the same cells, slabs and halos, each run
+    // half as long (an entry of three sanitized runs took 62 s on 2 cores).
+    QByteArray scenario(k_ranks_scenario);
+    if (mrwb::test::sanitized()) {
+      const QByteArray full = "\"partitions\": 8", small = "\"partitions\": 4";
+      QVERIFY(scenario.contains(full));
+      scenario.replace(full, small);
+    }
+    QVERIFY(mrwb::test::write_file(scenario_, scenario));
     const Run r = mrwb_test::run_mrwb(simulate_args("one"));
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.isEmpty(), qPrintable("a plain run prints no decomposition: " + r.out));
