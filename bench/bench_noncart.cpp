@@ -43,7 +43,7 @@ std::vector<float> magnitudes(const std::vector<cdouble>& v, double scale = 1.0)
 
 // Golden-angle radial spokes of 2n samples and the analytic Shepp-Logan k-space at their points.
 Samples radial_phantom_samples(int n, int spokes) {
-  const Trajectory t = radial_2d(n, spokes, 2 * n, true);
+  const noncart::Trajectory t = radial_2d(n, spokes, 2 * n, true);
   Samples s;
   s.k = t.k;
   s.d = AnalyticPhantom::shepp_logan(2).kspace(t.k);
