@@ -172,6 +172,7 @@ void CpuSimulationEngine::run(const CellPhantom& ph, const SequenceProgram& prog
     throw std::invalid_argument("coil maps do not match the phantom");
   if (!ph.uz.empty() && ph.uz.size() != ph.size()) throw std::invalid_argument("uz does not match the phantom");
   std::fill(cell_truth.begin(), cell_truth.end(), std::complex<float>{});
+  held_cell_states_.clear();
   if (play_decomposed(ph, prog, coils, samples, cell_truth, progress, cancel)) return;
   // A static phantom's cells never exchange magnetization, so each plays every event in closed form
   // (exact: no sub-steps, a Free interval is one rotation and one relaxation). A moving phantom's
@@ -197,6 +198,7 @@ void CpuSimulationEngine::run_static(const CellPhantom& ph, const SequenceProgra
   const std::size_t cells = split.end(rank) * split.plane_cells - first;
   const std::size_t n_samples = static_cast<std::size_t>(coils.ncoils) * prog.readouts * prog.nx;
   const CellStatePlan plan = plan_cell_states(prog, ph);
+  if (prog.cell_states) held_cell_states_ = plan.summary();
   // Chunk size fixed by the problem, not by the thread count (determinism); at most 64 chunks, and with cell
   // states at most 64 MiB of states per chunk.
   std::size_t chunk = std::max<std::size_t>(4096, (cells + 63) / 64);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mrwb/base/errors.hpp"
+#include "mrwb/simulation/cell_state_plan.hpp"
 #include "mrwb/simulation/simulation_engine.hpp"
 
 namespace mrwb {
@@ -44,6 +45,8 @@ bool SimulationEngine::play_decomposed(const CellPhantom& ph, const SequenceProg
   std::vector<std::complex<float>> back;
   swap_y_z_cells(truth, back, ph.nx, ph.nz, ph.ny);
   std::copy(back.begin(), back.end(), cell_truth.begin());
+  // The plan held was the swapped grid's: named on the phantom's own axes (the same orders and memory).
+  if (!held_cell_states_.empty()) held_cell_states_ = plan_cell_states(prog, ph).summary();
   return true;
 }
 

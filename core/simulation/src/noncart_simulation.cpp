@@ -58,7 +58,7 @@ SimulationResult run_noncart(const Scenario& scenario, const seq::BuiltSequence&
 
   SimulationResult r;
   r.backend = engine.name();
-  if (prog.cell_states) r.cell_states = plan_cell_states(prog, ph).summary();
+  r.cell_states = engine.held_cell_states();  // the plan the engine held, not planned again
   RawData& raw = r.raw;
   raw = simulated_raw_header(scenario, built, coils.ncoils);
   // The trajectory as played (the k of every sample integrated from the blocks' gradients), in the

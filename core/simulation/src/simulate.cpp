@@ -51,7 +51,7 @@ SimulationResult simulate(const Scenario& scenario, const seq::BuiltSequence& bu
 
   SimulationResult r;
   r.backend = engine.name();
-  if (prog.cell_states) r.cell_states = plan_cell_states(prog, ph).summary();
+  r.cell_states = engine.held_cell_states();  // the plan the engine held, not planned again
   RawData& raw = r.raw;
   raw = simulated_raw_header(scenario, built, coils.ncoils);
   raw.nx = prog.nx;

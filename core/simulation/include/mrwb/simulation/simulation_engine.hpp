@@ -70,6 +70,9 @@ class SimulationEngine {
   virtual void run(const CellPhantom& phantom, const SequenceProgram& program, const CoilMaps& coils,
                    std::span<std::complex<float>> samples, std::span<std::complex<float>> cell_truth,
                    const ProgressFn& progress, const CancelToken& cancel) = 0;
+  // The plan of within-cell states the last run() held, in words (CellStatePlan::summary(), as the run's summary
+  // names it); empty when the program asked for none.
+  const std::string& held_cell_states() const { return held_cell_states_; }
   // Single uniform coil.
   void run(const CellPhantom& phantom, const SequenceProgram& program, std::span<std::complex<float>> samples,
            std::span<std::complex<float>> cell_truth, const ProgressFn& progress, const CancelToken& cancel) {
@@ -97,6 +100,7 @@ class SimulationEngine {
   std::function<void(const SlabSplit&)> on_split_;
   SplitAxis split_axis_ = SplitAxis::Auto;
   std::optional<SlabSplit> played_split_;  // while play_decomposed runs
+  std::string held_cell_states_;          // set by an engine that plays cell states (held_cell_states())
 };
 
 // sqrt(Σ_c |C_c(cell)|²): the weight an ideal root-sum-of-squares image gives a cell (1 for one uniform coil).
