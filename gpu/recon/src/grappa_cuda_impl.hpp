@@ -13,13 +13,6 @@
 
 namespace mrwb::gpu {
 
-inline void cublas_check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLAS ") + what + ": status " + std::to_string(s));
-}
-inline void cusolver_check(cusolverStatus_t s, const char* what) {
-  if (s != CUSOLVER_STATUS_SUCCESS) throw std::runtime_error(std::string("cuSOLVER ") + what + ": status " + std::to_string(s));
-}
-
 // Elapsed device time between two events recorded on the default stream.
 class EventTimer {
  public:

@@ -19,10 +19,6 @@
 namespace mrwb::gpu {
 namespace {
 
-void cublas_check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLAS ") + what + ": status " + std::to_string(s));
-}
-
 unsigned blocks(std::size_t n, int t = 256) { return static_cast<unsigned>((n + t - 1) / t); }
 
 struct Dims {

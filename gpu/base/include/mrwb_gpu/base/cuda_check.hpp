@@ -1,6 +1,8 @@
 #pragma once
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cusolverDn.h>
 
 #include <stdexcept>
 #include <string>
@@ -15,6 +17,14 @@ inline void cuda_check(cudaError_t err, const char* what) {
 // is a parameter so that every message reads as it always has.
 inline void cufft_check(cufftResult r, const char* what, const char* word = "status") {
   if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT ") + what + ": " + word + " " + std::to_string(r));
+}
+
+// "cuBLAS <what>: status <code>", "cuSOLVER <what>: status <code>".
+inline void cublas_check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLAS ") + what + ": status " + std::to_string(s));
+}
+inline void cusolver_check(cusolverStatus_t s, const char* what) {
+  if (s != CUSOLVER_STATUS_SUCCESS) throw std::runtime_error(std::string("cuSOLVER ") + what + ": status " + std::to_string(s));
 }
 
 // Device buffer owned by RAII.
