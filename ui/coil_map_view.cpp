@@ -12,12 +12,11 @@
 #include "mrwb/io/colormap.hpp"
 #include "mrwb/phantom/coil_sensitivity.hpp"
 #include "mrwb/pipeline/recon_coil_maps.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 namespace mrwb::ui {
 
 namespace {
-const QColor kBackground(24, 26, 30);
-const QColor kText(200, 205, 212);
 
 QRgb toQRgb(colormap::Rgb8 c) { return qRgb(c.r, c.g, c.b); }
 // Magnitude on viridis (perceptually even); phase on a cyclic hue wheel, so -pi and +pi look alike.
@@ -42,8 +41,8 @@ class CoilMapCanvas : public QWidget {
  protected:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
-    p.fillRect(rect(), kBackground);
-    p.setPen(kText);
+    p.fillRect(rect(), kPlotBackground);
+    p.setPen(kPlotText);
     if (!tiles || tiles->empty()) {
       p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, message.isEmpty() ? QObject::tr("No coil maps") : message);
       return;
@@ -65,7 +64,7 @@ class CoilMapCanvas : public QWidget {
       p.setPen(display == CoilMapView::Display::Magnitude ? QColor(viridis(t)) : QColor(phaseColor(-M_PI + t * 2 * M_PI)));
       p.drawLine(bar.left(), bar.top() + y, bar.right(), bar.top() + y);
     }
-    p.setPen(kText);
+    p.setPen(kPlotText);
     const bool mag = display == CoilMapView::Display::Magnitude;
     p.drawText(QPoint(bar.right() + 4, bar.top() + 8), mag ? QString::number(maxMagnitude, 'g', 2) : QStringLiteral("π"));
     p.drawText(QPoint(bar.right() + 4, bar.bottom()), mag ? QStringLiteral("0") : QStringLiteral("-π"));

@@ -34,13 +34,12 @@
 
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/vtk_opengl_widget.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 namespace mrwb::ui {
 
 namespace {
-constexpr double kMm = 1e3;
 constexpr double kCmPerS = 100.0;
-constexpr double kText[3] = {0.93, 0.94, 0.96};
 constexpr int kArrowsAcross = 24;  // about this many arrows across the field
 }  // namespace
 
@@ -106,7 +105,7 @@ FlowView::FlowView(QWidget* parent) : QWidget(parent) {
   colorbar_->SetLabelFormat("%.3g");
   colorbar_->VisibilityOff();
   ren->AddViewProp(colorbar_);
-  styleVtkText(titleText_->GetTextProperty(), 14, kText, true);
+  styleVtkText(titleText_->GetTextProperty(), 14, kVtkTitleRgb, true);
   titleText_->GetTextProperty()->SetVerticalJustificationToTop();
   titleText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
   titleText_->GetPositionCoordinate()->SetValue(0.015, 0.975);
@@ -184,8 +183,8 @@ void FlowView::showField() {
   // The imaging slice: z = 0, i.e. the layer nearest it for a 3-D field.
   const int z = g.nz == 1 ? 0 : std::clamp(static_cast<int>(std::lround(-g.origin_m.z / g.cell_m)), 0, g.nz - 1);
   speed_->SetDimensions(g.nx, g.ny, 1);
-  speed_->SetOrigin(g.origin_m.x * kMm, g.origin_m.y * kMm, 0);
-  speed_->SetSpacing(g.cell_m * kMm, g.cell_m * kMm, 1);
+  speed_->SetOrigin(g.origin_m.x * kMmPerM, g.origin_m.y * kMmPerM, 0);
+  speed_->SetSpacing(g.cell_m * kMmPerM, g.cell_m * kMmPerM, 1);
   speed_->AllocateScalars(VTK_FLOAT, 1);
   auto* px = static_cast<float*>(speed_->GetScalarPointer());
   double vmax = 0;
@@ -212,7 +211,7 @@ void FlowView::showField() {
       const std::size_t i = g.index(x, y, z);
       const float ux = f.ux_m_per_s[i], uy = f.uy_m_per_s[i];
       if (std::hypot(ux, uy) * kCmPerS < 0.02 * vmax) continue;
-      pts->InsertNextPoint(g.origin_m.x * kMm + x * g.cell_m * kMm, g.origin_m.y * kMm + y * g.cell_m * kMm, 0.1);
+      pts->InsertNextPoint(g.origin_m.x * kMmPerM + x * g.cell_m * kMmPerM, g.origin_m.y * kMmPerM + y * g.cell_m * kMmPerM, 0.1);
       vec->InsertNextTuple3(ux * kCmPerS, uy * kCmPerS, 0);
     }
   vtkNew<vtkPolyData> seeds;
@@ -228,7 +227,7 @@ void FlowView::showField() {
   glyphs->SetVectorModeToUseVector();
   glyphs->SetScaleModeToScaleByVector();
   glyphs->OrientOn();
-  glyphs->SetScaleFactor(vmax > 0 ? 3.0 * stride * g.cell_m * kMm / vmax : 1.0);
+  glyphs->SetScaleFactor(vmax > 0 ? 3.0 * stride * g.cell_m * kMmPerM / vmax : 1.0);
   vtkNew<vtkPolyDataMapper> mapper;
   mapper->SetInputConnection(glyphs->GetOutputPort());
   mapper->ScalarVisibilityOff();
@@ -243,15 +242,15 @@ void FlowView::showField() {
                        .arg(g.nx)
                        .arg(g.ny)
                        .arg(g.nz > 1 ? QStringLiteral(" x %1").arg(g.nz) : QString())
-                       .arg(g.cell_m * kMm, 0, 'g', 3));
+                       .arg(g.cell_m * kMmPerM, 0, 'g', 3));
 
   // Top view of the slice with room for the colorbar on the right.
   vtkRenderer* ren = canvas_->renderer();
   vtkCamera* cam = ren->GetActiveCamera();
   cam->ParallelProjectionOn();
-  const double w = g.nx * g.cell_m * kMm, h = g.ny * g.cell_m * kMm;
-  const double cx = g.origin_m.x * kMm + 0.5 * (g.nx - 1) * g.cell_m * kMm;
-  const double cy = g.origin_m.y * kMm + 0.5 * (g.ny - 1) * g.cell_m * kMm;
+  const double w = g.nx * g.cell_m * kMmPerM, h = g.ny * g.cell_m * kMmPerM;
+  const double cx = g.origin_m.x * kMmPerM + 0.5 * (g.nx - 1) * g.cell_m * kMmPerM;
+  const double cy = g.origin_m.y * kMmPerM + 0.5 * (g.ny - 1) * g.cell_m * kMmPerM;
   const int* size = canvas_->renderWindow()->GetSize();
   const double aspect = (size[0] > 0 && size[1] > 0) ? static_cast<double>(size[0]) / size[1] : 1.0;
   const double scale = std::max(h / (2 * 0.86), w / (2 * 0.78 * aspect));

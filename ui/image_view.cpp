@@ -28,12 +28,12 @@
 #include <vtkTextProperty.h>
 #include <vtkTextRenderer.h>
 
+#include "mrwb_ui/workbench_style.hpp"
+
 namespace mrwb::ui {
 
 namespace {
 
-constexpr double kTitleColor[3] = {0.93, 0.94, 0.96};
-constexpr double kInfoColor[3] = {0.68, 0.71, 0.76};
 constexpr int kTitleFontPx = 16;  // shrinks (to 10) and wraps in narrow views
 
 // Signed maps: Moreland's cool-warm, grey at 0, so the sign of an error reads at a glance and equal
@@ -137,8 +137,8 @@ void styleColorbar(vtkScalarBarActor* bar, double x, double y, double w, double 
   bar->SetNumberOfLabels(5);
   bar->SetBarRatio(0.25);
   bar->UnconstrainedFontSizeOn();
-  styleVtkText(bar->GetLabelTextProperty(), 12, kInfoColor, false);
-  styleVtkText(bar->GetTitleTextProperty(), 13, kTitleColor, true);
+  styleVtkText(bar->GetLabelTextProperty(), 12, kVtkInfoRgb, false);
+  styleVtkText(bar->GetTitleTextProperty(), 13, kVtkTitleRgb, true);
 }
 
 void styleVtkText(vtkTextProperty* p, int size, const double rgb[3], bool bold) {
@@ -170,19 +170,19 @@ ImageView::ImageView(const QString& title, QWidget* parent) : VtkOpenGLWidget(pa
   colorbar_->VisibilityOff();
   ren->AddViewProp(colorbar_);
 
-  styleText(titleText_, kTitleFontPx, kTitleColor, true);
+  styleText(titleText_, kTitleFontPx, kVtkTitleRgb, true);
   titleText_->GetTextProperty()->SetJustificationToCentered();
   titleText_->GetTextProperty()->SetVerticalJustificationToTop();
   titleText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
   titleText_->GetPositionCoordinate()->SetValue(0.5, 0.975);
   ren->AddViewProp(titleText_);
 
-  styleText(infoText_, 12, kInfoColor, false);
+  styleText(infoText_, 12, kVtkInfoRgb, false);
   infoText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
   infoText_->GetPositionCoordinate()->SetValue(0.015, 0.015);
   ren->AddViewProp(infoText_);
 
-  styleText(hintText_, 14, kInfoColor, false);
+  styleText(hintText_, 14, kVtkInfoRgb, false);
   hintText_->GetTextProperty()->SetJustificationToCentered();
   hintText_->GetTextProperty()->SetVerticalJustificationToCentered();
   hintText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();

@@ -8,14 +8,12 @@
 
 #include "mrwb/scenario/scenario_sequence.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 namespace mrwb::ui {
 
 namespace {
 
-const QColor kBackground(24, 26, 30);
-const QColor kAxis(110, 116, 126);
-const QColor kText(200, 205, 212);
 const QColor kTraceColors[5] = {QColor(240, 120, 90), QColor(90, 170, 250), QColor(120, 220, 140), QColor(220, 180, 90),
                                 QColor(200, 130, 230)};
 
@@ -78,8 +76,8 @@ void SequenceDiagramView::rebuild() {
 void SequenceDiagramView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  p.fillRect(rect(), kBackground);
-  p.setPen(kText);
+  p.fillRect(rect(), kPlotBackground);
+  p.setPen(kPlotText);
   const int left = 96, right = 16, top = 28, bottom = 40;
   p.drawText(QRect(left, 4, width() - left - right, top - 6), Qt::AlignLeft | Qt::AlignVCenter,
              timing_.isEmpty() ? tr("Sequence diagram") : tr("Sequence diagram — %1").arg(timing_));
@@ -104,9 +102,9 @@ void SequenceDiagramView::paintEvent(QPaintEvent*) {
     const double halfH = (bipolar ? 0.5 * row.height() : row.height()) - 6;
     auto yOf = [&](double v) { return zeroY - (vmax > 0 ? v / vmax : 0) * halfH; };
 
-    p.setPen(QPen(kAxis, 1, Qt::DotLine));
+    p.setPen(QPen(kPlotAxis, 1, Qt::DotLine));
     p.drawLine(QPointF(row.left(), zeroY), QPointF(row.right(), zeroY));
-    p.setPen(kText);
+    p.setPen(kPlotText);
     const QString unit = trace.unit.empty() ? QString() : QStringLiteral(" [%1]").arg(QString::fromStdString(trace.unit));
     p.drawText(QRectF(4, row.top(), left - 10, row.height() / 2), Qt::AlignRight | Qt::AlignBottom,
                QString::fromStdString(trace.name) + unit);
@@ -125,15 +123,15 @@ void SequenceDiagramView::paintEvent(QPaintEvent*) {
     else p.setBrush(Qt::NoBrush);
     p.drawPath(path);
     p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(kAxis, 1));
+    p.setPen(QPen(kPlotAxis, 1));
     p.drawLine(row.bottomLeft(), row.bottomRight());
   }
   // Time axis in ms.
-  p.setPen(QPen(kAxis, 1));
+  p.setPen(QPen(kPlotAxis, 1));
   p.drawLine(plot.topLeft(), plot.bottomLeft());
   const double spanMs = (t1 - t0) * 1e3;
   const double step = niceStep(spanMs, 8);
-  p.setPen(kText);
+  p.setPen(kPlotText);
   for (double t = std::ceil(t0 * 1e3 / step) * step; t <= t1 * 1e3 + 1e-9; t += step) {
     const double x = xOf(t * 1e-3);
     p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));

@@ -13,9 +13,6 @@
 namespace mrwb::ui {
 
 namespace {
-const QColor kBackground(24, 26, 30);
-const QColor kAxis(110, 116, 126);
-const QColor kText(200, 205, 212);
 }  // namespace
 
 TrajectoryPlotView::TrajectoryPlotView(QWidget* parent) : QWidget(parent) { setMinimumSize(240, 240); }
@@ -107,7 +104,7 @@ int TrajectoryPlotView::calibrationLines() const {
 void TrajectoryPlotView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  p.fillRect(rect(), kBackground);
+  p.fillRect(rect(), kPlotBackground);
   const int margin = 56;
   const double side = std::max(10, std::min(width(), height() - 24) - 2 * margin + 24);
   const QRectF plot((width() - side) / 2 + 12, 28, side, side);
@@ -115,7 +112,7 @@ void TrajectoryPlotView::paintEvent(QPaintEvent*) {
   auto map = [&](double kx, double ky) {
     return QPointF(plot.center().x() + kx / km * plot.width() / 2, plot.center().y() - ky / km * plot.height() / 2);
   };
-  p.setPen(kText);
+  p.setPen(kPlotText);
   p.drawText(QRectF(0, 4, width(), 20), Qt::AlignHCenter, tr("k-space trajectory — %1").arg(kind_));
 
   if (cartesian_) {
@@ -140,7 +137,7 @@ void TrajectoryPlotView::paintEvent(QPaintEvent*) {
                                                  {lineStatusColor(0), tr("skipped")}};
     for (const auto& [c, label] : legend) {
       p.fillRect(QRect(x, y - 9, 14, 8), c);
-      p.setPen(kText);
+      p.setPen(kPlotText);
       p.drawText(QPoint(x + 18, y), label);
       x += 100;
     }
@@ -154,11 +151,11 @@ void TrajectoryPlotView::paintEvent(QPaintEvent*) {
   }
   // Axes through k = 0 and ticks at ±kmax.
   p.setBrush(Qt::NoBrush);
-  p.setPen(QPen(kAxis, 1));
+  p.setPen(QPen(kPlotAxis, 1));
   p.drawRect(plot);
   p.drawLine(map(-km, 0), map(km, 0));
   p.drawLine(map(0, -km), map(0, km));
-  p.setPen(kText);
+  p.setPen(kPlotText);
   const QString kmText = QString::number(kmax_, 'f', 0);
   p.drawText(QRectF(plot.right() - 60, plot.bottom() + 2, 60, 16), Qt::AlignRight, kmText);
   p.drawText(QRectF(plot.left(), plot.bottom() + 2, 60, 16), Qt::AlignLeft, "-" + kmText);

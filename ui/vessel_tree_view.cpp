@@ -37,13 +37,12 @@
 #include "mrwb/phantom/vessel_generators.hpp"
 #include "mrwb_ui/image_view.hpp"
 #include "mrwb_ui/scenario_document.hpp"
+#include "mrwb_ui/workbench_style.hpp"
 
 namespace mrwb::ui {
 
 namespace {
 
-constexpr double kMm = 1e3;  // the scene is in millimetres
-constexpr double kText[3] = {0.93, 0.94, 0.96};
 
 double meanOf(const std::vector<double>& v) {
   double s = 0;
@@ -65,8 +64,8 @@ vtkSmartPointer<vtkPolyData> centrelines(const VesselTree& tree, const std::vect
     lines->InsertNextCell(static_cast<vtkIdType>(seg.centreline_m.size()));
     for (std::size_t i = 0; i < seg.centreline_m.size(); ++i) {
       const Vec3& p = seg.centreline_m[i];
-      lines->InsertCellPoint(points->InsertNextPoint(p.x * kMm, p.y * kMm, p.z * kMm));
-      radius->InsertNextValue(seg.radius_m[i] * kMm * radiusScale);
+      lines->InsertCellPoint(points->InsertNextPoint(p.x * kMmPerM, p.y * kMmPerM, p.z * kMmPerM));
+      radius->InsertNextValue(seg.radius_m[i] * kMmPerM * radiusScale);
     }
     segment->InsertNextValue(s);
   }
@@ -99,8 +98,8 @@ void addEllipse(vtkPoints* points, vtkCellArray* lines, double a, double b, int 
   for (int i = 0; i < n; ++i) {
     const double t = 2 * M_PI * i / n;
     double p[3] = {0, 0, 0};
-    p[u] = a * std::cos(t) * kMm;
-    p[v] = b * std::sin(t) * kMm;
+    p[u] = a * std::cos(t) * kMmPerM;
+    p[v] = b * std::sin(t) * kMmPerM;
     const vtkIdType id = points->InsertNextPoint(p);
     if (i == 0) first = id;
     lines->InsertCellPoint(id);
@@ -146,7 +145,7 @@ VesselTreeView::VesselTreeView(QWidget* parent) : VtkOpenGLWidget(parent) {
   colorbar_->VisibilityOff();
   ren->AddViewProp(colorbar_);
 
-  styleVtkText(titleText_->GetTextProperty(), 14, kText, true);
+  styleVtkText(titleText_->GetTextProperty(), 14, kVtkTitleRgb, true);
   titleText_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
   titleText_->GetPositionCoordinate()->SetValue(0.015, 0.95);
   titleText_->GetTextProperty()->SetVerticalJustificationToTop();
@@ -309,7 +308,7 @@ void VesselTreeView::rebuildContext() {
   tissue_->VisibilityOn();
 
   // The imaging slice: the plane z = 0 over the square FOV.
-  const double h = 0.5 * scenario_.sequence.fov_m * kMm;
+  const double h = 0.5 * scenario_.sequence.fov_m * kMmPerM;
   vtkNew<vtkPlaneSource> plane;
   plane->SetOrigin(-h, -h, 0);
   plane->SetPoint1(h, -h, 0);
@@ -321,8 +320,8 @@ void VesselTreeView::rebuildContext() {
   vtkNew<vtkAppendPolyData> sacs;
   for (const AneurysmSac& sac : tree_.sacs) {
     vtkNew<vtkSphereSource> sphere;
-    sphere->SetCenter(sac.centre_m.x * kMm, sac.centre_m.y * kMm, sac.centre_m.z * kMm);
-    sphere->SetRadius(sac.radius_m * kMm);
+    sphere->SetCenter(sac.centre_m.x * kMmPerM, sac.centre_m.y * kMmPerM, sac.centre_m.z * kMmPerM);
+    sphere->SetRadius(sac.radius_m * kMmPerM);
     sphere->SetThetaResolution(32);
     sphere->SetPhiResolution(24);
     sphere->Update();
@@ -374,7 +373,7 @@ QPoint VesselTreeView::segmentScreenPosition(int s) {
   const Vec3 a = line[i - (line.size() % 2 == 0 ? 1 : 0)], b = line[i];
   vtkNew<vtkCoordinate> c;
   c->SetCoordinateSystemToWorld();
-  c->SetValue(0.5 * (a.x + b.x) * kMm, 0.5 * (a.y + b.y) * kMm, 0.5 * (a.z + b.z) * kMm);
+  c->SetValue(0.5 * (a.x + b.x) * kMmPerM, 0.5 * (a.y + b.y) * kMmPerM, 0.5 * (a.z + b.z) * kMmPerM);
   const double* d = c->GetComputedDoubleDisplayValue(renderer());
   const int* size = renderWindow()->GetSize();
   const qreal dpr = devicePixelRatioF();

@@ -19,4 +19,14 @@ QIcon toolbarIcon(const QString& name);
 // views that mark lines (Trajectory, K-space): calibration orange, acquired blue, skipped grey.
 QColor lineStatusColor(std::uint8_t flags);
 
+// The dark views' colours, one set for every view: the QPainter plots' background, axes and text, and the VTK
+// views' title and info text (RGB in [0, 1]).
+inline const QColor kPlotBackground(24, 26, 30);
+inline const QColor kPlotAxis(110, 116, 126);
+inline const QColor kPlotText(200, 205, 212);
+inline constexpr double kVtkTitleRgb[3] = {0.93, 0.94, 0.96};
+inline constexpr double kVtkInfoRgb[3] = {0.68, 0.71, 0.76};
+// The 3-D views draw their scenes in millimetres.
+inline constexpr double kMmPerM = 1e3;
+
 }  // namespace mrwb::ui
