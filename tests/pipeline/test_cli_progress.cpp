@@ -62,7 +62,7 @@ class TestCliProgress : public QObject {
       QVERIFY2(log.contains(QLatin1String(what)), what);
   }
   // Played with cell states, the plan is a line of its own before the closing line (orders and bytes per
-  // cell), each under 200 characters; without them no such line.
+  // cell, and that the states diffuse), each under 200 characters; without them no such line.
   void cellStatesNamedOnTheirOwnLine() {
     QFile shipped(scenario());
     QVERIFY(shipped.open(QIODevice::ReadOnly));
@@ -83,6 +83,7 @@ class TestCliProgress : public QObject {
     qInfo("%s", qPrintable(r.err.trimmed()));
     QCOMPARE(lines.size(), qsizetype{2});
     QVERIFY2(QRegularExpression("^cell states: \\d+ orders \\(\\d+ B per cell").match(lines[0]).hasMatch(), qPrintable(lines[0]));
+    QVERIFY2(lines[0].endsWith("; diffusion included"), qPrintable(lines[0]));  // the muscle disc's ADC
     QVERIFY2(lines[1].startsWith("wrote ") && lines[1].contains("spoiling in cell states"), qPrintable(lines[1]));
     QVERIFY2(longest_line(r.err) <= 200, qPrintable(r.err));
   }

@@ -5,7 +5,10 @@
 //   still cell, to the steady state: |Mxy| at TE against the graph with one unit shift per TR, flips 5 ... 60
 //   degrees, TR 5 ... 20 ms; the bar is 1 % (float roundoff gives about 1e-5);
 // - a CPMG train with crushers (echo spacing 10 ms, refocusing 180 / 120 / 60 degrees): every echo, stimulated
-//   echoes included, against the graph to 1 %;
+//   echoes included, against the graph to 1 %, without diffusion and with muscle's ADC;
+// - diffusion of the states with the tissue's ADC: a pulsed-gradient spin echo (the graph suites' timing,
+//   test::play_pgse, recorded as a program) against exp(-b ADC) with Stejskal and Tanner's b and against the graph
+//   with diffusion, b = 250 ... 3000 s/mm^2, to 1e-5;
 // - what states must not change: a spin echo of the builder (ideal 180, crushers) on a disc of many cells is the
 //   one-magnetization engine's to 1e-4; a program without cell states plans none;
 // - and what they refuse: moving blood and engines without states, in one line naming the field.
@@ -20,6 +23,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/phantom/phantom.hpp"
+#include "mrwb/phantom/tissue.hpp"
 #include "mrwb/sequence/sequence_blocks.hpp"
 #include "mrwb/sequence/sequence_scenario.hpp"
 #include "mrwb/simulation/cell_state_plan.hpp"
@@ -83,6 +87,62 @@ double graph_spoiled_ge(double flip_rad, double TR_s, double TE_s, bool rf_spoil
   return echo;
 }
 
+// A program of hard pulses and constant gradients along z on a cell of the slice's thickness, in the calls of a
+// graph (epg::PhaseGraph's rf, interval, signal), so that test::play_pgse records what it plays on the graph: a
+// pulse is its centre mark and a hard Rf event, an interval one Free event of its time and moment, the echo one
+// sample of 1 us.
+struct ProgramRecorder {
+  static constexpr double dwell_s = 1e-6;
+  SequenceProgram prog;
+  explicit ProgramRecorder(double slice_m) {
+    prog.cell_states = true;
+    prog.slice_thickness_m = slice_m;
+    prog.nx = 1;
+  }
+  void rf(double flip, double phase) {
+    SeqEvent centre;
+    centre.kind = EventKind::Free;
+    centre.rf_centre = true;
+    prog.events.push_back(centre);
+    SeqEvent e;
+    e.kind = EventKind::Rf;
+    e.flip_rad = flip;
+    e.phase_rad = phase;
+    prog.events.push_back(e);
+  }
+  void free(double dt_s, double dk_z) {
+    SeqEvent e;
+    e.kind = EventKind::Free;
+    e.dt_s = dt_s;
+    e.dk_z = dk_z;
+    prog.events.push_back(e);
+    prog.duration_s += dt_s;
+  }
+  void interval(double tau_s, int shift, double, double, const epg::KGrid& grid, double) {
+    free(tau_s, shift * grid.dk_cycles_per_m);
+  }
+  std::complex<double> signal() {
+    SeqEvent ro;
+    ro.kind = EventKind::Readout;
+    ro.n_samples = 1;
+    ro.dt_s = dwell_s;
+    ro.line = prog.readouts++;
+    prog.events.push_back(ro);
+    prog.duration_s += dwell_s;
+    return 0.0;
+  }
+};
+
+// |signal| of one still muscle cell (4 mm, 5 mm slice) of the given ADC playing `prog` on the CPU engine.
+double engine_echo(const SequenceProgram& prog, double ADC_m2_per_s, std::string* summary) {
+  CellPhantom ph = one_cell(0.004);
+  ph.ADC_m2_per_s.assign(1, static_cast<float>(ADC_m2_per_s));
+  *summary = plan_cell_states(prog, ph).summary();
+  std::vector<cplx> samples(static_cast<std::size_t>(prog.readouts) * prog.nx), truth(1);
+  CpuSimulationEngine(1).run(ph, prog, samples, truth, {}, {});
+  return std::abs(samples.back());
+}
+
 }  // namespace
 
 class TestCellStates : public QObject {
@@ -117,74 +177,93 @@ class TestCellStates : public QObject {
     std::printf("spoiled GE: worst relative error against the graph %.2e\n", worst);
   }
 
+  // Without diffusion (4-cycle crushers), and with muscle's ADC and 16-cycle crushers (each crusher one event
+  // over the half echo spacing, so the graph's one interval per half is the same waveform).
   void cpmgEchoesMatchThePhaseGraph() {
-    const double esp = 0.010, slice = 0.005, crusher = 4.0 / slice;  // 4 cycles per slice on each side
+    const double esp = 0.010, slice = 0.005;
     const int echoes = 12;
+    for (const double D : {0.0, tissue_1p5T("muscle").ADC_m2_per_s})
     for (double refocus_deg : {180.0, 120.0, 60.0}) {
-      SequenceProgram prog;
-      prog.cell_states = true;
-      prog.slice_thickness_m = slice;
-      prog.nx = 1;
-      auto free = [&](double dt, double dk_z) {
-        SeqEvent e;
-        e.kind = EventKind::Free;
-        e.dt_s = dt;
-        e.dk_z = dk_z;
-        prog.events.push_back(e);
-      };
-      auto pulse = [&](double flip, double phase) {
-        SeqEvent centre;
-        centre.kind = EventKind::Free;
-        centre.rf_centre = true;
-        prog.events.push_back(centre);
-        SeqEvent rf;
-        rf.kind = EventKind::Rf;
-        rf.flip_rad = flip;
-        rf.phase_rad = phase;
-        prog.events.push_back(rf);
-      };
-      const double dwell = 1e-6;
-      pulse(pi / 2, 0);
-      free(esp / 2, crusher);
+      const double cycles = D > 0 ? 16.0 : 4.0, crusher = cycles / slice;  // cycles per slice on each side
+      ProgramRecorder rec(slice);
+      const double dwell = ProgramRecorder::dwell_s;
+      rec.rf(pi / 2, 0);
+      rec.free(esp / 2, crusher);
       for (int k = 0; k < echoes; ++k) {
-        pulse(deg(refocus_deg), pi / 2);
-        free(esp / 2, crusher);
-        SeqEvent ro;
-        ro.kind = EventKind::Readout;
-        ro.n_samples = 1;
-        ro.dt_s = dwell;
-        ro.line = k;
-        prog.events.push_back(ro);
-        ++prog.readouts;
-        free(esp / 2 - dwell, crusher);
+        rec.rf(deg(refocus_deg), pi / 2);
+        rec.free(esp / 2, crusher);
+        rec.signal();
+        rec.free(esp / 2 - dwell, crusher);
       }
-      prog.duration_s = esp * (echoes + 0.5);
-      const CellPhantom ph = one_cell(0.004);
+      const SequenceProgram& prog = rec.prog;
+      CellPhantom ph = one_cell(0.004);
+      ph.ADC_m2_per_s.assign(1, static_cast<float>(D));
       const CellStatePlan plan = plan_cell_states(prog, ph);
-      QVERIFY2(plan.active && plan.order_cycles_per_cell[2] > 3.99 && plan.order_cycles_per_cell[2] < 4.01,
+      QVERIFY2(plan.active && std::abs(plan.order_cycles_per_cell[2] - cycles) < 0.01 && plan.diffusion == (D > 0),
                plan.summary().c_str());
       std::vector<cplx> samples(echoes), truth(1);
       CpuSimulationEngine(1).run(ph, prog, samples, truth, {}, {});
 
-      epg::PhaseGraph g(4 * echoes + 4);
+      epg::PhaseGraph g(4 * echoes + 4), g0(4 * echoes + 4);  // g0: the same without diffusion
+      const epg::KGrid grid{crusher};
       g.rf(pi / 2, 0);
-      g.interval(esp / 2, 1, T1_muscle_s, T2_muscle_s);
-      double worst = 0;
+      g0.rf(pi / 2, 0);
+      auto half = [&] {
+        g.interval(esp / 2, 1, T1_muscle_s, T2_muscle_s, grid, D);
+        g0.interval(esp / 2, 1, T1_muscle_s, T2_muscle_s, grid, 0.0);
+      };
+      half();
+      double worst = 0, last_without = 0;
       for (int k = 0; k < echoes; ++k) {
         g.rf(deg(refocus_deg), pi / 2);
-        g.interval(esp / 2, 1, T1_muscle_s, T2_muscle_s);
+        g0.rf(deg(refocus_deg), pi / 2);
+        half();
         const double want = std::abs(g.signal()), got = std::abs(samples[k]);
         worst = std::max(worst, std::abs(got - want) / want);
-        g.interval(esp / 2, 1, T1_muscle_s, T2_muscle_s);
+        last_without = std::abs(g0.signal());
+        half();
         if (k < 3 || k == echoes - 1)
           std::printf("CPMG %3.0f: echo %2d cell %.6f graph %.6f\n", refocus_deg, k + 1, got, want);
       }
-      std::printf("CPMG %3.0f: worst relative error over %d echoes %.2e (%s)\n", refocus_deg, echoes, worst,
+      std::printf("CPMG %3.0f, ADC %.3g mm^2/s: worst relative error over %d echoes %.2e, last echo %.4f of the "
+                  "graph's without diffusion (%s)\n",
+                  refocus_deg, D * 1e6, echoes, worst, std::abs(samples[echoes - 1]) / last_without,
                   plan.summary().c_str());
       QVERIFY2(worst <= 0.01, qPrintable(QString("refocusing %1: %2").arg(refocus_deg).arg(worst)));
       // Stimulated echoes make the second echo of a 120 or 60 degree train differ from the first's decay.
       if (refocus_deg < 180) QVERIFY(std::abs(std::abs(samples[1]) - std::abs(samples[0])) > 1e-3);
     }
+  }
+
+  // Stejskal and Tanner 1965: lobes of delta 20 ms, Delta 40 ms (TE 70 ms), b = (gamma G delta)^2 (Delta -
+  // delta / 3), each lobe one event or two halves (the cross term of the running moment). The engine's echo with
+  // muscle's ADC over the same cell with ADC 0 is exp(-b ADC) and the graph's ratio within 1e-5: the states are
+  // float, and exp(-x) of a float b-term carries x 2^-24 (3.6e-7 at b ADC = 6).
+  void stejskalTannerSpinEchoDiffuses() {
+    const double D = tissue_1p5T("muscle").ADC_m2_per_s, delta = 0.020, Delta = 0.040, slice = 0.005;
+    double worst = 0;
+    for (int pieces : {1, 2})
+      for (double b_s_per_mm2 : {0.0, 250.0, 500.0, 1000.0, 2000.0, 3000.0}) {
+        const double b = b_s_per_mm2 * 1e6, q_cycles = std::sqrt(b / (Delta - delta / 3.0)) / (2 * pi);
+        ProgramRecorder rec(slice);
+        play_pgse(rec, q_cycles, delta, Delta, D, pieces, T1_muscle_s, T2_muscle_s);
+        std::string with, without;
+        const double ratio = engine_echo(rec.prog, D, &with) / engine_echo(rec.prog, 0, &without);
+        epg::PhaseGraph g(2 * pieces + 1), g0(2 * pieces + 1);
+        const double graph = play_pgse(g, q_cycles, delta, Delta, D, pieces, T1_muscle_s, T2_muscle_s) /
+                             play_pgse(g0, q_cycles, delta, Delta, 0.0, pieces, T1_muscle_s, T2_muscle_s);
+        const double expected = std::exp(-b * D), rel = ratio / expected - 1, rel_graph = ratio / graph - 1;
+        worst = std::max({worst, std::abs(rel), std::abs(rel_graph)});
+        std::printf("PGSE %d piece(s), b %4.0f s/mm^2: S/S(ADC 0) %.6e, exp(-b ADC) %.6e (rel %+.1e), graph rel %+.1e\n",
+                    pieces, b_s_per_mm2, ratio, expected, rel, rel_graph);
+        if (b > 0) {
+          QVERIFY2(with.find("diffusion included") != std::string::npos, with.c_str());
+          QVERIFY2(without.find("no diffusion") != std::string::npos, without.c_str());
+        }
+        QVERIFY2(std::abs(rel) <= 1e-5 && std::abs(rel_graph) <= 1e-5,
+                 qPrintable(QString("b %1: %2 against %3").arg(b_s_per_mm2).arg(ratio).arg(expected)));
+      }
+    std::printf("PGSE: worst relative error against exp(-b ADC) and the graph %.2e\n", worst);
   }
 
   void aPerfectSpinEchoIsTheOneMagnetizationEngines() {

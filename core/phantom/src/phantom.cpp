@@ -19,9 +19,9 @@ int slab_cells(const PhantomSpec& spec, double fov_m, int matrix) {
 std::size_t phantom_memory_bytes(const PhantomSpec& spec, int matrix, double fov_m) {
   const std::size_t n = static_cast<std::size_t>(matrix) * spec.cells_per_voxel;
   const int nz = slab_cells(spec, fov_m, matrix);
-  // PD, T1, T2, dB, ux, uy (6 floats; uz too in a slab) + type (1 B) + state Mx, My, Mz (3 floats) +
+  // PD, T1, T2, ADC, dB, ux, uy (7 floats; uz too in a slab) + type (1 B) + state Mx, My, Mz (3 floats) +
   // truth (8 B).
-  const std::size_t per_cell = (nz > 1 ? 7 : 6) * 4 + 1 + 3 * 4 + 8;
+  const std::size_t per_cell = (nz > 1 ? 8 : 7) * 4 + 1 + 3 * 4 + 8;
   return n * n * nz * per_cell;
 }
 
@@ -68,6 +68,7 @@ void fill_tree_phantom(CellPhantom& ph, const PhantomSpec& spec) {
     ph.PD[i] = static_cast<float>(fv * blood.PD + ft * tissue.PD);
     ph.T1_s[i] = static_cast<float>(t.T1_s);
     ph.T2_s[i] = static_cast<float>(t.T2_s);
+    ph.ADC_m2_per_s[i] = static_cast<float>(t.ADC_m2_per_s);
     ph.type[i] = static_cast<std::uint8_t>(fv >= 0.5 ? CellType::Fluid : CellType::Stationary);
   }
 }
@@ -153,6 +154,7 @@ CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
   ph.PD.assign(n, 0.f);
   ph.T1_s.assign(n, 0.f);
   ph.T2_s.assign(n, 0.f);
+  ph.ADC_m2_per_s.assign(n, 0.f);
   ph.dB_T.assign(n, 0.f);
   ph.type.assign(n, static_cast<std::uint8_t>(CellType::Background));
   ph.ux.assign(n, 0.f);
@@ -204,6 +206,7 @@ CellPhantom build_phantom(const PhantomSpec& spec, double fov_m, int matrix) {
         ph.PD[i] = static_cast<float>(t.PD * occupied);
         ph.T1_s[i] = static_cast<float>(t.T1_s);
         ph.T2_s[i] = static_cast<float>(t.T2_s);
+        ph.ADC_m2_per_s[i] = static_cast<float>(t.ADC_m2_per_s);
         ph.type[i] = static_cast<std::uint8_t>(vessel_major ? CellType::Fluid : CellType::Stationary);
       }
     }
@@ -230,6 +233,7 @@ void each_cell_array_but_uy_uz(CellPhantom& to, const CellPhantom& from, Fn fn) 
   fn(to.PD, from.PD);
   fn(to.T1_s, from.T1_s);
   fn(to.T2_s, from.T2_s);
+  fn(to.ADC_m2_per_s, from.ADC_m2_per_s);
   fn(to.dB_T, from.dB_T);
   fn(to.type, from.type);
   fn(to.ux, from.ux);

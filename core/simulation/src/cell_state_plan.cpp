@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/number_text.hpp"
@@ -48,8 +49,8 @@ std::string CellStatePlan::summary() const {
       first = false;
     }
   if (off_grid_cycles > 0) s += ", moments up to " + number_text(off_grid_cycles) + " cycles off the order grid";
-  if (!frame_only_axes.empty()) s += "; " + frame_only_axes + " in the frame only";
-  return s;
+  if (!frame_only_axes.empty()) s += "; " + frame_only_axes + " in the frame only, not diffused";
+  return s + (diffusion ? "; diffusion included" : "; no diffusion (ADC 0)");
 }
 
 CellStatePlan plan_cell_states(const SequenceProgram& prog, const CellPhantom& ph, int max_states) {
@@ -58,6 +59,7 @@ CellStatePlan plan_cell_states(const SequenceProgram& prog, const CellPhantom& p
   // The cell's extent along each axis: cubic cells, and a 2-D slice's thickness along z.
   const double extent[3] = {ph.cell_size_m, ph.cell_size_m, ph.nz > 1 ? ph.cell_size_m : prog.slice_thickness_m};
   const bool marked = std::any_of(prog.events.begin(), prog.events.end(), [](const SeqEvent& e) { return e.rf_centre; });
+  plan.centres_marked = marked;
 
   // The shift points and the moments played between them.
   std::vector<std::size_t> at;
@@ -78,7 +80,7 @@ CellStatePlan plan_cell_states(const SequenceProgram& prog, const CellPhantom& p
     if (e.kind == EventKind::Rf) excited = true;
     if (e.kind == EventKind::Readout) {
       // The readout's own moment up to its middle sample (its echo) counts before the shift.
-      const int middle = e.truth_sample >= 0 ? e.truth_sample : e.n_samples / 2;
+      const int middle = shift_sample(e);
       add(since, e.dk_x, e.dk_y, e.dk_z, middle);
       at.push_back(i);
       moment.push_back(since);
@@ -130,6 +132,9 @@ CellStatePlan plan_cell_states(const SequenceProgram& prog, const CellPhantom& p
   }
   if (plan.shift_total == 0) return plan;
   plan.active = true;
+  for (int a = 0; a < 3; ++a) plan.order_rad_per_m[a] = 2 * std::numbers::pi * plan.order_cycles_per_cell[a] / extent[a];
+  for (std::size_t i = 0; i < ph.size() && ph.ADC_m2_per_s.size() == ph.size() && !plan.diffusion; ++i)
+    plan.diffusion = ph.PD[i] > 0 && ph.ADC_m2_per_s[i] > 0;
 
   // N: a dephased state lives about T2 / (time per order) orders; keep those it takes to decay by 1e-5.
   float T2_max = 0;

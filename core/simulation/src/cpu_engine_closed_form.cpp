@@ -54,7 +54,10 @@ struct ChunkRun {
         mark = marks[ei];
       }
       if (states.on()) {
-        if (plan.shift_before[ei] != 0) states.catch_up_and_shift(m, plan.shift_before[ei]);
+        if (plan.shift_before[ei] != 0)
+          states.catch_up_and_shift(m, plan.shift_before[ei]);
+        else if (e.kind == EventKind::Readout && states.diffuses())
+          states.catch_up(m);  // order 0 is read with its diffusion up to the readout
         states.played(e);
       }
       switch (e.kind) {

@@ -22,6 +22,9 @@ struct CellPhantom {
   std::vector<float> T1_s;   // [s]; 0 where PD = 0
   std::vector<float> T2_s;   // [s]
   std::vector<float> dB_T;   // off-resonance field [T]
+  // Apparent diffusion coefficient [m^2/s], the tissue's (TissueProperties::ADC_m2_per_s); empty: 0 everywhere.
+  // Only cell states use it (docs/intravoxel.md).
+  std::vector<float> ADC_m2_per_s;
   std::vector<std::uint8_t> type;  // CellType
   std::vector<float> ux, uy;       // lattice velocity [cells per flow_dt_s]; |u| <= 1
   std::vector<float> uz;           // 3-D only (empty: no through-plane motion)
@@ -47,7 +50,7 @@ struct CellPhantom {
 
 // nx × ny (× nz) cells of one tissue (PD, T1, T2) and one type, centred on the isocentre, no
 // off-resonance, at rest (flow_dt_s = 0): the base of test and benchmark objects. nz > 1 also gives a
-// zero uz.
+// zero uz. No ADC (none diffuses): a test sets ADC_m2_per_s where it wants diffusion.
 CellPhantom uniform_phantom(int nx, int ny, double cell_m, float PD, float T1_s, float T2_s, CellType type,
                             int nz = 1);
 

@@ -14,8 +14,8 @@ struct TissueProperties {
   double T2_s = 0;    // transverse relaxation time [s]
   double T2star_s = 0;  // effective transverse relaxation time T2* [s] (T2* <= T2)
   // Apparent diffusion coefficient at 37 C [m^2/s] (1e-6 of the mm^2/s figures papers quote); one value at
-  // both fields. The engines hold one magnetization per cell and do not use it yet; the extended phase
-  // graph (mrwb/simulation/extended_phase_graph.hpp) does.
+  // both fields. Phantoms carry it per cell (CellPhantom::ADC_m2_per_s); the extended phase graph
+  // (mrwb/simulation/extended_phase_graph.hpp) and the CPU engine's cell states diffuse with it.
   double ADC_m2_per_s = 0;
 };
 

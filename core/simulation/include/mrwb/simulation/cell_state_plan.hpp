@@ -12,7 +12,8 @@
 // the states there. Another dephasing axis joins the direction when its moments are the same multiples of its
 // own order; otherwise it stays in the frame alone (named in the summary). A cell's signal is its order-0
 // state; the others average to zero over the cell exactly when an order is a whole number of cycles per cell
-// on some axis of the direction.
+// on some axis of the direction. The states diffuse with the cell's ADC along the direction's axes only: an
+// axis that stays in the frame dephases the cell without diffusing it.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -29,6 +30,11 @@ struct CellStatePlan {
   int states = 1;       // N: orders 0 .. N-1 of F+, F-, Z kept per cell
   // One order's moment along x, y, z in cycles per cell (0: the axis is not in the state direction).
   double order_cycles_per_cell[3] = {0, 0, 0};
+  // The same as a wave vector, 2 pi (cycles per cell) / (the cell's extent) along each axis [rad/m]: the dk of
+  // the states' diffusion (epg::cell::diffuse).
+  double order_rad_per_m[3] = {0, 0, 0};
+  bool diffusion = false;  // some cell of the phantom has an ADC > 0: the states diffuse (along the direction)
+  bool centres_marked = false;  // the program marks its RF centres (else every Rf event is a shift point)
   std::vector<int> shift_before;  // per event of the program: the states' shift right before it (0: none)
   int shift_total = 0;            // sum of |shift|: the highest order the program can reach
   // Largest moment a shift left off the order grid, cycles per cell of the direction's main axis (0 when one
@@ -37,9 +43,15 @@ struct CellStatePlan {
   std::string frame_only_axes;  // dephasing axes whose moments are not on the state direction
   bool capped = false;          // N was cut to the cap (the truncation bound then reports the loss)
   std::size_t bytes_per_cell() const { return std::size_t{4} * static_cast<std::size_t>(6 * states - 3); }
-  // "cell states: 51 orders (1212 B per cell), one order 2.5 cycles per cell along x and 6 along z".
+  // "cell states: 51 orders (1212 B per cell), one order 2.5 cycles per cell along x and 6 along z; diffusion
+  // included" (or "; x in the frame only, not diffused; diffusion included"; "; no diffusion (ADC 0)").
   std::string summary() const;
 };
+
+// The sample of a readout at which its shift point lies (its echo: the truth's sample, else the middle one).
+inline int shift_sample(const SeqEvent& readout) {
+  return readout.truth_sample >= 0 ? readout.truth_sample : readout.n_samples / 2;
+}
 
 // The plan for `program` on `phantom`'s cells: N from the longest T2 of the phantom and the time per order,
 // at most `max_states`, so that a dephased state has decayed by 1e-5 before it leaves the graph.

@@ -223,30 +223,35 @@ MRWB_HD float shift_states(CellStates s, int shift) {
   return dropped2;
 }
 
-// Diffusion attenuation of every state for a constant gradient of `shift` grid moments over an interval tau,
-// with the wave numbers before the shift (Weigel et al. 2010, their b-terms): with k = n dk and the gradient's
-// Dk = shift dk, F+_n decays by exp(-D tau (k^2 + k Dk + Dk^2/3)), F-_n (wave number -k) by
-// exp(-D tau (k^2 - k Dk + Dk^2/3)), Z_n by exp(-D tau k^2). `D_tau_dk2` = D tau (2 pi dk_cycles_per_m)^2, the
-// exponent of one order squared (per cell: D is the tissue's); shift 0 is an interval at rest.
-MRWB_HD void diffuse(CellStates s, float D_tau_dk2, int shift) {
-  if (D_tau_dk2 == 0.f) return;
-  const float sh = static_cast<float>(shift), third = sh * sh * (1.f / 3.f);
+// Diffusion attenuation of every state over an interval tau in which the gradient plays a moment kappa(t)
+// since the interval's start (Weigel et al. 2010, their b-terms, as integrals): a state of order n has the wave
+// number (n + kappa(t)) dk, so F+_n decays by exp(-D dk^2 (tau n^2 + 2 n mu1 + mu2)), F-_n (order -n) by
+// exp(-D dk^2 (tau n^2 - 2 n mu1 + mu2)), Z_n (which the gradient does not move) by exp(-D dk^2 tau n^2), with
+// mu1 = integral of kappa dt along the order and mu2 = integral of |kappa|^2 dt, in orders (and orders^2) times
+// seconds. `D_dk2` = D (2 pi dk_cycles_per_m)^2, per cell (D is the tissue's).
+MRWB_HD void diffuse(CellStates s, float D_dk2, float tau, float mu1, float mu2) {
+  if (D_dk2 == 0.f) return;
   for (int n = 0; n < s.N; ++n) {
-    const float k = static_cast<float>(n), k2 = k * k;
-    const float ap = exp_minus(D_tau_dk2 * (k2 + k * sh + third));
-    const float al = exp_minus(D_tau_dk2 * k2);
+    const float k = static_cast<float>(n), k2 = tau * k * k, cross = 2.f * k * mu1;
+    const float ap = exp_minus(D_dk2 * (k2 + cross + mu2));
     s.at(2 * n) *= ap;
     s.at(2 * n + 1) *= ap;
-    if (n == 0) {
-      s.z0() *= al;
-    } else {
-      const float am = exp_minus(D_tau_dk2 * (k2 - k * sh + third));
-      s.at(2 * s.N + 2 * n - 2) *= am;
-      s.at(2 * s.N + 2 * n - 1) *= am;
-      s.at(4 * s.N + 2 * n - 3) *= al;
-      s.at(4 * s.N + 2 * n - 2) *= al;
-    }
+    if (n == 0) continue;  // Z_0 has wave number 0
+    const float am = exp_minus(D_dk2 * (k2 - cross + mu2)), al = exp_minus(D_dk2 * k2);
+    s.at(2 * s.N + 2 * n - 2) *= am;
+    s.at(2 * s.N + 2 * n - 1) *= am;
+    s.at(4 * s.N + 2 * n - 3) *= al;
+    s.at(4 * s.N + 2 * n - 2) *= al;
   }
+}
+
+// The same for one constant gradient of `shift` grid moments over the interval (kappa = shift t / tau: mu1 =
+// tau shift / 2, mu2 = tau shift^2 / 3), Weigel et al. 2010's closed form: F+_n decays by
+// exp(-D tau dk^2 (n^2 + n shift + shift^2/3)), F-_n by exp(-D tau dk^2 (n^2 - n shift + shift^2/3)), Z_n by
+// exp(-D tau dk^2 n^2). `D_tau_dk2` = D tau (2 pi dk_cycles_per_m)^2; shift 0 is an interval at rest.
+MRWB_HD void diffuse(CellStates s, float D_tau_dk2, int shift) {
+  const float sh = static_cast<float>(shift);
+  diffuse(s, D_tau_dk2, 1.f, 0.5f * sh, sh * sh * (1.f / 3.f));
 }
 
 // One interval as a scanner plays it (PhaseGraph::interval): diffusion, relaxation, then the gradient's shift.
