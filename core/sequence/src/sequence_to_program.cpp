@@ -30,6 +30,7 @@ class Moment {
     }
   }
   bool empty() const { return p_.empty(); }
+  const Points& points() const { return p_; }
   // ∫_a^b g dt (0 for b <= a).
   double integrate(double a, double b) const { return b <= a ? 0.0 : at(b) - at(a); }
 
@@ -75,6 +76,15 @@ std::vector<std::complex<double>> rf_on_raster(const RfPulse& rf) {
     out.push_back((1 - w) * b(seg - 1) + w * b(seg));
   }
   return out;
+}
+
+// A Free of `dt` and moments dk continues event e's gradient: the same moment per time on every axis (merged,
+// the two stay one constant gradient).
+bool same_gradient(const SeqEvent& e, double dt, double dkx, double dky, double dkz) {
+  const double was[3] = {e.dk_x, e.dk_y, e.dk_z}, now[3] = {dkx, dky, dkz};
+  for (int a = 0; a < 3; ++a)
+    if (std::abs(was[a] * dt - now[a] * e.dt_s) > 1e-9 * (std::abs(was[a]) * dt + std::abs(now[a]) * e.dt_s)) return false;
+  return true;
 }
 
 }  // namespace
@@ -145,7 +155,8 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
     }
     open_sample = SIZE_MAX;
     if (!p.events.empty() && p.events.back().kind == EventKind::Free && !p.events.back().rf_centre &&
-        (max_step <= 0 || p.events.back().dt_s + dt <= max_step * (1 + 1e-9))) {
+        (max_step <= 0 || p.events.back().dt_s + dt <= max_step * (1 + 1e-9)) &&
+        (!opt.cell_states || same_gradient(p.events.back(), dt, dkx, dky, dkz))) {
       SeqEvent& e = p.events.back();
       e.dt_s += dt;
       e.dk_x += dkx;
@@ -258,17 +269,30 @@ ProgramConversion to_sequence_program(const BlockSequence& s, const ConversionOp
       carry = 0;
     }
     // With max_free_step_s, a gradient interval is cut into equal pieces, each with its exact moment,
-    // so that moving spins see when the gradient acts (the first moment), not only its total.
+    // so that moving spins see when the gradient acts (the first moment), not only its total. With cell
+    // states it is also cut at the gradients' corners, so that each Free is one ramp or one constant
+    // gradient: the states' diffusion takes each event's moment as growing linearly (cell_state_chunk.hpp).
     auto advance = [&](double to) {
       if (to < cursor) return;
-      const double len = to - cursor;
       const bool gradient = !g[0].empty() || !g[1].empty() || !g[2].empty();
-      const int pieces = max_step > 0 && gradient ? std::max(1, static_cast<int>(std::ceil(len / max_step - 1e-9))) : 1;
-      for (int i = 0; i < pieces; ++i) {
-        const double a = cursor + len * i / pieces, b = i + 1 == pieces ? to : cursor + len * (i + 1) / pieces;
-        const double d[3] = {g[0].integrate(a, b), g[1].integrate(a, b), g[2].integrate(a, b)};
-        push_free(b - a, d[0], d[1], d[2]);
-        for (int ax = 0; ax < 3; ++ax) k[ax] += d[ax];
+      std::vector<double> cuts{cursor};
+      if (opt.cell_states && gradient) {
+        for (const Moment& m : g)
+          for (const auto& [t, v] : m.points())
+            if (t > cursor && t < to) cuts.push_back(t);
+        std::sort(cuts.begin(), cuts.end());
+        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+      }
+      cuts.push_back(to);
+      for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+        const double from = cuts[c], len = cuts[c + 1] - from;
+        const int pieces = max_step > 0 && gradient ? std::max(1, static_cast<int>(std::ceil(len / max_step - 1e-9))) : 1;
+        for (int i = 0; i < pieces; ++i) {
+          const double a = from + len * i / pieces, b = i + 1 == pieces ? cuts[c + 1] : from + len * (i + 1) / pieces;
+          const double d[3] = {g[0].integrate(a, b), g[1].integrate(a, b), g[2].integrate(a, b)};
+          push_free(b - a, d[0], d[1], d[2]);
+          for (int ax = 0; ax < 3; ++ax) k[ax] += d[ax];
+        }
       }
       cursor = to;
     };

@@ -9,10 +9,11 @@
 // state of order n has the wave vector n q + K(t), q the order's (CellStatePlan::order_rad_per_m) and K the
 // moment played since the last shift point along the axes of the state direction, so its b over the interval
 // is the integral of |n q + K|^2 (epg::cell::diffuse with mu1, mu2). Each event of the program is taken as one
-// constant gradient (its moment growing linearly over its time): exact where every lobe is an event of its own,
-// as programs built by hand play them. An event that merges a lobe of length delta with a gap (T - delta) is
-// read as one lobe over T: from K = 0, b misses (2/3)(T - delta)|dK|^2 when the lobe leads and gains
-// (1/3)(T - delta)|dK|^2 when it trails (Weigel 2010's closed form is the one-event case). Order 0
+// constant gradient (its moment growing linearly over its time; Weigel 2010's closed form is the one-event
+// case): exact for flat gradients, which the conversion cuts at their corners when it plays states; a ramp of
+// eps read as constant loses (gamma G)^2 (delta eps^2 / 3 - 2 eps^3 / 15) of a trapezoid pair's b. An event
+// that merged a lobe of length delta with a gap (T - delta) would be read as one lobe over T: from K = 0, b
+// would miss (2/3)(T - delta)|dK|^2 when the lobe leads and gain (1/3)(T - delta)|dK|^2 when it trails. Order 0
 // also catches up before each readout, so a sample misses only the b of the readout itself up to it (at the
 // echo T_ro |dK_ro|^2 / 24 along the direction; 0 where the readout axis is in the frame). Moments on axes not
 // in the direction (the frame: readout and phase encoding, an axis in the frame only) do not diffuse.

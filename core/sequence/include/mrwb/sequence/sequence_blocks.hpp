@@ -159,7 +159,9 @@ struct ConversionOptions {
   // moment (0 = no limit: one Free event per interval between RF / ADC instants). Moving spins then see
   // when the gradient acts (its first moment, e.g. a bipolar's velocity phase), not only its total.
   double max_free_step_s = 0;
-  // Play with cell states (SequenceProgram::cell_states): a zero-length Free marks every RF pulse's centre.
+  // Play with cell states (SequenceProgram::cell_states): a zero-length Free marks every RF pulse's centre,
+  // and Free intervals are cut at the gradients' corners (merged only where the gradient is the same), so each
+  // is one ramp or one flat gradient for the states' diffusion.
   bool cell_states = false;
 };
 
