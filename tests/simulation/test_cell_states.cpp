@@ -3,7 +3,7 @@
 // double precision), on muscle at 1.5 T (T1 1008 ms, T2 44 ms, docs/tissues.md):
 // - the spoiled gradient echo as the builder plays it (spoiler on x and z, 117 degree RF spoiling or none), one
 //   still cell, to the steady state: |Mxy| at TE against the graph with one unit shift per TR, flips 5 ... 60
-//   degrees, TR 5 ... 20 ms; the bar is 1 % (float roundoff gives about 2e-5);
+//   degrees, TR 5 ... 20 ms; the tolerance is 1 % (float roundoff gives about 2e-5);
 // - a CPMG train with crushers (echo spacing 10 ms, refocusing 180 / 120 / 60 degrees): every echo, stimulated
 //   echoes included, against the graph to 1 %, without diffusion and with muscle's ADC;
 // - diffusion of the states with the tissue's ADC: a pulsed-gradient spin echo (the graph suites' timing,
