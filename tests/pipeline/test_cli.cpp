@@ -31,8 +31,10 @@ class TestCli : public QObject {
     QVERIFY(r.out.contains("backend cpu: available"));
     QVERIFY(r.out.contains("auto picks:"));
   }
+  // The shipped default scenario (under the sanitizer at matrix 64: files.hpp).
   void simulateReconCompareOnDefaultScenario() {
-    const QString scenario = QString(MRWB_SOURCE_DIR) + "/phantoms/default.json";
+    const QString scenario = mrwb::test::default_scenario_file(MRWB_SOURCE_DIR, dir_.path());
+    QVERIFY(!scenario.isEmpty());
     Run r = run_mrwb({"simulate", "--scenario", scenario, "--out", path("raw.h5"), "--truth", path("truth.h5"), "--truth",
                   path("truth.png"), "--backend", "cpu", "--quiet"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
