@@ -5,52 +5,32 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/number_text.hpp"
+#include "mrwb/recon/iter/conjugate_gradient.hpp"
+#include "mrwb/recon/iter/host_vector_ops.hpp"
 
 namespace mrwb {
 namespace {
 
 using cfloat = std::complex<float>;
 
-double norm2(const std::vector<cfloat>& v) {
-  double s = 0;
-  for (const auto& a : v) s += std::norm(std::complex<double>(a));
-  return s;
-}
-
 }  // namespace
 
 std::vector<cfloat> cg_sense_solve(const CartesianSenseOperator& E, const std::vector<cfloat>& k,
                                    const CgSenseParams& p, CgSenseReport* report, const ProgressFn& progress,
                                    const CancelToken& cancel) {
-  const std::size_t n = E.plane();
-  std::vector<cfloat> x(n), r = E.adjoint(k), d = r, q;
-  const double bnorm = std::sqrt(norm2(r));
-  double rr = norm2(r);
-  CgSenseReport rep;
-  for (int it = 0; it < p.iterations && bnorm > 0; ++it) {
-    cancel.throw_if_cancelled();
+  const float lambda = static_cast<float>(p.lambda);
+  auto normal = [&](const std::vector<cfloat>& d, std::vector<cfloat>& q) {  // (E^H E + lambda I) d
     E.normal(d, q);
-    double dq = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      q[i] += static_cast<float>(p.lambda) * d[i];
-      dq += (std::conj(std::complex<double>(d[i])) * std::complex<double>(q[i])).real();
-    }
-    if (dq <= 0) break;
-    const float alpha = static_cast<float>(rr / dq);
-    for (std::size_t i = 0; i < n; ++i) {
-      x[i] += alpha * d[i];
-      r[i] -= alpha * q[i];
-    }
-    const double rr_new = norm2(r);
-    rep.iterations = it + 1;
-    rep.relative_residual = std::sqrt(rr_new) / bnorm;
-    rep.residuals.push_back(rep.relative_residual);
-    if (progress) progress(double(it + 1) / p.iterations, "cg-sense");
-    if (rep.relative_residual < p.tolerance) break;
-    const float beta = static_cast<float>(rr_new / rr);
-    rr = rr_new;
-    for (std::size_t i = 0; i < n; ++i) d[i] = r[i] + beta * d[i];
-  }
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] += lambda * d[i];
+  };
+  iter::CgConfig cfg;
+  cfg.max_iterations = p.iterations;
+  cfg.tolerance = p.tolerance;
+  cfg.stage = "cg-sense";
+  cfg.progress = progress;
+  cfg.cancel = &cancel;
+  std::vector<cfloat> x(E.plane());
+  CgSenseReport rep = iter::conjugate_gradient(iter::HostVectorOps{E.plane()}, normal, E.adjoint(k), x, cfg);
   if (report) *report = std::move(rep);
   return x;
 }

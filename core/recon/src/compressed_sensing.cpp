@@ -9,6 +9,8 @@
 #include "mrwb/base/fft.hpp"
 #include "mrwb/base/number_text.hpp"
 #include "mrwb/recon/cg_sense.hpp"
+#include "mrwb/recon/iter/conjugate_gradient.hpp"
+#include "mrwb/recon/iter/host_vector_ops.hpp"
 #include "mrwb/recon/total_variation.hpp"
 #include "mrwb/recon/wavelet.hpp"
 
@@ -18,18 +20,11 @@ namespace {
 using cfloat = std::complex<float>;
 using cvec = std::vector<cfloat>;
 
-double dot_re(const cvec& a, const cvec& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    s += double(a[i].real()) * b[i].real() + double(a[i].imag()) * b[i].imag();
-  return s;
-}
-
 // 1/2||E x − d||² from E^H E x, E^H d and ||d||²: 1/2(<x, E^H E x> − 2 Re<x, E^H d> + ||d||²).
 double data_term(const CartesianSenseOperator& E, const cvec& x, const cvec& b, double dd) {
   cvec q;
   E.normal(x, q);
-  return 0.5 * (dot_re(x, q) - 2 * dot_re(x, b) + dd);
+  return 0.5 * (iter::dot_re(x, q) - 2 * iter::dot_re(x, b) + dd);
 }
 
 // Largest eigenvalue of E^H E by power iteration from a seeded random start.
@@ -40,11 +35,11 @@ double power_iteration(const CartesianSenseOperator& E, int iterations, unsigned
   for (auto& v : x) v = {gauss(rng), gauss(rng)};
   double lambda = 0;
   for (int it = 0; it < iterations; ++it) {
-    const double nx = std::sqrt(dot_re(x, x));
+    const double nx = std::sqrt(iter::dot_re(x, x));
     if (nx == 0) return 0;
     for (auto& v : x) v /= static_cast<float>(nx);
     E.normal(x, q);
-    lambda = std::sqrt(dot_re(q, q));
+    lambda = std::sqrt(iter::dot_re(q, q));
     std::swap(x, q);
   }
   return lambda;
@@ -126,13 +121,20 @@ cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const Cs
   const std::size_t n = E.plane();
   const float rho = static_cast<float>(p.admm_rho), alpha = static_cast<float>(p.admm_alpha);
   const bool test_residuals = p.admm_abstol > 0 || p.admm_reltol > 0;
-  cvec x(n), z(2 * n), u(2 * n), rhs(n), r(n), d(n), q, w(2 * n), dz(2 * n);
+  cvec x(n), z(2 * n), u(2 * n), rhs(n), w(2 * n), dz(2 * n);
   auto apply = [&](const cvec& in, cvec& out) {  // (E^H E + rho D^H D) in
     E.normal(in, out);
     const cvec dd2 = tv_gradient_adjoint(tv_gradient(in, nx, ny), nx, ny);
     for (std::size_t i = 0; i < n; ++i) out[i] += rho * dd2[i];
   };
-  auto norm2 = [](const cvec& v) { return std::sqrt(dot_re(v, v)); };
+  auto l2_norm = [](const cvec& v) { return std::sqrt(iter::squared_norm(v)); };
+  // x-update: CG warm-started at the current x, ended early at ||r|| < cg_tolerance ||rhs|| (BART's rule).
+  iter::CgConfig cg;
+  cg.max_iterations = p.cg_iterations;
+  cg.tolerance = p.cg_tolerance;
+  cg.stop = iter::CgStop::residual_norm;
+  cg.warm_start = true;
+  cg.residual_stops = true;
   // `iterations` bounds the work as BART's pics -i does for ADMM: the CG steps over all x-updates; ADMM stops
   // after the x-update in which they exceed it (an x-update that needs no step counts one).
   for (int it = 0; rep.cg_steps <= p.iterations; ++it) {
@@ -140,29 +142,7 @@ cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const Cs
     for (std::size_t i = 0; i < 2 * n; ++i) w[i] = z[i] - u[i];
     const cvec dw = tv_gradient_adjoint(w, nx, ny);
     for (std::size_t i = 0; i < n; ++i) rhs[i] = b[i] + rho * dw[i];
-    // x-update: CG warm-started at the current x, ended early at ||r|| < cg_tolerance ||rhs|| (BART's rule).
-    const double stop_r = p.cg_tolerance * norm2(rhs);
-    apply(x, q);
-    for (std::size_t i = 0; i < n; ++i) r[i] = rhs[i] - q[i];
-    d = r;
-    double rr = dot_re(r, r);
-    int steps = 0;
-    for (int k = 0; k < p.cg_iterations && rr > 0; ++k) {
-      apply(d, q);
-      const double dq = dot_re(d, q);
-      if (dq <= 0) break;
-      const float a = static_cast<float>(rr / dq);
-      for (std::size_t i = 0; i < n; ++i) {
-        x[i] += a * d[i];
-        r[i] -= a * q[i];
-      }
-      const double rr_new = dot_re(r, r);
-      ++steps;
-      if (std::sqrt(rr_new) < stop_r) break;
-      const float beta = static_cast<float>(rr_new / rr);
-      rr = rr_new;
-      for (std::size_t i = 0; i < n; ++i) d[i] = r[i] + beta * d[i];
-    }
+    const int steps = iter::conjugate_gradient(iter::HostVectorOps{n}, apply, rhs, x, cg).iterations;
     // Over-relaxed z- and u-updates; dz = z − z_old and the residual norms for the stopping test.
     const cvec g = tv_gradient(x, nx, ny);
     double gg = 0, zz = 0, rr_primal = 0;
@@ -184,10 +164,10 @@ cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const Cs
     rep.cg_steps += std::max(steps, 1);
     if (progress) progress(std::min(1.0, double(rep.cg_steps) / p.iterations), "compressed-sensing");
     if (!test_residuals) continue;
-    const double s_norm = p.admm_rho * norm2(tv_gradient_adjoint(dz, nx, ny));
+    const double s_norm = p.admm_rho * l2_norm(tv_gradient_adjoint(dz, nx, ny));
     const double eps_pri = std::sqrt(4.0 * n) * p.admm_abstol + p.admm_reltol * std::sqrt(std::max(gg, zz));
     const double eps_dual =
-        std::sqrt(2.0 * n) * p.admm_abstol + p.admm_reltol * p.admm_rho * norm2(tv_gradient_adjoint(u, nx, ny));
+        std::sqrt(2.0 * n) * p.admm_abstol + p.admm_reltol * p.admm_rho * l2_norm(tv_gradient_adjoint(u, nx, ny));
     if (std::sqrt(rr_primal) < eps_pri && s_norm < eps_dual) {
       rep.converged = true;
       if (progress) progress(1.0, "compressed-sensing");

@@ -15,6 +15,7 @@
 
 #include "mrwb/base/errors.hpp"
 #include "mrwb/base/fft.hpp"
+#include "mrwb/recon/iter/conjugate_gradient.hpp"
 #include "mrwb/recon/noncart_cg.hpp"
 #include "mrwb/recon/noncart_ranks.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
@@ -51,6 +52,27 @@ double dot_re(const std::vector<cdouble>& a, const std::vector<cdouble>& b, cons
   for (const cdouble& v : part) total += v.real();
   return total;
 }
+
+// conjugate_gradient's vector operations on this rank's rows: the updates on the share, dot products as dot_re.
+struct RowShareOps {
+  using vector = std::vector<cdouble>;
+  const RowShare& sh;
+  RankComm* comm;
+  std::size_t voxels;
+
+  vector make() const { return vector(voxels); }
+  double dot(const vector& a, const vector& b) const { return dot_re(a, b, sh, comm); }
+  double squared_norm(const vector& a) const { return dot_re(a, a, sh, comm); }
+  void copy(const vector& src, vector& dst) const {
+    std::copy(src.begin() + sh.voxels.begin, src.begin() + sh.voxels.end, dst.begin() + sh.voxels.begin);
+  }
+  void axpy(double alpha, const vector& x, vector& y) const {  // y += alpha x
+    for (std::size_t i = sh.voxels.begin; i < sh.voxels.end; ++i) y[i] += alpha * x[i];
+  }
+  void xpay(const vector& x, double beta, vector& y) const {  // y = x + beta y
+    for (std::size_t i = sh.voxels.begin; i < sh.voxels.end; ++i) y[i] = x[i] + beta * y[i];
+  }
+};
 
 // M^{-1} r = IFFT(inv ⊙ FFT(r)) on the n grid (inv from circulant_preconditioner_inverse, 1/n^D included).
 struct CirculantInverse {
@@ -92,7 +114,6 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
   const std::size_t nv = g.voxels();
   const RowShare rs = row_share(g, comm);
   const RankShare sh = rs.voxels;
-  auto dot = [&](const std::vector<cdouble>& a, const std::vector<cdouble>& b) { return dot_re(a, b, rs, comm); };
   auto gather = [&](std::vector<cdouble>& v) {
     if (comm) comm->all_gather(v, sh.begin, sh.end);
   };
@@ -154,48 +175,28 @@ std::vector<cdouble> cg_solve(const ToeplitzNormal& T, const std::vector<cdouble
     if (circ) {
       gather(r);
       circ->apply(r, z);
-    } else if (!diag_inv.empty()) {
-      for (std::size_t i = sh.begin; i < sh.end; ++i) z[i] = r[i] * diag_inv[i];
     } else {
-      std::copy(r.begin() + sh.begin, r.begin() + sh.end, z.begin() + sh.begin);
+      for (std::size_t i = sh.begin; i < sh.end; ++i) z[i] = r[i] * diag_inv[i];
     }
   };
 
-  std::vector<cdouble> x(nv), r = rhs, z(nv), p(nv), Ap(nv);
-  const double bnorm = std::sqrt(dot(rhs, rhs));
-  CgReport rep;
-  if (bnorm == 0) {
-    if (report) *report = rep;
-    return x;
-  }
-  precond(r, z);
-  std::copy(z.begin() + sh.begin, z.begin() + sh.end, p.begin() + sh.begin);
-  double rz = dot(r, z);
-  for (int it = 0; it < o.iterations; ++it) {
-    cancel.throw_if_cancelled();
+  iter::CgConfig cfg;
+  cfg.max_iterations = o.iterations;
+  cfg.tolerance = o.tolerance;
+  cfg.nan_curvature_stops = true;
+  cfg.stage = "cg";
+  cfg.progress = progress;
+  cfg.cancel = &cancel;
+  iter::Preconditioner<std::vector<cdouble>> M;  // none: z is r
+  if (o.preconditioner != "none") M = precond;
+  auto normal = [&](std::vector<cdouble>& p, std::vector<cdouble>& Ap) {
     gather(p);  // F^H F by Toeplitz embedding needs the whole image
     apply_A(p, Ap);
-    const double pAp = dot(p, Ap);
-    if (!(pAp > 0)) break;  // converged to round-off or A singular along p
-    const double alpha = rz / pAp;
-    for (std::size_t i = sh.begin; i < sh.end; ++i) {
-      x[i] += alpha * p[i];
-      r[i] -= alpha * Ap[i];
-    }
-    const double rel = std::sqrt(dot(r, r)) / bnorm;
-    rep.residuals.push_back(rel);
-    rep.iterations = it + 1;
-    rep.relative_residual = rel;
-    if (progress) progress(static_cast<double>(it + 1) / o.iterations, "cg");
-    if (o.tolerance > 0 && rel < o.tolerance) break;
-    precond(r, z);
-    const double rz_new = dot(r, z);
-    const double beta = rz_new / rz;
-    rz = rz_new;
-    for (std::size_t i = sh.begin; i < sh.end; ++i) p[i] = z[i] + beta * p[i];
-  }
+  };
+  std::vector<cdouble> x(nv);
+  CgReport rep = iter::conjugate_gradient(RowShareOps{rs, comm, nv}, normal, rhs, x, cfg, M);
   gather(x);
-  if (report) *report = rep;
+  if (report) *report = std::move(rep);
   return x;
 }
 

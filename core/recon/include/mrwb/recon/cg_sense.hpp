@@ -12,6 +12,7 @@
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/recon/cartesian_sense_operator.hpp"
+#include "mrwb/recon/iter/conjugate_gradient.hpp"
 
 namespace mrwb {
 
@@ -20,11 +21,8 @@ struct CgSenseParams {
   double lambda = 0.0;     // Tikhonov weight (>= 0)
   double tolerance = 0.0;  // stop when ||r|| / ||E^H d|| < tolerance (0: run every iteration)
 };
-struct CgSenseReport {
-  int iterations = 0;
-  double relative_residual = 0;
-  std::vector<double> residuals;  // per iteration, ||r|| / ||E^H d||
-};
+// iterations, relative_residual and per iteration residuals, ||r|| / ||E^H d||.
+using CgSenseReport = iter::CgReport;
 
 // The solver on an operator and data already on its unitary scale (k [coil][ky][kx]); returns rho [y][x].
 // progress(fraction, "cg-sense") after every iteration; throws Cancelled when cancel is set.

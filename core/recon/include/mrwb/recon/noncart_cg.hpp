@@ -5,6 +5,7 @@
 
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/rank_comm.hpp"
+#include "mrwb/recon/iter/conjugate_gradient.hpp"
 #include "mrwb/recon/noncart_toeplitz.hpp"
 #include "mrwb/recon/noncart_types.hpp"
 
@@ -19,11 +20,8 @@ struct CgOptions {
   std::string preconditioner = "none";     // none | diagonal | circulant
   double tolerance = 0.0;                  // stop when ||r|| / ||b|| < tolerance
 };
-struct CgReport {
-  int iterations = 0;
-  double relative_residual = 0;
-  std::vector<double> residuals;  // per iteration, ||r|| / ||b||
-};
+// iterations, relative_residual and per iteration residuals, ||r|| / ||b||.
+using CgReport = iter::CgReport;
 
 // Multi-coil SENSE normal equations sum_c S_c^H F^H F S_c + lambda W^H W, rhs sum_c S_c^H F^H d_c.
 // sens empty: single coil, S = 1. sens: [coil][n^D].
