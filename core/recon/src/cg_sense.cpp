@@ -18,10 +18,10 @@ using cfloat = std::complex<float>;
 std::vector<cfloat> cg_sense_solve(const CartesianSenseOperator& E, const std::vector<cfloat>& k,
                                    const CgSenseParams& p, CgSenseReport* report, const ProgressFn& progress,
                                    const CancelToken& cancel) {
-  const float lambda = static_cast<float>(p.lambda);
+  const iter::HostVectorOps ops{E.plane()};
   auto normal = [&](const std::vector<cfloat>& d, std::vector<cfloat>& q) {  // (E^H E + lambda I) d
     E.normal(d, q);
-    for (std::size_t i = 0; i < q.size(); ++i) q[i] += lambda * d[i];
+    ops.axpy(p.lambda, d, q);
   };
   iter::CgConfig cfg;
   cfg.max_iterations = p.iterations;
@@ -30,7 +30,7 @@ std::vector<cfloat> cg_sense_solve(const CartesianSenseOperator& E, const std::v
   cfg.progress = progress;
   cfg.cancel = &cancel;
   std::vector<cfloat> x(E.plane());
-  CgSenseReport rep = iter::conjugate_gradient(iter::HostVectorOps{E.plane()}, normal, E.adjoint(k), x, cfg);
+  CgSenseReport rep = iter::conjugate_gradient(ops, normal, E.adjoint(k), x, cfg);
   if (report) *report = std::move(rep);
   return x;
 }

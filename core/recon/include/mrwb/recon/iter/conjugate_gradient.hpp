@@ -7,7 +7,8 @@
 //                  (src/iter/italgos.c) or Gadgetron's cgSolver<ARRAY>:
 //                    vector make()                          storage for a vector of the problem's size (the
 //                                                           loop writes it before it reads it)
-//                    double dot(a, b)                       Re<a, b>, summed in double
+//                    double dot(a, b)                       Re<a, b> (host and DeviceVectorOps sum it in
+//                                                           double, cuBLAS in float)
 //                    double squared_norm(a)                 ||a||^2 = dot(a, a)
 //                    void copy(src, dst)                    dst = src
 //                    void axpy(double alpha, x, y)          y += alpha x
@@ -17,8 +18,7 @@
 //   precondition   z = M^{-1} r (may gather r in place); empty: none, z is r.
 // CG-SENSE (cg_sense.cpp), the non-Cartesian (P)CG (noncart_cg.cpp) and ADMM's x-update
 // (compressed_sensing.cpp) instantiate it on the host, gpu/recon's CG-SENSE, ADMM and non-Cartesian CG on
-// the device;
-// docs/architecture.md, "The one conjugate gradient".
+// the device (docs/architecture.md, "The one conjugate gradient").
 #include <cmath>
 #include <functional>
 #include <string_view>
@@ -31,7 +31,7 @@ namespace mrwb::iter {
 // The residual test after each step; the two differ only in rounding.
 enum class CgStop {
   relative_residual,  // ||r|| / ||b|| < tolerance (Pruessmann et al. 2001; the non-Cartesian CG)
-  residual_norm,      // ||r|| < tolerance ||b|| (BART's ADMM x-update)
+  residual_norm,      // ||r|| < tolerance ||b|| (BART's ADMM x-update; the CUDA non-Cartesian CG)
 };
 
 struct CgConfig {
