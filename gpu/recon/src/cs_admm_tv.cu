@@ -36,11 +36,10 @@ void admm_tv(const DeviceSense& E, const float2* b, double dd, const CsParams& p
   cg.warm_start = true;
   cg.nan_curvature_stops = true;
   cg.residual_stops = true;
-  iter::CgWorkspace<DeviceBuffer<float2>> work = iter::cg_workspace(ops);
   for (int it = 0; rep.cg_steps <= p.iterations; ++it) {
     cancel.throw_if_cancelled();
     tv_rhs(b, z.get(), u.get(), rho, nx, ny, rhs.get(), rhs_part.get());
-    const int steps = iter::conjugate_gradient(ops, apply, rhs, xv, cg, {}, &work).iterations;
+    const int steps = iter::conjugate_gradient(ops, apply, rhs, xv, cg).iterations;
     tv_zu_update(xv.get(), tau, alpha, nx, ny, z.get(), u.get(), dz.get());
     rep.iterations = it + 1;
     rep.cg_steps += std::max(steps, 1);
