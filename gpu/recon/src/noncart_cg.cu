@@ -1,5 +1,6 @@
-// CG on the device (twin of core's cg_solve): core's one CG (iter/conjugate_gradient.hpp) with Toeplitz F^H F
-// by cuFFT on the 2n grid, the dot products and norms by cuBLAS (BlasVectorOps).
+// CG on the device (twin of core's cg_solve): Toeplitz F^H F with cuFFT on the 2n grid, dot products with
+// cuBLAS in device pointer mode, and fused update kernels that read alpha / beta from device memory, so an
+// iteration launches work without waiting for the host.
 #include <cublas_v2.h>
 #include <cufft.h>
 
@@ -8,7 +9,6 @@
 #include <stdexcept>
 
 #include "mrwb/base/errors.hpp"
-#include "mrwb/recon/iter/conjugate_gradient.hpp"
 #include "mrwb/recon/noncart_exact.hpp"
 #include "mrwb/recon/noncart_regularizer.hpp"
 #include "mrwb/recon/noncart_toeplitz.hpp"
@@ -112,52 +112,25 @@ __global__ void combine_kernel(std::size_t nv, int coils, const float2* s, const
   rhs[i] = acc;
 }
 
-// y += a x; y = x + b y (nvcc contracts both to one fused multiply-add, as this CG always rounded them).
-__global__ void axpy_kernel(std::size_t n, float a, const float2* x, float2* y) {
+// x += alpha p; r -= alpha Ap, alpha = rz / Re<p, Ap> read on the device.
+__global__ void update_xr(std::size_t n, const cuComplex* rz, const cuComplex* pAp, const float2* p, const float2* Ap,
+                          float2* x, float2* r) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  y[i].x += a * x[i].x;
-  y[i].y += a * x[i].y;
+  const float alpha = pAp->x > 0.f ? rz->x / pAp->x : 0.f;
+  x[i].x += alpha * p[i].x;
+  x[i].y += alpha * p[i].y;
+  r[i].x -= alpha * Ap[i].x;
+  r[i].y -= alpha * Ap[i].y;
 }
-__global__ void xpay_kernel(std::size_t n, const float2* x, float b, float2* y) {
+// p = z + beta p, beta = rz_new / rz_old.
+__global__ void update_p(std::size_t n, const cuComplex* rz_new, const cuComplex* rz_old, const float2* z, float2* p) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  y[i].x = x[i].x + b * y[i].x;
-  y[i].y = x[i].y + b * y[i].y;
+  const float beta = rz_old->x > 0.f ? rz_new->x / rz_old->x : 0.f;
+  p[i].x = z[i].x + beta * p[i].x;
+  p[i].y = z[i].y + beta * p[i].y;
 }
-
-// core's iter::conjugate_gradient over cuBLAS (host pointer mode: each dot product and norm waits for the
-// device): Re<a, b> = cublasCdotc's float, ||a||^2 = cublasScnrm2's float squared (exact in double), alpha
-// and beta rounded to float (the float quotient of the float scalars, as the device divided them).
-struct BlasVectorOps {
-  using vector = DeviceBuffer<float2>;
-  cublasHandle_t blas;
-  std::size_t n;
-
-  vector make() const { return vector(n); }
-  double dot(const vector& a, const vector& b) const {
-    cuComplex s;
-    cublas_check(cublasCdotc(blas, static_cast<int>(n), reinterpret_cast<const cuComplex*>(a.get()), 1,
-                             reinterpret_cast<const cuComplex*>(b.get()), 1, &s),
-                 "dot");
-    return s.x;
-  }
-  double squared_norm(const vector& a) const {
-    float s;
-    cublas_check(cublasScnrm2(blas, static_cast<int>(n), reinterpret_cast<const cuComplex*>(a.get()), 1, &s), "norm");
-    return static_cast<double>(s) * s;
-  }
-  void copy(const vector& src, vector& dst) const {
-    cuda_check(cudaMemcpyAsync(dst.get(), src.get(), n * sizeof(float2), cudaMemcpyDeviceToDevice), "copy");
-  }
-  void axpy(double alpha, const vector& x, vector& y) const {
-    axpy_kernel<<<blocks(n), 256>>>(n, static_cast<float>(alpha), x.get(), y.get());
-  }
-  void xpay(const vector& x, double beta, vector& y) const {
-    xpay_kernel<<<blocks(n), 256>>>(n, x.get(), static_cast<float>(beta), y.get());
-  }
-};
-
 __global__ void scale_kernel(std::size_t n, const float* dinv, const float2* r, float2* z) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
@@ -289,11 +262,11 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
   cufft_check(cufftExecC2C(plan, qh, qh, CUFFT_FORWARD), "Q^", "error");
   DeviceBuffer<float2> dsens(sense ? nv * s.coils : 0);
   if (sense) dsens.upload(reinterpret_cast<const float2*>(sens.data()));
-  DeviceBuffer<float2> b(nv), x(nv);
+  DeviceBuffer<float2> x(nv), r(nv), pv(nv), Ap(nv), z(nv);
   DeviceBuffer<std::uint8_t> dlinks(links.size());
   if (fd) dlinks.upload(links.data());
-  if (sense) combine_kernel<<<blocks(nv), 256>>>(nv, s.coils, dsens.get(), fhd.get(), b.get());
-  else cuda_check(cudaMemcpy(b.get(), fhd.get(), nv * sizeof(float2), cudaMemcpyDeviceToDevice), "rhs");
+  if (sense) combine_kernel<<<blocks(nv), 256>>>(nv, s.coils, dsens.get(), fhd.get(), r.get());
+  else cuda_check(cudaMemcpy(r.get(), fhd.get(), nv * sizeof(float2), cudaMemcpyDeviceToDevice), "rhs");
   cuda_check(cudaMemset(x.get(), 0, nv * sizeof(float2)), "memset");
   auto* pc = reinterpret_cast<cufftComplex*>(pad.get());
   auto apply_A = [&](const float2* in, float2* out) {
@@ -354,37 +327,60 @@ std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart
     cublasHandle_t h;
     ~BlasGuard() { cublasDestroy(h); }
   } blas_guard{blas};
-  // z = M^{-1} r; none: z = r, so that Re<r, z> is cublasCdotc(r, r) as it always was.
-  auto precond = [&](DeviceBuffer<float2>& r, DeviceBuffer<float2>& z) {
+  cublas_check(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_DEVICE), "pointer mode");
+  const int iters = p.iterations;
+  DeviceBuffer<cuComplex> scal(4);  // rz (two slots, double-buffered), pAp, bb
+  DeviceBuffer<float> rnorm(iters + 1);
+  const int nvi = static_cast<int>(nv);
+  const auto* rc = reinterpret_cast<const cuComplex*>(r.get());
+  auto precond = [&]() -> const float2* {
     if (p.preconditioner == "diagonal") {
       scale_kernel<<<blocks(nv), 256>>>(nv, dinv.get(), r.get(), z.get());
-      return;
+      return z.get();
     }
-    cudaMemcpyAsync(z.get(), r.get(), nv * sizeof(float2), cudaMemcpyDeviceToDevice);
     if (p.preconditioner == "circulant") {
       auto* zc = reinterpret_cast<cufftComplex*>(z.get());
+      cudaMemcpyAsync(z.get(), r.get(), nv * sizeof(float2), cudaMemcpyDeviceToDevice);
       cufftExecC2C(circ_plan, zc, zc, CUFFT_FORWARD);
       scale_kernel<<<blocks(nv), 256>>>(nv, circ_inv.get(), z.get(), z.get());
       cufftExecC2C(circ_plan, zc, zc, CUFFT_INVERSE);
+      return z.get();
     }
+    return r.get();
   };
-  auto normal = [&](const DeviceBuffer<float2>& in, DeviceBuffer<float2>& out) { apply_A(in.get(), out.get()); };
-  // The residual test as before: ||r|| < tolerance ||b|| at every 10th iteration; <p, A p> <= 0 ends the loop.
-  iter::CgConfig cg;
-  cg.max_iterations = p.iterations;
-  cg.tolerance = p.tolerance;
-  cg.stop = iter::CgStop::residual_norm;
-  cg.residual_test_every = 10;
-  cg.nan_curvature_stops = true;
-  cg.stage = "cg";
-  if (progress) cg.progress = [&](double f, std::string_view stage) { progress(0.3 + 0.7 * f, stage); };
-  cg.cancel = &cancel;
-  const iter::CgReport rep = iter::conjugate_gradient(BlasVectorOps{blas, nv}, normal, b, x, cg, precond);
+  cublas_check(cublasScnrm2(blas, nvi, rc, 1, rnorm.get() + iters), "|b|");
+  const float2* zp = precond();
+  cuda_check(cudaMemcpy(pv.get(), zp, nv * sizeof(float2), cudaMemcpyDeviceToDevice), "p = z");
+  cublas_check(cublasCdotc(blas, nvi, rc, 1, reinterpret_cast<const cuComplex*>(zp), 1, scal.get()), "rz");
+  int done = 0;
+  for (int it = 0; it < iters; ++it) {
+    cancel.throw_if_cancelled();
+    cuComplex* rz_old = scal.get() + (it & 1);
+    cuComplex* rz_new = scal.get() + ((it + 1) & 1);
+    apply_A(pv.get(), Ap.get());
+    cublas_check(cublasCdotc(blas, nvi, reinterpret_cast<const cuComplex*>(pv.get()), 1,
+                             reinterpret_cast<const cuComplex*>(Ap.get()), 1, scal.get() + 2), "pAp");
+    update_xr<<<blocks(nv), 256>>>(nv, rz_old, scal.get() + 2, pv.get(), Ap.get(), x.get(), r.get());
+    cublas_check(cublasScnrm2(blas, nvi, rc, 1, rnorm.get() + it), "|r|");
+    done = it + 1;
+    if (progress) progress(0.3 + 0.7 * (it + 1) / iters, "cg");
+    if (p.tolerance > 0 && (it + 1) % 10 == 0) {
+      float rn[2];
+      cuda_check(cudaMemcpy(&rn[0], rnorm.get() + it, sizeof(float), cudaMemcpyDeviceToHost), "|r|");
+      cuda_check(cudaMemcpy(&rn[1], rnorm.get() + iters, sizeof(float), cudaMemcpyDeviceToHost), "|b|");
+      if (rn[0] < p.tolerance * rn[1]) break;
+    }
+    zp = precond();
+    cublas_check(cublasCdotc(blas, nvi, rc, 1, reinterpret_cast<const cuComplex*>(zp), 1, rz_new), "rz");
+    update_p<<<blocks(nv), 256>>>(nv, rz_new, rz_old, zp, pv.get());
+  }
   cuda_check(cudaGetLastError(), "cg kernels");
   cuda_check(cudaDeviceSynchronize(), "cg");
   tm.solver_s = since(t0);
-  tm.iterations = rep.iterations;
-  tm.relative_residual = rep.relative_residual;
+  std::vector<float> rn(iters + 1);
+  rnorm.download(rn.data());
+  tm.iterations = done;
+  tm.relative_residual = rn[iters] > 0 && done > 0 ? rn[done - 1] / rn[iters] : 0.0;
   std::vector<float2> h(nv);
   x.download(h.data());
   tm.total_s = since(t_start);

@@ -73,8 +73,7 @@ std::vector<noncart::cdouble> gridded_q_on_device(const noncart::Grid& g, const 
                                                   const noncart::GriddingParams& p, int devices = 1);
 
 // The whole CG reconstruction on the device: F^H d (exact or gridded), Q, then (P)CG with the Toeplitz
-// normal operator, core's one CG over cuBLAS (the host reads each dot product; the tolerance is tested at
-// every 10th iteration).
+// normal operator; no host round trip per iteration (tolerance checks read the residual every 10).
 // sens: [coil][n^D] or empty for one coil. Throws InputError when the device lacks the memory (bytes).
 std::vector<noncart::cdouble> cg_on_device(const noncart::Grid& g, const noncart::Samples& s,
                                            const NoncartParams& p, const FhdConfig& c,

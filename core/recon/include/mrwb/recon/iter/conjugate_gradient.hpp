@@ -17,8 +17,8 @@
 //                  it replaced did.
 //   precondition   z = M^{-1} r (may gather r in place); empty: none, z is r.
 // CG-SENSE (cg_sense.cpp), the non-Cartesian (P)CG (noncart_cg.cpp) and ADMM's x-update
-// (compressed_sensing.cpp) instantiate it on the host, gpu/recon's CG-SENSE, ADMM and non-Cartesian CG on
-// the device (docs/architecture.md, "The one conjugate gradient").
+// (compressed_sensing.cpp) instantiate it on the host, gpu/recon's CG-SENSE and ADMM on the device;
+// docs/architecture.md, "The one conjugate gradient".
 #include <cmath>
 #include <functional>
 #include <string_view>
@@ -38,7 +38,6 @@ struct CgConfig {
   int max_iterations = 1;
   double tolerance = 0;  // 0: every iteration runs (neither test can hold)
   CgStop stop = CgStop::relative_residual;
-  int residual_test_every = 1;  // the test after every k-th step only (the CUDA non-Cartesian CG: 10)
   bool warm_start = false;  // x holds the start and r = b - A x; else x is zero on entry and r = b
   // What ends the loop besides the budget and the residual test; they differ only where a residual or a
   // curvature <p, A p> is zero or NaN. Default: <p, A p> <= 0.
@@ -96,9 +95,8 @@ CgReport conjugate_gradient(const Ops& ops, Normal&& normal, const typename Ops:
     rep.relative_residual = rnorm / bnorm;
     rep.residuals.push_back(rep.relative_residual);
     if (cfg.progress) cfg.progress(static_cast<double>(it + 1) / cfg.max_iterations, cfg.stage);
-    if ((it + 1) % cfg.residual_test_every == 0 &&
-        (cfg.stop == CgStop::relative_residual ? rep.relative_residual < cfg.tolerance
-                                               : rnorm < cfg.tolerance * bnorm))
+    if (cfg.stop == CgStop::relative_residual ? rep.relative_residual < cfg.tolerance
+                                              : rnorm < cfg.tolerance * bnorm)
       break;
     rr = rr_new;
     if (precondition) precondition(r, z);
