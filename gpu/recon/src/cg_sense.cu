@@ -1,6 +1,6 @@
-// CG-SENSE on the device (twin of core's cg_sense.cpp; Pruessmann et al. 2001): core's one CG
-// (iter/conjugate_gradient.hpp) on (E^H E + lambda I) rho = E^H d from rho = 0 over the device's vectors
-// (DeviceVectorOps), the same iterations, lambda and tolerance.
+// CG-SENSE on the device (twin of core's cg_sense.cpp; Pruessmann et al. 2001): CG on
+// (E^H E + lambda I) rho = E^H d from rho = 0, the same iterations, lambda and tolerance, the scalars on the
+// device (sparse_cg.cu) and the host one iteration behind for progress, cancel and the stop.
 #include <chrono>
 #include <cmath>
 
@@ -11,29 +11,82 @@
 
 namespace mrwb::gpu {
 namespace sparse {
+namespace {
 
-// x (n values, overwritten) = the CG-SENSE solution for k (device, unitary scale).
+struct AddLambdaDot {  // q += lambda d; Re<d, q>
+  float2* q;
+  const float2* d;
+  float lambda;
+  __device__ double operator()(std::size_t i) const {
+    q[i] = cadd(q[i], cscale(lambda, d[i]));
+    return re_dot(d[i], q[i]);
+  }
+};
+
+// Pinned host copies of the state, two slots (iteration parity).
+struct PinnedStates {
+  CgState* h = nullptr;
+  PinnedStates() { cuda_check(cudaMallocHost(&h, 2 * sizeof(CgState)), "pinned state"); }
+  ~PinnedStates() {
+    cudaDeviceSynchronize();  // a copy into it may still be queued (cancel, stop)
+    cudaFreeHost(h);
+  }
+};
+
+}  // namespace
+
+// x (zeroed here) = the CG-SENSE solution for k (device, unitary scale).
 void cg_sense_device(const DeviceSense& E, const float2* k, const CgSenseParams& p, float2* x, CgSenseReport* report,
                      const ProgressFn& progress, const CancelToken& cancel) {
-  const DeviceVectorOps ops(E.n);
-  auto normal = [&](const DeviceBuffer<float2>& d, DeviceBuffer<float2>& q) {  // (E^H E + lambda I) d
-    E.normal(d.get(), q.get());
-    ops.axpy(p.lambda, d, q);
-  };
-  iter::CgConfig cfg;
-  cfg.max_iterations = p.iterations;
-  cfg.tolerance = p.tolerance;
-  cfg.nan_curvature_stops = true;  // !(Re<d, q> > 0), as this solver always stopped
-  cfg.residual_stops = true;       // and at r = 0
-  cfg.stage = "cg-sense";
-  cfg.progress = progress;
-  cfg.cancel = &cancel;
-  DeviceBuffer<float2> b = ops.make(), xv = ops.make();
-  E.adjoint(k, b.get());
-  cuda_check(cudaMemset(xv.get(), 0, E.n * sizeof(float2)), "memset");
-  CgSenseReport rep = iter::conjugate_gradient(ops, normal, b, xv, cfg);
-  cuda_check(cudaMemcpy(x, xv.get(), E.n * sizeof(float2), cudaMemcpyDeviceToDevice), "x");
-  cuda_check(cudaGetLastError(), "cg-sense kernels");
+  const std::size_t n = E.n;
+  DeviceBuffer<float2> r(n), d(n), q(n);
+  DeviceBuffer<double> part(kReduceBlocks), residuals(std::max(p.iterations, 1));
+  DeviceBuffer<CgState> st(1);
+  cuda_check(cudaMemset(x, 0, n * sizeof(float2)), "memset");
+  E.adjoint(k, r.get());
+  dot_re(r.get(), r.get(), n, part.get());
+  CgState s0;
+  s0.rr = partials_to_host(part.get());
+  s0.bnorm = std::sqrt(s0.rr);
+  st.upload(&s0);
+  cuda_check(cudaMemcpy(d.get(), r.get(), n * sizeof(float2), cudaMemcpyDeviceToDevice), "d = r");
+  CgSenseReport rep;
+  if (s0.bnorm > 0) {
+    PinnedStates hs;
+    Pacer pacer;
+    int reported = 0;
+    auto report_done = [&](const CgState& s) {
+      for (; reported < s.iterations; ++reported)
+        if (progress) progress(double(reported + 1) / p.iterations, "cg-sense");
+    };
+    for (int it = 0; it < p.iterations; ++it) {
+      cancel.throw_if_cancelled();
+      E.normal(d.get(), q.get());
+      reduce(n, AddLambdaDot{q.get(), d.get(), static_cast<float>(p.lambda)}, part.get());
+      cg_alpha(part.get(), st.get());
+      cg_update(n, x, r.get(), d.get(), q.get(), st.get(), part.get(), residuals.get(), it, p.tolerance);
+      cg_direction(n, d.get(), r.get(), st.get());
+      cuda_check(cudaMemcpyAsync(hs.h + (it & 1), st.get(), sizeof(CgState), cudaMemcpyDeviceToHost), "state");
+      pacer.queued(it);
+      if (it > 0) {
+        const CgState& prev = hs.h[(it - 1) & 1];
+        report_done(prev);
+        if (prev.stop) break;
+      }
+    }
+    pacer.drain();
+    cuda_check(cudaGetLastError(), "cg-sense kernels");
+    CgState last;
+    st.download(&last);
+    report_done(last);
+    rep.iterations = last.iterations;
+    rep.relative_residual = last.relative_residual;
+    rep.residuals.resize(last.iterations);
+    if (last.iterations > 0)
+      cuda_check(cudaMemcpy(rep.residuals.data(), residuals.get(), last.iterations * sizeof(double),
+                            cudaMemcpyDeviceToHost),
+                 "residuals");
+  }
   if (report) *report = std::move(rep);
 }
 

@@ -14,7 +14,6 @@
 #include "mrwb/base/progress.hpp"
 #include "mrwb/base/raw_data.hpp"
 #include "mrwb/recon/compressed_sensing.hpp"
-#include "mrwb/recon/iter/conjugate_gradient.hpp"
 #include "mrwb_gpu/base/cuda_check.hpp"
 
 namespace mrwb::gpu::sparse {
@@ -129,25 +128,26 @@ class Pacer {
   cudaEvent_t ev_[2] = {nullptr, nullptr};
 };
 
-// core's iter::conjugate_gradient over n float2 values on the device: the updates rounded as on the host
-// (x + float(alpha) y), the sums in double over reduce()'s partials, finished by one block (block_sum) on the
-// device and read back, so each dot product waits for the device.
-class DeviceVectorOps {
- public:
-  using vector = DeviceBuffer<float2>;
-  explicit DeviceVectorOps(std::size_t n) : n_(n), partials_(kReduceBlocks), total_(1) {}
-
-  vector make() const { return vector(n_); }
-  double dot(const vector& a, const vector& b) const;
-  double squared_norm(const vector& a) const { return dot(a, a); }
-  void copy(const vector& src, vector& dst) const;
-  void axpy(double alpha, const vector& x, vector& y) const;  // y += alpha x
-  void xpay(const vector& x, double beta, vector& y) const;   // y = x + beta y
-
- private:
-  std::size_t n_;
-  DeviceBuffer<double> partials_, total_;
+// Conjugate-gradient state on the device (one solve): the kernels read alpha, beta and stop from here.
+struct CgState {
+  double rr = 0, bnorm = 1;
+  float alpha = 0, beta = 0;
+  int stop = 0;        // 1: ended (Re<d, A d> <= 0, r = 0, or the tolerance reached)
+  int iterations = 0;  // completed
+  double relative_residual = 0;
 };
+// r = rhs − q, d = r, rr = |r|² (stop when 0): the start of a warm-started CG, q = A x; iterations = 0.
+void cg_start(std::size_t n, const float2* rhs, const float2* q, float2* r, float2* d, CgState* st, double* partials);
+// bnorm = sqrt(sum of the partials): the norm the relative residual is taken against (1 after cg_start).
+void cg_reference_norm(const double* partials, CgState* st);
+// The CG steps after q = A d: finish Re<d, q> (partials) into alpha, or stop when <= 0.
+void cg_alpha(const double* partials, CgState* st);
+// x += alpha d, r −= alpha q, then rr' = |r|²: residuals[it] = sqrt(rr')/bnorm (when not null), beta = rr'/rr,
+// stop when rr' = 0 or the relative residual < tolerance.
+void cg_update(std::size_t n, float2* x, float2* r, const float2* d, const float2* q, CgState* st, double* partials,
+               double* residuals, int it, double tolerance);
+// d = r + beta d.
+void cg_direction(std::size_t n, float2* d, const float2* r, const CgState* st);
 
 // Orthonormal periodic 2-D DWT (wavelet.hpp) on the device: the same filters and pyramid, in place.
 struct Filters {

@@ -5,10 +5,8 @@
 //   normal(p, q)   q = A p (p is not changed, but may be gathered in place where A needs the whole vector),
 //   ops            a vector type and its operations, as BART's conjugate_gradient over its vec_iter_s
 //                  (src/iter/italgos.c) or Gadgetron's cgSolver<ARRAY>:
-//                    vector make()                          storage for a vector of the problem's size (the
-//                                                           loop writes it before it reads it)
-//                    double dot(a, b)                       Re<a, b> (host and DeviceVectorOps sum it in
-//                                                           double, cuBLAS in float)
+//                    vector make()                          a zero vector of the problem's size
+//                    double dot(a, b)                       Re<a, b>, summed in double
 //                    double squared_norm(a)                 ||a||^2 = dot(a, a)
 //                    void copy(src, dst)                    dst = src
 //                    void axpy(double alpha, x, y)          y += alpha x
@@ -16,9 +14,8 @@
 //                  The scalars are double; an ops type over float vectors rounds them to float, as the loops
 //                  it replaced did.
 //   precondition   z = M^{-1} r (may gather r in place); empty: none, z is r.
-// CG-SENSE (cg_sense.cpp), the non-Cartesian (P)CG (noncart_cg.cpp) and ADMM's x-update
-// (compressed_sensing.cpp) instantiate it on the host, gpu/recon's CG-SENSE and ADMM on the device;
-// docs/architecture.md, "The one conjugate gradient".
+// CPU: CG-SENSE (cg_sense.cpp), the non-Cartesian (P)CG (noncart_cg.cpp) and ADMM's x-update
+// (compressed_sensing.cpp) instantiate it; docs/architecture.md, "The one conjugate gradient".
 #include <cmath>
 #include <functional>
 #include <string_view>
@@ -76,7 +73,7 @@ CgReport conjugate_gradient(const Ops& ops, Normal&& normal, const typename Ops:
     ops.copy(b, r);
   }
   if (!(rr > 0)) return rep;
-  V z = ops.make();
+  V z = precondition ? ops.make() : V{};
   const V& zr = precondition ? z : r;  // M^{-1} r
   if (precondition) precondition(r, z);
   ops.copy(zr, p);
