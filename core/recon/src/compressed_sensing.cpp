@@ -135,6 +135,8 @@ cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const Cs
   cg.stop = iter::CgStop::residual_norm;
   cg.warm_start = true;
   cg.residual_stops = true;
+  const iter::HostVectorOps ops{n};
+  iter::CgWorkspace<cvec> work = iter::cg_workspace(ops);  // one for every x-update
   // `iterations` bounds the work as BART's pics -i does for ADMM: the CG steps over all x-updates; ADMM stops
   // after the x-update in which they exceed it (an x-update that needs no step counts one).
   for (int it = 0; rep.cg_steps <= p.iterations; ++it) {
@@ -142,7 +144,7 @@ cvec admm_tv(const CartesianSenseOperator& E, const cvec& b, double dd, const Cs
     for (std::size_t i = 0; i < 2 * n; ++i) w[i] = z[i] - u[i];
     const cvec dw = tv_gradient_adjoint(w, nx, ny);
     for (std::size_t i = 0; i < n; ++i) rhs[i] = b[i] + rho * dw[i];
-    const int steps = iter::conjugate_gradient(iter::HostVectorOps{n}, apply, rhs, x, cg).iterations;
+    const int steps = iter::conjugate_gradient(ops, apply, rhs, x, cg, {}, &work).iterations;
     // Over-relaxed z- and u-updates; dz = z − z_old and the residual norms for the stopping test.
     const cvec g = tv_gradient(x, nx, ny);
     double gg = 0, zz = 0, rr_primal = 0;

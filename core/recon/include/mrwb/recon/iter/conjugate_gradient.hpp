@@ -54,15 +54,32 @@ struct CgReport {
 template <class Vector>
 using Preconditioner = std::function<void(Vector& r, Vector& z)>;
 
+// The loop's vectors: r, the direction p, q = A p (and z = M^{-1} r with a preconditioner). A caller that solves
+// many times (ADMM's x-updates) keeps one, so that no solve allocates them.
+template <class Vector>
+struct CgWorkspace {
+  Vector r, p, q, z;
+};
+template <class Ops>
+CgWorkspace<typename Ops::vector> cg_workspace(const Ops& ops) {
+  return {ops.make(), ops.make(), ops.make(), {}};
+}
+
 // x: the solution on return (and the start, with warm_start). Nothing runs for ||r_0|| = 0 (or NaN).
+// work: from cg_workspace(ops), or null for the solve's own.
 template <class Ops, class Normal>
 CgReport conjugate_gradient(const Ops& ops, Normal&& normal, const typename Ops::vector& b,
                             typename Ops::vector& x, const CgConfig& cfg,
-                            const Preconditioner<typename Ops::vector>& precondition = {}) {
+                            const Preconditioner<typename Ops::vector>& precondition = {},
+                            CgWorkspace<typename Ops::vector>* work = nullptr) {
   using V = typename Ops::vector;
+  if (!work) {
+    CgWorkspace<V> own = cg_workspace(ops);
+    return conjugate_gradient(ops, normal, b, x, cfg, precondition, &own);
+  }
+  V &r = work->r, &p = work->p, &q = work->q, &z = work->z;
   CgReport rep;
   const double bb = ops.squared_norm(b), bnorm = std::sqrt(bb);
-  V r = ops.make(), p = ops.make(), q = ops.make();
   double rr = bb;
   if (cfg.warm_start) {
     normal(x, q);
@@ -73,7 +90,7 @@ CgReport conjugate_gradient(const Ops& ops, Normal&& normal, const typename Ops:
     ops.copy(b, r);
   }
   if (!(rr > 0)) return rep;
-  V z = precondition ? ops.make() : V{};
+  if (precondition && z.size() != r.size()) z = ops.make();
   const V& zr = precondition ? z : r;  // M^{-1} r
   if (precondition) precondition(r, z);
   ops.copy(zr, p);
